@@ -1,0 +1,40 @@
+/**
+ * Notes (UTXOs). A note is a value owned by a ZK public key; its id is a Poseidon2 hash of where it
+ * was created (op id, output index) and what it holds.
+ */
+import { type Fr, frFromAscii, frFromBytesModOrder } from '../crypto/field.ts';
+import { digest } from '../crypto/poseidon2/index.ts';
+import { hashArray } from '../codec/primitives.ts';
+import { type Codec, fr, struct, u32, u64 } from '../codec/schema.ts';
+
+export interface Note {
+  value: bigint;
+  pk: Fr;
+}
+
+export const note: Codec<Note> = struct<Note>('a note {value, pk}', { value: u64, pk: fr });
+
+export interface Utxo {
+  op_id: Uint8Array;
+  output_index: number;
+  note: Note;
+}
+
+/** JSON only (events, wallet builder inputs): `{"op_id":[32 ints],"output_index":n,"note":{...}}`. */
+export const utxo: Codec<Utxo> = struct<Utxo>('a utxo {op_id, output_index, note}', {
+  op_id: hashArray,
+  output_index: u32,
+  note,
+});
+
+/** Fr of the ASCII tag "NOTE_ID_V1" read little-endian (= 232989242343357190262606). */
+export const NOTE_ID_V1: Fr = frFromAscii('NOTE_ID_V1');
+
+/** Note id = Poseidon2 digest [NOTE_ID_V1, op_id mod p, output_index, value, pk]. */
+export function noteId(opId: Uint8Array, outputIndex: number, n: Note): Fr {
+  return digest([NOTE_ID_V1, frFromBytesModOrder(opId), BigInt(outputIndex), n.value, n.pk]);
+}
+
+export function utxoId(u: Utxo): Fr {
+  return noteId(u.op_id, u.output_index, u.note);
+}
