@@ -8,15 +8,14 @@ export const BLAKE2B_256_BYTES = 32;
 
 /** Blake2b-256 of the concatenation of `parts` (no copy of the parts is made). */
 export function blake2b256(...parts: readonly Uint8Array[]): Uint8Array {
-  const out = Buffer.allocUnsafe(BLAKE2B_256_BYTES);
-  if (parts.length === 1) sodium.crypto_generichash(out, toBuffer(parts[0]!));
-  else sodium.crypto_generichash_batch(out, parts.map(toBuffer));
-  return new Uint8Array(out.buffer, out.byteOffset, BLAKE2B_256_BYTES);
+  // sodium-native takes any Uint8Array as input (its typings say Buffer). Writing into a reused
+  // Buffer and copying out is faster than handing it a fresh Uint8Array.
+  if (parts.length === 1) sodium.crypto_generichash(scratch, parts[0] as Buffer);
+  else sodium.crypto_generichash_batch(scratch, parts as Buffer[]);
+  return new Uint8Array(scratch);
 }
 
-function toBuffer(b: Uint8Array): Buffer {
-  return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-}
+const scratch = Buffer.alloc(BLAKE2B_256_BYTES);
 
 /** ASCII bytes of a domain-separation tag such as "MANTLE_TXHASH_V1". */
 export function tag(ascii: string): Uint8Array {

@@ -11,15 +11,12 @@ import {
   isEd25519Point,
   isValidEd25519PublicKey,
 } from '../../src/crypto/ed25519.ts';
+import { REFERENCE } from '../vectors.ts';
 
 test('keystore fixture key pairs (reference legacy_keystore.yaml)', () => {
-  const pairs = [
-    // BlendSigning
-    ['8b75aeda4d855182111d0e8c1c8620f71e33b3d1012aa548fce5d84f7bdff7d3', '6afedd9a7a92bbe681082fb793e4742a986d2b3c5a1ca898a9849e83102ea490'],
-    // NetworkSwarm
-    ['717730f45552486b7fd730b0e7493b2b36211f919e61cf99014c3c33735c7361', 'd52cf8d990a9d5d50f08fcddf033c19b7076f8947368c617228984c2daea70fc'],
-  ];
-  for (const [sk, pk] of pairs) assert.equal(bytesToHex(ed25519PublicKey(hexToBytes(sk!))), pk);
+  for (const { title, sk, pk } of REFERENCE.ed25519_keys.pairs) {
+    assert.equal(bytesToHex(ed25519PublicKey(hexToBytes(sk))), pk, title);
+  }
 });
 
 test('RFC 8032 test 1: key, signature of the empty message', () => {
