@@ -19,7 +19,9 @@ function typicalTransfer(i: number): SignedMantleTx {
         },
       ],
     },
-    ops_proofs: [{ type: 'ZkSig', signature: { pi_a: fill(32, i), pi_b: fill(64, i + 1), pi_c: fill(32, i + 2) } }],
+    ops_proofs: [
+      { type: 'ZkSig', signature: { pi_a: fill(32, i), pi_b: fill(64, i + 1), pi_c: fill(32, i + 2) } },
+    ],
   };
 }
 

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { blake2b256 } from '../src/crypto/blake2b.ts';
-import { ed25519GenerateSecretKey, ed25519PublicKey, ed25519Sign, ed25519Verify } from '../src/crypto/ed25519.ts';
+import {
+  ed25519GenerateSecretKey,
+  ed25519PublicKey,
+  ed25519Sign,
+  ed25519Verify,
+} from '../src/crypto/ed25519.ts';
 import { type Figure, rate } from './harness.ts';
 
 export const figures: Figure[] = [

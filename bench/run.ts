@@ -2,7 +2,7 @@
  * `npm run bench [-- prefix...]`: prints `bench <name> <value> <unit>` for every figure whose name
  * starts with one of the prefixes (all figures without a prefix).
  */
-import { runFigures, type Figure } from './harness.ts';
+import { type Figure, runFigures } from './harness.ts';
 
 const modules = ['./crypto.bench.ts', './poseidon2.bench.ts', './codec.bench.ts'];
 

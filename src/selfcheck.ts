@@ -27,8 +27,9 @@ const CHECKS: readonly [string, () => boolean][] = [
   [
     'ed25519',
     () =>
-      bytesToHex(ed25519PublicKey(hex('8b75aeda4d855182111d0e8c1c8620f71e33b3d1012aa548fce5d84f7bdff7d3'))) ===
-      '6afedd9a7a92bbe681082fb793e4742a986d2b3c5a1ca898a9849e83102ea490',
+      bytesToHex(
+        ed25519PublicKey(hex('8b75aeda4d855182111d0e8c1c8620f71e33b3d1012aa548fce5d84f7bdff7d3')),
+      ) === '6afedd9a7a92bbe681082fb793e4742a986d2b3c5a1ca898a9849e83102ea490',
   ],
   [
     'poseidon2',
@@ -37,8 +38,11 @@ const CHECKS: readonly [string, () => boolean][] = [
   [
     'zk-key',
     () =>
-      bytesToHex(frToBytes(zkPublicKey(frFromBytes(hex('3108143181e46ec98f47462139afd3d5ecf990b8e90bd4974ffbe6174d645c29'))))) ===
-      'aefaa7bb26898c25ded42a97ddaf5abc2d8ea1c4d58e48d3f8316dda693a8706',
+      bytesToHex(
+        frToBytes(
+          zkPublicKey(frFromBytes(hex('3108143181e46ec98f47462139afd3d5ecf990b8e90bd4974ffbe6174d645c29'))),
+        ),
+      ) === 'aefaa7bb26898c25ded42a97ddaf5abc2d8ea1c4d58e48d3f8316dda693a8706',
   ],
   [
     'note-id',

@@ -1,8 +1,9 @@
 /** Deterministic sample values of every chain type, for round-trip and id tests. */
-import { FR_MODULUS } from '../src/crypto/field.ts';
-import { ed25519PublicKey as edPk } from '../src/crypto/ed25519.ts';
-import type { Header, SignedHeader } from '../src/block/header.ts';
+
 import type { Block } from '../src/block/block.ts';
+import type { Header, SignedHeader } from '../src/block/header.ts';
+import { ed25519PublicKey as edPk } from '../src/crypto/ed25519.ts';
+import { FR_MODULUS } from '../src/crypto/field.ts';
 import { locatorFromString } from '../src/mantle/locator.ts';
 import { type Op, Opcode } from '../src/mantle/ops.ts';
 import { type OpProof, PROOF_TYPE_OF, type ZkSignature } from '../src/mantle/proofs.ts';
@@ -20,7 +21,11 @@ export function filled(n: number, v: number): Uint8Array {
 /** A valid (non small-order) Ed25519 public key: that of the secret [24; 32], as the reference's conformance sample. */
 export const PROVIDER_PK = edPk(filled(32, 24));
 
-export const zkSig = (b: number): ZkSignature => ({ pi_a: filled(32, b), pi_b: filled(64, b + 1), pi_c: filled(32, b + 2) });
+export const zkSig = (b: number): ZkSignature => ({
+  pi_a: filled(32, b),
+  pi_b: filled(64, b + 1),
+  pi_c: filled(32, b + 2),
+});
 
 export const U64_MAX = 0xffffffffffffffffn;
 
@@ -49,11 +54,22 @@ export const SAMPLE_OPS: Op[] = [
   },
   {
     opcode: Opcode.ChannelInscribe,
-    payload: { channel_id: filled(32, 0), inscription: Uint8Array.from([104, 101, 108, 108, 111]), parent: filled(32, 0), signer: seq(32, 9) },
+    payload: {
+      channel_id: filled(32, 0),
+      inscription: Uint8Array.from([104, 101, 108, 108, 111]),
+      parent: filled(32, 0),
+      signer: seq(32, 9),
+    },
   },
-  { opcode: Opcode.ChannelDeposit, payload: { channel_id: seq(32, 5), inputs: [7n], metadata: Uint8Array.from([1, 2, 3]) } },
+  {
+    opcode: Opcode.ChannelDeposit,
+    payload: { channel_id: seq(32, 5), inputs: [7n], metadata: Uint8Array.from([1, 2, 3]) },
+  },
   { opcode: Opcode.ChannelWithdraw, payload: { channel_id: seq(32, 6), inputs: [8n, 9n] } },
-  { opcode: Opcode.ChannelTransfer, payload: { channel_id: seq(32, 7), inputs: [10n], outputs: [{ value: 5n, pk: 11n }] } },
+  {
+    opcode: Opcode.ChannelTransfer,
+    payload: { channel_id: seq(32, 7), inputs: [10n], outputs: [{ value: 5n, pk: 11n }] },
+  },
   {
     opcode: Opcode.SDPDeclare,
     payload: {
@@ -74,7 +90,10 @@ export const SAMPLE_OPS: Op[] = [
         Blend: {
           epoch: 7,
           signing_key: seq(32, 12),
-          proof_of_quota: { key_nullifier: 13n, proof: { pi_a: filled(32, 1), pi_b: filled(64, 2), pi_c: filled(32, 3) } },
+          proof_of_quota: {
+            key_nullifier: 13n,
+            proof: { pi_a: filled(32, 1), pi_b: filled(64, 2), pi_c: filled(32, 3) },
+          },
           proof_of_selection: { selection_randomness: 14n },
         },
       },
@@ -123,7 +142,10 @@ export const SAMPLE_HEADER: Header = {
   },
 };
 
-export const SAMPLE_UNCLE: SignedHeader = { header: { ...SAMPLE_HEADER, slot: 689411n }, signature: filled(64, 9) };
+export const SAMPLE_UNCLE: SignedHeader = {
+  header: { ...SAMPLE_HEADER, slot: 689411n },
+  signature: filled(64, 9),
+};
 
 export const SAMPLE_BLOCK: Block = {
   header: SAMPLE_HEADER,

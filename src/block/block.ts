@@ -4,15 +4,22 @@
  * Binary (storage and gossip): `header 297 ‖ signature 64 ‖ u8 uncle count ‖ signed uncle headers
  * ‖ u16 tx count ‖ signed transactions`, fields in the reference's declaration order.
  */
-import { blake2b256, tag } from '../crypto/blake2b.ts';
-import { ed25519Verify } from '../crypto/ed25519.ts';
+
 import { Writer } from '../codec/binary.ts';
 import { bytesEqual } from '../codec/hex.ts';
 import type { Json } from '../codec/json.ts';
 import { ed25519Signature } from '../codec/primitives.ts';
 import { type Codec, decode, encode, struct, vec } from '../codec/schema.ts';
+import { blake2b256, tag } from '../crypto/blake2b.ts';
+import { ed25519Verify } from '../crypto/ed25519.ts';
 import { LogosError } from '../errors/base.ts';
-import { encodeSignedTx, type SignedMantleTx, signedMantleTx, signedTxToApiJson, txHash } from '../mantle/tx.ts';
+import {
+  encodeSignedTx,
+  type SignedMantleTx,
+  signedMantleTx,
+  signedTxToApiJson,
+  txHash,
+} from '../mantle/tx.ts';
 import {
   encodeHeader,
   type Header,
@@ -84,7 +91,10 @@ export function checkBlockStructure(b: Block): void {
   let size = 0;
   for (const t of b.transactions) size += encodeSignedTx(t).length;
   if (size > MAX_BLOCK_TRANSACTIONS_SIZE) {
-    throw new BlockError('BLOCK_TOO_LARGE', `transactions take ${size} bytes, the limit is ${MAX_BLOCK_TRANSACTIONS_SIZE}`);
+    throw new BlockError(
+      'BLOCK_TOO_LARGE',
+      `transactions take ${size} bytes, the limit is ${MAX_BLOCK_TRANSACTIONS_SIZE}`,
+    );
   }
   if (!bytesEqual(blockBodyRoot(b), b.header.body_root)) {
     throw new BlockError('BLOCK_BAD_BODY_ROOT', 'body_root does not match the uncles and transactions');

@@ -3,14 +3,15 @@
  * `version 1 ‖ parent 32 ‖ slot u64 ‖ body_root 32 ‖ proof 128 ‖ entropy 32 ‖ leader_key 32 ‖ voucher_cm 32`.
  * The header id hashes the same fields in another order (see `headerId`).
  */
-import { blake2b256, tag } from '../crypto/blake2b.ts';
-import { type Fr, frToBytes } from '../crypto/field.ts';
+
 import { Writer } from '../codec/binary.ts';
 import { DecodeError, within } from '../codec/errors.ts';
 import { bytesToHex } from '../codec/hex.ts';
 import type { Json } from '../codec/json.ts';
 import { ed25519Signature, groth16ProofHex, id32, unverifiedEd25519PublicKey } from '../codec/primitives.ts';
 import { type Codec, decode, encode, expected, fr, struct, u64 } from '../codec/schema.ts';
+import { blake2b256, tag } from '../crypto/blake2b.ts';
+import { type Fr, frToBytes } from '../crypto/field.ts';
 
 export const HEADER_VERSION_BEDROCK = 1;
 export const HEADER_BYTES = 297;
@@ -55,7 +56,8 @@ const version: Codec<'Bedrock'> = {
   },
   toJson: () => 'Bedrock',
   fromJson(j) {
-    if (j !== 'Bedrock') throw new DecodeError(`unknown header version ${JSON.stringify(j)}, expected "Bedrock"`);
+    if (j !== 'Bedrock')
+      throw new DecodeError(`unknown header version ${JSON.stringify(j)}, expected "Bedrock"`);
     return 'Bedrock';
   },
 };

@@ -98,7 +98,9 @@ export class Reader {
 
   private need(n: number): void {
     if (this.pos + n > this.buf.length) {
-      throw new DecodeError(`unexpected end of input (need ${n} bytes at offset ${this.pos}, have ${this.remaining})`);
+      throw new DecodeError(
+        `unexpected end of input (need ${n} bytes at offset ${this.pos}, have ${this.remaining})`,
+      );
     }
   }
 
@@ -166,5 +168,6 @@ export function writeWith(fn: (w: Writer) => void, initialSize?: number): Uint8A
 }
 
 export function checkRange(v: number, max: number, what: string): void {
-  if (!Number.isInteger(v) || v < 0 || v > max) throw new EncodeError(`${what} ${v} is out of range 0..${max}`);
+  if (!Number.isInteger(v) || v < 0 || v > max)
+    throw new EncodeError(`${what} ${v} is out of range 0..${max}`);
 }

@@ -256,7 +256,8 @@ function write(v: unknown, out: string[]): void {
     out.push(']');
     return;
   }
-  if (v instanceof Uint8Array) throw new TypeError('stringifyJson: convert byte arrays to their JSON form first');
+  if (v instanceof Uint8Array)
+    throw new TypeError('stringifyJson: convert byte arrays to their JSON form first');
   out.push('{');
   let first = true;
   for (const key of Object.keys(v as object)) {

@@ -16,7 +16,8 @@ export const ed25519PublicKey: Codec<Uint8Array> = fixedBytes(
   32,
   'hex',
   'an Ed25519 public key (64 hex characters)',
-  (b) => (isValidEd25519PublicKey(b) ? undefined : 'not a valid Ed25519 public key (small order or not a point)'),
+  (b) =>
+    isValidEd25519PublicKey(b) ? undefined : 'not a valid Ed25519 public key (small order or not a point)',
 );
 
 /** `UnverifiedEd25519PublicKey` (leader keys, inscription signers, channel keys): any 32 bytes. */

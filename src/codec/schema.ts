@@ -101,12 +101,19 @@ export const u64: Codec<bigint> = {
 
 // ---------- bytes ----------
 
-function jsonHex(j: Json | undefined, length: number | undefined, allowPrefix: boolean, kind: string): Uint8Array {
+function jsonHex(
+  j: Json | undefined,
+  length: number | undefined,
+  allowPrefix: boolean,
+  kind: string,
+): Uint8Array {
   if (typeof j !== 'string') throw expected(kind, j);
   const b = hexToBytesOrUndefined(j, allowPrefix);
   if (!b) throw new DecodeError(`invalid hex string for ${kind}`);
   if (length !== undefined && b.length !== length) {
-    throw new DecodeError(`${kind} must be ${length} bytes (${2 * length} hex characters), got ${b.length} bytes`);
+    throw new DecodeError(
+      `${kind} must be ${length} bytes (${2 * length} hex characters), got ${b.length} bytes`,
+    );
   }
   return b;
 }
@@ -167,7 +174,8 @@ export function boundedBytes(min: number, max: number, json: BytesJson, kind = '
   return {
     kind,
     write(w, v) {
-      if (v.length < min || v.length > max) throw new EncodeError(`${kind} length ${v.length} is outside ${min}..${max}`);
+      if (v.length < min || v.length > max)
+        throw new EncodeError(`${kind} length ${v.length} is outside ${min}..${max}`);
       w.prefix(width, v.length);
       w.bytes(v);
     },
@@ -190,7 +198,8 @@ export function boundedBytes(min: number, max: number, json: BytesJson, kind = '
 export const fr: Codec<Fr> = {
   kind: 'a field element (64 hex characters, little-endian)',
   write(w, v) {
-    if (typeof v !== 'bigint' || v < 0n || v >= FR_MODULUS) throw new EncodeError('not a canonical field element');
+    if (typeof v !== 'bigint' || v < 0n || v >= FR_MODULUS)
+      throw new EncodeError('not a canonical field element');
     w.bytes(frToBytes(v));
   },
   read(r) {
@@ -214,7 +223,8 @@ export function vec<T>(item: Codec<T>, min: number, max: number): Codec<T[]> {
   return {
     kind: `a list of ${item.kind}`,
     write(w, v) {
-      if (v.length < min || v.length > max) throw new EncodeError(`list length ${v.length} is outside ${min}..${max}`);
+      if (v.length < min || v.length > max)
+        throw new EncodeError(`list length ${v.length} is outside ${min}..${max}`);
       w.prefix(width, v.length);
       for (const x of v) item.write(w, x);
     },
@@ -234,7 +244,8 @@ export function vec<T>(item: Codec<T>, min: number, max: number): Codec<T[]> {
     toJson: (v) => v.map((x) => item.toJson(x)),
     fromJson(j) {
       if (!Array.isArray(j)) throw expected(`a list of ${item.kind}`, j);
-      if (j.length < min || j.length > max) throw new DecodeError(`list length ${j.length} is outside ${min}..${max}`);
+      if (j.length < min || j.length > max)
+        throw new DecodeError(`list length ${j.length} is outside ${min}..${max}`);
       return j.map((x, i) => within(i, () => item.fromJson(x)));
     },
   };
@@ -303,7 +314,12 @@ export function constant<V extends string>(byte: number, json: V, kind: string):
 }
 
 /** Maps a codec's value through a pair of conversions (e.g. binary bytes <-> parsed multiaddr). */
-export function mapped<A, B>(inner: Codec<A>, to: (a: A) => B, from: (b: B) => A, kind = inner.kind): Codec<B> {
+export function mapped<A, B>(
+  inner: Codec<A>,
+  to: (a: A) => B,
+  from: (b: B) => A,
+  kind = inner.kind,
+): Codec<B> {
   return {
     kind,
     write: (w, v) => inner.write(w, from(v)),

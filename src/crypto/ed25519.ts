@@ -77,7 +77,8 @@ export class Ed25519Signer {
 
 /** Verifies a signature. Malformed keys or signatures verify as false; it never throws on bad input. */
 export function ed25519Verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  if (publicKey.length !== ED25519_PUBLIC_KEY_BYTES || signature.length !== ED25519_SIGNATURE_BYTES) return false;
+  if (publicKey.length !== ED25519_PUBLIC_KEY_BYTES || signature.length !== ED25519_SIGNATURE_BYTES)
+    return false;
   try {
     return verify(null, message, publicKeyObject(publicKey), signature);
   } catch {

@@ -66,7 +66,8 @@ export function frToBytes(x: Fr): Uint8Array {
 
 /** Strict decoding: exactly 32 bytes, canonical (< p). The reference's `fr_from_bytes`. */
 export function frFromBytes(bytes: Uint8Array): Fr {
-  if (bytes.length !== FR_BYTES) throw new FieldError(`field element must be ${FR_BYTES} bytes, got ${bytes.length}`);
+  if (bytes.length !== FR_BYTES)
+    throw new FieldError(`field element must be ${FR_BYTES} bytes, got ${bytes.length}`);
   const v = leBytesToBigint(bytes);
   if (v >= FR_MODULUS) throw new FieldError('field element is not canonical (>= p)');
   return v;

@@ -1,6 +1,7 @@
 /** Channel message ids: the chain of inscriptions and configurations of a channel links by these. */
-import { blake2b256 } from '../crypto/blake2b.ts';
+
 import { encode } from '../codec/schema.ts';
+import { blake2b256 } from '../crypto/blake2b.ts';
 import { type ChannelConfigOp, type ChannelInscribeOp, channelConfigOp, channelInscribeOp } from './ops.ts';
 
 /** Message id of an inscription = Blake2b256(encode(payload)), no domain tag. */

@@ -5,11 +5,12 @@
  * Binary: `chain_id (u8 length ‖ UTF-8, 1..255 bytes) ‖ genesis_time u32 LE (unix seconds) ‖ epoch_nonce (Fr)`.
  * A legacy form with u64 lengths and a u64 time is also accepted when decoding.
  */
-import type { Fr } from '../crypto/field.ts';
+
 import { Reader, Writer } from '../codec/binary.ts';
 import { DecodeError, EncodeError, within } from '../codec/errors.ts';
 import { utf8 } from '../codec/hex.ts';
 import { fr } from '../codec/schema.ts';
+import type { Fr } from '../crypto/field.ts';
 
 export interface CryptarchiaParameter {
   chain_id: string;

@@ -2,10 +2,11 @@
  * Notes (UTXOs). A note is a value owned by a ZK public key; its id is a Poseidon2 hash of where it
  * was created (op id, output index) and what it holds.
  */
-import { type Fr, frFromAscii, frFromBytesModOrder } from '../crypto/field.ts';
-import { digest } from '../crypto/poseidon2/index.ts';
+
 import { hashArray } from '../codec/primitives.ts';
 import { type Codec, fr, struct, u32, u64 } from '../codec/schema.ts';
+import { type Fr, frFromAscii, frFromBytesModOrder } from '../crypto/field.ts';
+import { digest } from '../crypto/poseidon2/index.ts';
 
 export interface Note {
   value: bigint;

@@ -4,8 +4,7 @@
  * Binary: `opcode u8 ‖ payload`, payload fields in declaration order. JSON: `{"opcode":n,"payload":{...}}`
  * with the payload members in the same order.
  */
-import { blake2b256, tag } from '../crypto/blake2b.ts';
-import type { Fr } from '../crypto/field.ts';
+
 import type { Writer } from '../codec/binary.ts';
 import { DecodeError, EncodeError, within } from '../codec/errors.ts';
 import type { Json } from '../codec/json.ts';
@@ -25,6 +24,8 @@ import {
   u64,
   vec,
 } from '../codec/schema.ts';
+import { blake2b256, tag } from '../crypto/blake2b.ts';
+import type { Fr } from '../crypto/field.ts';
 import { type Locator, locator } from './locator.ts';
 import { type Note, note } from './note.ts';
 
@@ -202,7 +203,8 @@ export const blendActivityProof: Codec<BlendActivityProof> = {
   },
   read(r) {
     const version = r.u8();
-    if (version !== ACTIVITY_PROOF_VERSION) throw new DecodeError(`unknown activity proof version ${version}`);
+    if (version !== ACTIVITY_PROOF_VERSION)
+      throw new DecodeError(`unknown activity proof version ${version}`);
     return blendActivityFields.read(r);
   },
   toJson: (v) => blendActivityFields.toJson(v),

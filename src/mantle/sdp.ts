@@ -1,7 +1,8 @@
 /** Service Declaration Protocol ids. */
+
+import { Writer } from '../codec/binary.ts';
 import { blake2b256, tag } from '../crypto/blake2b.ts';
 import { frToBytes } from '../crypto/field.ts';
-import { Writer } from '../codec/binary.ts';
 import { locators, type SDPDeclareOp } from './ops.ts';
 
 const SERVICE_TYPE_BN = tag('BN');

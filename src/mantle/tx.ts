@@ -6,14 +6,15 @@
  * tags (each proof's variant is implied by its op). JSON input: `{"mantle_tx":{"ops":[...]},"ops_proofs":[...]}`;
  * the API output adds `"hash"` as the first member of `mantle_tx`.
  */
-import { blake2b256, tag } from '../crypto/blake2b.ts';
-import { type Fr, frFromBytesModOrder } from '../crypto/field.ts';
+
 import { type Reader, Writer } from '../codec/binary.ts';
 import { DecodeError, EncodeError, within } from '../codec/errors.ts';
 import { bytesToHex } from '../codec/hex.ts';
 import type { Json } from '../codec/json.ts';
 import { type Codec, decode, expected, vec } from '../codec/schema.ts';
-import { type Op, OPCODE_NAMES, op } from './ops.ts';
+import { blake2b256, tag } from '../crypto/blake2b.ts';
+import { type Fr, frFromBytesModOrder } from '../crypto/field.ts';
+import { OPCODE_NAMES, type Op, op } from './ops.ts';
 import { type OpProof, PROOF_TYPE_OF, proofFromJson, proofToJson, readProof, writeProof } from './proofs.ts';
 
 export const MAX_OPS = 255;
@@ -44,9 +45,9 @@ export const mantleTx: Codec<MantleTx> = {
 /** Checks the proof list against the ops (`ops_proofs.length == ops.length`, matching variants). */
 export function checkProofsMatch(ops_: readonly Op[], proofs: readonly OpProof[]): void {
   if (proofs.length !== ops_.length) {
-    throw new DecodeError(`${proofs.length} proofs for ${ops_.length} operations: there must be one proof per operation`).under(
-      'ops_proofs',
-    );
+    throw new DecodeError(
+      `${proofs.length} proofs for ${ops_.length} operations: there must be one proof per operation`,
+    ).under('ops_proofs');
   }
   for (let i = 0; i < ops_.length; i++) {
     const want = PROOF_TYPE_OF[ops_[i]!.opcode];
@@ -63,11 +64,13 @@ export function checkProofsMatch(ops_: readonly Op[], proofs: readonly OpProof[]
 export const signedMantleTx: Codec<SignedMantleTx> = {
   kind: 'a signed transaction {"mantle_tx":{...},"ops_proofs":[...]}',
   write(w, v) {
-    if (v.ops_proofs.length !== v.mantle_tx.ops.length) throw new EncodeError('one proof per operation is required');
+    if (v.ops_proofs.length !== v.mantle_tx.ops.length)
+      throw new EncodeError('one proof per operation is required');
     mantleTx.write(w, v.mantle_tx);
     for (let i = 0; i < v.ops_proofs.length; i++) {
       const p = v.ops_proofs[i]!;
-      if (p.type !== PROOF_TYPE_OF[v.mantle_tx.ops[i]!.opcode]) throw new EncodeError(`proof ${i} has the wrong type`);
+      if (p.type !== PROOF_TYPE_OF[v.mantle_tx.ops[i]!.opcode])
+        throw new EncodeError(`proof ${i} has the wrong type`);
       writeProof(w, p);
     }
   },
@@ -75,7 +78,9 @@ export const signedMantleTx: Codec<SignedMantleTx> = {
     const tx = within('mantle_tx', () => mantleTx.read(r));
     const proofs: OpProof[] = [];
     for (let i = 0; i < tx.ops.length; i++) {
-      proofs.push(within('ops_proofs', () => within(i, () => readProof(r, PROOF_TYPE_OF[tx.ops[i]!.opcode]))));
+      proofs.push(
+        within('ops_proofs', () => within(i, () => readProof(r, PROOF_TYPE_OF[tx.ops[i]!.opcode]))),
+      );
     }
     return { mantle_tx: tx, ops_proofs: proofs };
   },
@@ -87,7 +92,8 @@ export const signedMantleTx: Codec<SignedMantleTx> = {
     const tx = within('mantle_tx', () => mantleTx.fromJson(j.mantle_tx));
     const rawProofs = j.ops_proofs;
     if (!Array.isArray(rawProofs)) throw expected('a list of proofs', rawProofs).under('ops_proofs');
-    if (rawProofs.length > MAX_OPS) throw new DecodeError(`list length ${rawProofs.length} is above ${MAX_OPS}`).under('ops_proofs');
+    if (rawProofs.length > MAX_OPS)
+      throw new DecodeError(`list length ${rawProofs.length} is above ${MAX_OPS}`).under('ops_proofs');
     const proofs = rawProofs.map((p, i) => within('ops_proofs', () => within(i, () => proofFromJson(p))));
     checkProofsMatch(tx.ops, proofs);
     return { mantle_tx: tx, ops_proofs: proofs };

@@ -6,7 +6,10 @@ import { bytesToHex } from '../../src/codec/hex.ts';
 import { blake2b256 } from '../../src/crypto/blake2b.ts';
 
 test('Blake2b-256 known answers (digest length in the parameter block, not truncated Blake2b-512)', () => {
-  assert.equal(bytesToHex(blake2b256(new Uint8Array())), '0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8');
+  assert.equal(
+    bytesToHex(blake2b256(new Uint8Array())),
+    '0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8',
+  );
   assert.equal(
     bytesToHex(blake2b256(new TextEncoder().encode('abc'))),
     'bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319',
@@ -19,7 +22,10 @@ test('Blake2b-256 agrees with @noble/hashes on random inputs, whole or in parts'
     const want = bytesToHex(blake2b(m, { dkLen: 32 }));
     assert.equal(bytesToHex(blake2b256(m)), want);
     const cut = Math.floor(m.length / 3);
-    assert.equal(bytesToHex(blake2b256(m.subarray(0, cut), m.subarray(cut, 2 * cut), m.subarray(2 * cut))), want);
+    assert.equal(
+      bytesToHex(blake2b256(m.subarray(0, cut), m.subarray(cut, 2 * cut), m.subarray(2 * cut))),
+      want,
+    );
   }
 });
 

@@ -21,7 +21,8 @@ test('Fr(1) is 01 followed by 31 zero bytes (little-endian)', () => {
 });
 
 test('round trip and canonical boundary', () => {
-  for (const v of [0n, 1n, 255n, 256n, 2n ** 128n, FR_MODULUS - 1n]) assert.equal(frFromBytes(frToBytes(v)), v);
+  for (const v of [0n, 1n, 255n, 256n, 2n ** 128n, FR_MODULUS - 1n])
+    assert.equal(frFromBytes(frToBytes(v)), v);
   assert.equal(frToBytes(FR_MODULUS - 1n)[31], 0x30);
   assert.throws(() => frFromBytes(frToBytes(FR_MODULUS)), FieldError);
   assert.throws(() => frFromBytes(new Uint8Array(32).fill(0xff)), FieldError);
