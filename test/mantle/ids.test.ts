@@ -6,20 +6,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { blake2b } from '@noble/hashes/blake2.js';
-import {
-  blockBodyRoot,
-  blockToApiJson,
-  bodyRoot,
-  checkBlockStructure,
-  decodeBlock,
-  encodeBlock,
-} from '../../src/block/block.ts';
+import { blockBodyRoot, bodyRoot } from '../../src/block/block.ts';
 import { encodeHeader, headerId } from '../../src/block/header.ts';
 import { txMerkleRoot } from '../../src/block/merkle.ts';
 import { bytesToHex, concatBytes, hexToBytes } from '../../src/codec/hex.ts';
-import { stringifyJson } from '../../src/codec/json.ts';
 import { encode } from '../../src/codec/schema.ts';
-import { Ed25519Signer } from '../../src/crypto/ed25519.ts';
 import { frFromBytes, frToBytes } from '../../src/crypto/field.ts';
 import { zkPublicKey } from '../../src/crypto/zk-keys.ts';
 import { configMessageId, inscriptionMessageId } from '../../src/mantle/channel.ts';
@@ -38,7 +29,6 @@ import {
   SAMPLE_OPS,
   SAMPLE_UNCLE,
   sampleSignedTx,
-  seq,
 } from '../fixtures.ts';
 import { REFERENCE } from '../vectors.ts';
 
