@@ -153,3 +153,16 @@ export const SAMPLE_BLOCK: Block = {
   uncle_headers: [SAMPLE_UNCLE],
   transactions: [sampleSignedTx(), sampleSignedTx(SAMPLE_OPS.slice(0, 1))],
 };
+
+/** The smallest interesting transfer: one input Fr(1), one output of 100 to pk Fr(456). */
+export const SIMPLE_TRANSFER: Op = {
+  opcode: Opcode.Transfer,
+  payload: { inputs: [1n], outputs: [{ value: 100n, pk: 456n }] },
+};
+
+/** A u64 as 8 little-endian bytes. */
+export function le64(v: bigint): Uint8Array {
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setBigUint64(0, v, true);
+  return b;
+}

@@ -17,13 +17,17 @@ import {
   signedMantleTx,
   signedTxToApiJson,
 } from '../../src/mantle/tx.ts';
-import { filled, PROVIDER_PK, SAMPLE_OPS, sampleProof, sampleSignedTx, seq, U64_MAX } from '../fixtures.ts';
-
-function le64(v: bigint): Uint8Array {
-  const b = new Uint8Array(8);
-  new DataView(b.buffer).setBigUint64(0, v, true);
-  return b;
-}
+import {
+  filled,
+  le64,
+  PROVIDER_PK,
+  SAMPLE_OPS,
+  SIMPLE_TRANSFER,
+  sampleProof,
+  sampleSignedTx,
+  seq,
+  U64_MAX,
+} from '../fixtures.ts';
 
 function reencodeJson<T>(codec: { toJson(v: T): Json; fromJson(j: Json | undefined): T }, v: T): T {
   return codec.fromJson(parseJson(stringifyJson(codec.toJson(v))));
@@ -44,10 +48,7 @@ describe('every opcode round-trips', () => {
 
 describe('hand-encoded byte layouts (derived from the codec rules, not reference vectors)', () => {
   test('Transfer: opcode ‖ u8 input count ‖ Fr LE ‖ u8 output count ‖ (u64 LE value ‖ Fr pk)', () => {
-    const o: Op = {
-      opcode: Opcode.Transfer,
-      payload: { inputs: [1n], outputs: [{ value: 100n, pk: 456n }] },
-    };
+    const o = SIMPLE_TRANSFER;
     const want = concatBytes(
       Uint8Array.of(0, 1),
       frToBytes(1n),

@@ -24,21 +24,18 @@ import { declarationId } from '../../src/mantle/sdp.ts';
 import { encodeMantleTx, txHash, txHashToFr } from '../../src/mantle/tx.ts';
 import {
   filled,
+  le64,
   SAMPLE_BLOCK,
   SAMPLE_HEADER,
   SAMPLE_OPS,
   SAMPLE_UNCLE,
+  SIMPLE_TRANSFER,
   sampleSignedTx,
 } from '../fixtures.ts';
 import { REFERENCE } from '../vectors.ts';
 
 const ascii = (s: string) => new TextEncoder().encode(s);
 const b2 = (...parts: Uint8Array[]) => blake2b(concatBytes(...parts), { dkLen: 32 });
-const le64 = (v: bigint) => {
-  const b = new Uint8Array(8);
-  new DataView(b.buffer).setBigUint64(0, v, true);
-  return b;
-};
 
 describe('reference vectors', () => {
   test('note id (core/src/mantle/ledger.rs test_note_id)', () => {
@@ -72,10 +69,7 @@ describe('reference vectors', () => {
 
 describe('ids derived by hand from the formulas (no reference vector)', () => {
   test('derived: tx hash = Blake2b256("MANTLE_TXHASH_V1" ‖ encode(MantleTx)), proofs not hashed', () => {
-    const o: Op = {
-      opcode: Opcode.Transfer,
-      payload: { inputs: [1n], outputs: [{ value: 100n, pk: 456n }] },
-    };
+    const o = SIMPLE_TRANSFER;
     const body = concatBytes(
       Uint8Array.of(1, 0, 1),
       frToBytes(1n),
