@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
+  block,
   blockBodyRoot,
   blockToApiJson,
   checkBlockStructure,
   decodeBlock,
   encodeBlock,
 } from '../../src/block/block.ts';
-import { encodeHeader, headerId } from '../../src/block/header.ts';
+import { encodeHeader, header, headerId, signedHeader } from '../../src/block/header.ts';
 import { bytesToHex, concatBytes } from '../../src/codec/hex.ts';
-import { stringifyJson } from '../../src/codec/json.ts';
+import { type Json, parseJson, stringifyJson } from '../../src/codec/json.ts';
+import { decode, encode } from '../../src/codec/schema.ts';
 import { Ed25519Signer } from '../../src/crypto/ed25519.ts';
 import {
   filled,
@@ -78,5 +80,32 @@ describe('blocks', () => {
     const many = encodeBlock({ ...SAMPLE_BLOCK, uncle_headers: [] });
     many[297 + 64] = 5;
     assert.throws(() => decodeBlock(many), /: uncle_headers: length 5 is above the maximum 4/);
+  });
+});
+
+describe('core JSON forms (storage, genesis files)', () => {
+  test('header: version "Bedrock" first, round trip', () => {
+    const j = parseJson(stringifyJson(header.toJson(SAMPLE_HEADER)));
+    assert.ok(stringifyJson(j).startsWith('{"version":"Bedrock","parent_block":'));
+    assert.deepEqual(header.fromJson(j), SAMPLE_HEADER);
+    assert.throws(
+      () => header.fromJson({ ...(j as object), version: 'Alpha' }),
+      /unknown header version "Alpha"/,
+    );
+    const { version: _v, ...noVersion } = j as Record<string, Json>;
+    assert.throws(() => header.fromJson(noVersion), /missing field `version`/);
+  });
+
+  test('signed header and block round trip through JSON', () => {
+    assert.deepEqual(
+      signedHeader.fromJson(parseJson(stringifyJson(signedHeader.toJson(SAMPLE_UNCLE)))),
+      SAMPLE_UNCLE,
+    );
+    assert.deepEqual(block.fromJson(parseJson(stringifyJson(block.toJson(SAMPLE_BLOCK)))), SAMPLE_BLOCK);
+  });
+
+  test('a signed header is 361 bytes', () => {
+    assert.equal(encode(signedHeader, SAMPLE_UNCLE).length, 361);
+    assert.deepEqual(decode(signedHeader, encode(signedHeader, SAMPLE_UNCLE)), SAMPLE_UNCLE);
   });
 });

@@ -10,6 +10,7 @@ import { blockBodyRoot, bodyRoot } from '../../src/block/block.ts';
 import { encodeHeader, headerId } from '../../src/block/header.ts';
 import { txMerkleRoot } from '../../src/block/merkle.ts';
 import { bytesToHex, concatBytes, hexToBytes } from '../../src/codec/hex.ts';
+import { parseJson, stringifyJson } from '../../src/codec/json.ts';
 import { encode } from '../../src/codec/schema.ts';
 import { frFromBytes, frToBytes } from '../../src/crypto/field.ts';
 import { zkPublicKey } from '../../src/crypto/zk-keys.ts';
@@ -18,7 +19,7 @@ import {
   decodeCryptarchiaParameter,
   encodeCryptarchiaParameter,
 } from '../../src/mantle/genesis-parameter.ts';
-import { NOTE_ID_V1, noteId } from '../../src/mantle/note.ts';
+import { NOTE_ID_V1, noteId, utxo, utxoId } from '../../src/mantle/note.ts';
 import { channelConfigOp, channelInscribeOp, type Op, Opcode, op, opId } from '../../src/mantle/ops.ts';
 import { declarationId } from '../../src/mantle/sdp.ts';
 import { encodeMantleTx, txHash, txHashToFr } from '../../src/mantle/tx.ts';
@@ -31,6 +32,7 @@ import {
   SAMPLE_UNCLE,
   SIMPLE_TRANSFER,
   sampleSignedTx,
+  seq,
 } from '../fixtures.ts';
 import { REFERENCE } from '../vectors.ts';
 
@@ -193,5 +195,50 @@ describe('ids derived by hand from the formulas (no reference vector)', () => {
     const locs = concatBytes(Uint8Array.of(1, 11, 0), hexToBytes('047f00000191020bb8cd03'));
     const want = b2(ascii('BN'), d.provider_id, frToBytes(d.zk_id), locs);
     assert.equal(bytesToHex(declarationId(d)), bytesToHex(want));
+  });
+});
+
+describe('genesis parameter', () => {
+  test('legacy form with u64 lengths decodes to the same value', () => {
+    const legacy = concatBytes(le64(5n), ascii('0.2.1'), le64(1785920400n), frToBytes(7n));
+    assert.deepEqual(decodeCryptarchiaParameter(legacy), {
+      chain_id: '0.2.1',
+      genesis_time: 1785920400,
+      epoch_nonce: 7n,
+    });
+  });
+
+  test('rejects empty, oversized, non-UTF-8 chain ids and trailing bytes', () => {
+    const good = encodeCryptarchiaParameter({ chain_id: 'devnet', genesis_time: 1, epoch_nonce: 0n });
+    assert.throws(() => decodeCryptarchiaParameter(concatBytes(good, Uint8Array.of(0))), /trailing/);
+    assert.throws(
+      () => decodeCryptarchiaParameter(concatBytes(Uint8Array.of(0), le64(0n).subarray(0, 4), frToBytes(0n))),
+      /chain_id: length 0 is below the minimum 1/,
+    );
+    assert.throws(
+      () => decodeCryptarchiaParameter(concatBytes(Uint8Array.of(1, 0xff), new Uint8Array(4), frToBytes(0n))),
+      /chain_id: chain id is not valid UTF-8/,
+    );
+    assert.throws(
+      () => encodeCryptarchiaParameter({ chain_id: '', genesis_time: 1, epoch_nonce: 0n }),
+      /1\.\.255/,
+    );
+    assert.throws(
+      () => encodeCryptarchiaParameter({ chain_id: 'x'.repeat(256), genesis_time: 1, epoch_nonce: 0n }),
+      /1\.\.255/,
+    );
+  });
+});
+
+describe('notes and utxos', () => {
+  test('utxo JSON: op_id as an array of 32 integers, note with value and pk', () => {
+    const u = { op_id: seq(32, 1), output_index: 3, note: { value: 2n ** 64n - 1n, pk: 456n } };
+    const text = stringifyJson(utxo.toJson(u));
+    assert.equal(
+      text,
+      `{"op_id":[${[...seq(32, 1)].join(',')}],"output_index":3,"note":{"value":18446744073709551615,"pk":"c801${'00'.repeat(30)}"}}`,
+    );
+    assert.deepEqual(utxo.fromJson(parseJson(text)), u);
+    assert.equal(utxoId(u), noteId(u.op_id, 3, u.note));
   });
 });
