@@ -1,14 +1,16 @@
 /**
  * `npm run bench [-- prefix...]`: prints `bench <name> <value> <unit>` for every figure whose name
- * starts with one of the prefixes (all figures without a prefix).
+ * starts with one of the prefixes (all figures without a prefix). Figures come from bench/*.bench.ts.
  */
+import { readdirSync } from 'node:fs';
 import { type Figure, runFigures } from './harness.ts';
 
-const modules = ['./crypto.bench.ts', './poseidon2.bench.ts', './codec.bench.ts'];
-
+const files = readdirSync(new URL('.', import.meta.url))
+  .filter((f) => f.endsWith('.bench.ts'))
+  .sort();
 const figures: Figure[] = [];
-for (const m of modules) {
-  const mod = (await import(m)) as { figures: Figure[] };
+for (const f of files) {
+  const mod = (await import(`./${f}`)) as { figures: Figure[] };
   figures.push(...mod.figures);
 }
 const prefixes = process.argv.slice(2).filter((a) => a !== '--');

@@ -1,0 +1,126 @@
+/**
+ * Parameters of the ledger and of the consensus epochs, as a deployment fixes them.
+ * Every derived quantity (base period, epoch length, snapshot offsets) is computed here, once.
+ */
+
+/** A positive rational number, e.g. the active slot coefficient f = 1/30. */
+export interface Ratio {
+  readonly num: bigint;
+  readonly den: bigint;
+}
+
+export interface ConsensusParams {
+  /** Security parameter k (blocks). */
+  readonly security_param: number;
+  /** Active slot coefficient f. */
+  readonly active_slot_coeff: Ratio;
+  readonly epoch_stake_distribution_stabilization: number;
+  readonly epoch_period_nonce_buffer: number;
+  readonly epoch_period_nonce_stabilization: number;
+  readonly stake_inference_learning_rate: Ratio;
+  /** Uncle reference window in blocks (×1/f gives slots). */
+  readonly uncle_reference_window_in_blocks: number;
+}
+
+export interface SdpParams {
+  /** Minimum value of a service note. */
+  readonly min_stake: bigint;
+  /** Epochs a declaration stays in the active set after its last activity. */
+  readonly inactivity_period: number;
+}
+
+export interface PowRewardParams {
+  readonly reward_pool_genesis: bigint;
+  readonly epoch_reward_genesis: bigint;
+  /** Initial target is p / 2^initial_difficulty. */
+  readonly initial_difficulty: number;
+  readonly ema_smoothing_factor: bigint;
+  readonly ema_smoothing_precision: bigint;
+  readonly target_claims_per_block: bigint;
+  readonly rate_num: bigint;
+  readonly rate_den: bigint;
+  /** Share of each block's burned fees that refills the pool at the next epoch. */
+  readonly pow_share: Ratio;
+  /** Claims are valid for blocks at most this many slots old. */
+  readonly slot_window: number;
+}
+
+export interface LedgerConfig {
+  readonly consensus: ConsensusParams;
+  readonly sdp: SdpParams;
+  readonly pow: PowRewardParams;
+  /** Notes owned by this key do not count towards the total stake (the faucet). */
+  readonly faucet_pk: bigint | null;
+}
+
+// ---------- gas and reward constants (ledger/src/lib.rs, core/src/mantle/**) ----------
+
+export const MAX_BLOCK_EXECUTION_GAS = 3_193_460n;
+export const GENESIS_EXECUTION_GAS_PRICE = 1n;
+export const GENESIS_STORAGE_GAS_PRICE = 1n;
+export const FEE_WINDOW = 120;
+export const EXECUTION_MARKET_NUM_BASE = 11_177_110n;
+export const EXECUTION_MARKET_DEN = 12_773_840n;
+export const A_SCALE = 120_000_000n;
+export const FEE_AVG_NUM = 10_512n;
+export const STAKE_TARGET = 3_000_000_000n;
+export const REWARD_BASE = 62_500n;
+export const REWARD_FEE_MUL = 657n;
+export const SNAPSHOT_FINALIZATION_DELAY = 2;
+export const SDP_WITHDRAW_DELAY = 2;
+
+// ---------- derived epoch schedule ----------
+
+export interface EpochSchedule {
+  /** floor(k / f) slots. */
+  readonly base_period: bigint;
+  readonly epoch_length: bigint;
+  /** Offset of the nonce (and total stake) snapshot inside the previous epoch. */
+  readonly nonce_snapshot_offset: bigint;
+  /** floor(k / (4 f)) slots, the density window of the Genesis fork choice. */
+  readonly s_gen: bigint;
+  /** epoch_length × f: the expected number of blocks per epoch. */
+  readonly expected_blocks_per_epoch: bigint;
+  readonly uncle_window_slots: bigint;
+}
+
+export function epochSchedule(c: ConsensusParams): EpochSchedule {
+  const k = BigInt(c.security_param);
+  const f = c.active_slot_coeff;
+  const base = (k * f.den) / f.num;
+  const periods =
+    c.epoch_stake_distribution_stabilization + c.epoch_period_nonce_buffer + c.epoch_period_nonce_stabilization;
+  const epoch_length = base * BigInt(periods);
+  return {
+    base_period: base,
+    epoch_length,
+    nonce_snapshot_offset: base * BigInt(c.epoch_stake_distribution_stabilization + c.epoch_period_nonce_buffer),
+    s_gen: (k * f.den) / (4n * f.num),
+    expected_blocks_per_epoch: (epoch_length * f.num) / f.den,
+    uncle_window_slots: (BigInt(c.uncle_reference_window_in_blocks) * f.den) / f.num,
+  };
+}
+
+export function epochOf(slot: bigint, s: EpochSchedule): number {
+  return Number(slot / s.epoch_length);
+}
+
+/** First slot at which the UTXO set for `epoch` is frozen: the first slot of the epoch before. */
+export function stakeDistributionSnapshotSlot(epoch: number, s: EpochSchedule): bigint {
+  return BigInt(epoch - 1) * s.epoch_length;
+}
+
+/** Slot at which the nonce for `epoch` is frozen, inside the epoch before. */
+export function nonceSnapshotSlot(epoch: number, s: EpochSchedule): bigint {
+  return BigInt(epoch - 1) * s.epoch_length + s.nonce_snapshot_offset;
+}
+
+export const DEFAULT_CONSENSUS: ConsensusParams = {
+  security_param: 120,
+  active_slot_coeff: { num: 1n, den: 30n },
+  epoch_stake_distribution_stabilization: 3,
+  epoch_period_nonce_buffer: 3,
+  epoch_period_nonce_stabilization: 4,
+  stake_inference_learning_rate: { num: 1n, den: 1n },
+  uncle_reference_window_in_blocks: 12,
+};

@@ -1,0 +1,218 @@
+/**
+ * Deployments: the chain a node joins. A deployment file (YAML) fixes the consensus and ledger
+ * parameters, the slot duration and the genesis (chain id, genesis time, epoch nonce, the initial
+ * notes and declarations). Parsing is pure: callers pass the file's text.
+ *
+ * Integers are read exactly (u64 values above 2^53 included). Every problem names its key.
+ */
+import { parse } from 'yaml';
+import { hexToBytesOrUndefined } from '../codec/hex.ts';
+import { FR_MODULUS, type Fr, leBytesToBigint } from '../crypto/field.ts';
+import { LogosError } from '../errors/base.ts';
+import { locatorFromString } from '../mantle/locator.ts';
+import type { Locator } from '../mantle/locator.ts';
+import type { LedgerConfig, Ratio } from './config.ts';
+
+export class DeploymentError extends LogosError {
+  constructor(message: string) {
+    super('INVALID_DEPLOYMENT', message);
+  }
+}
+
+export interface GenesisNote {
+  readonly value: bigint;
+  readonly pk: Fr;
+}
+
+export interface GenesisDeclaration {
+  readonly locators: readonly Locator[];
+  readonly provider_id: Uint8Array;
+  readonly zk_id: Fr;
+  /** Index into `notes` of the service note the declaration locks. */
+  readonly note_index: number;
+}
+
+export interface GenesisSpec {
+  readonly chain_id: string;
+  /** Unix seconds; null means "when the node first starts" (a fresh local devnet). */
+  readonly genesis_time: number | null;
+  readonly epoch_nonce: Fr;
+  readonly notes: readonly GenesisNote[];
+  readonly declarations: readonly GenesisDeclaration[];
+}
+
+export interface Deployment {
+  readonly name: string;
+  /** Test deployments may run with the insecure test proof backend; nothing else may. */
+  readonly test: boolean;
+  readonly slot_duration_ms: number;
+  readonly ledger: LedgerConfig;
+  readonly genesis: GenesisSpec;
+}
+
+type Obj = Record<string, unknown>;
+
+function obj(v: unknown, path: string): Obj {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new DeploymentError(`${path}: expected a mapping`);
+  return v as Obj;
+}
+
+function field(o: Obj, key: string, path: string): unknown {
+  if (!Object.hasOwn(o, key)) throw new DeploymentError(`${path}.${key}: missing`);
+  return o[key];
+}
+
+function int(v: unknown, path: string, min = 0n, max = 0xffffffffffffffffn): bigint {
+  const b = typeof v === 'bigint' ? v : typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : undefined;
+  if (b === undefined) throw new DeploymentError(`${path}: expected an integer`);
+  if (b < min || b > max) throw new DeploymentError(`${path}: ${b} is outside ${min}..${max}`);
+  return b;
+}
+
+function small(v: unknown, path: string, min = 0, max = 0xffffffff): number {
+  return Number(int(v, path, BigInt(min), BigInt(max)));
+}
+
+function str(v: unknown, path: string): string {
+  if (typeof v !== 'string') throw new DeploymentError(`${path}: expected a string`);
+  return v;
+}
+
+function bool(v: unknown, path: string): boolean {
+  if (typeof v !== 'boolean') throw new DeploymentError(`${path}: expected true or false`);
+  return v;
+}
+
+/** A ratio written "1/30", or an integer. */
+function ratio(v: unknown, path: string): Ratio {
+  if (typeof v === 'string') {
+    const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(v);
+    if (!m || BigInt(m[2]!) === 0n) throw new DeploymentError(`${path}: expected a ratio such as "1/30"`);
+    return { num: BigInt(m[1]!), den: BigInt(m[2]!) };
+  }
+  return { num: int(v, path), den: 1n };
+}
+
+function frHex(v: unknown, path: string): Fr {
+  const b = typeof v === 'string' ? hexToBytesOrUndefined(v, true) : undefined;
+  if (!b || b.length !== 32) throw new DeploymentError(`${path}: expected a field element (64 hex characters, little-endian)`);
+  const x = leBytesToBigint(b);
+  if (x >= FR_MODULUS) throw new DeploymentError(`${path}: not a canonical field element`);
+  return x;
+}
+
+function bytes32(v: unknown, path: string): Uint8Array {
+  const b = typeof v === 'string' ? hexToBytesOrUndefined(v, true) : undefined;
+  if (!b || b.length !== 32) throw new DeploymentError(`${path}: expected 32 bytes as 64 hex characters`);
+  return b;
+}
+
+function list(v: unknown, path: string): unknown[] {
+  if (!Array.isArray(v)) throw new DeploymentError(`${path}: expected a list`);
+  return v;
+}
+
+export function parseDeployment(text: string, source = 'deployment'): Deployment {
+  let doc: unknown;
+  try {
+    doc = parse(text, { intAsBigInt: true });
+  } catch (e) {
+    throw new DeploymentError(`${source}: not valid YAML: ${(e as Error).message}`);
+  }
+  const root = obj(doc, source);
+  const p = source;
+  const c = obj(field(root, 'cryptarchia', p), `${p}.cryptarchia`);
+  const cp = `${p}.cryptarchia`;
+  const f = ratio(field(c, 'active_slot_coeff', cp), `${cp}.active_slot_coeff`);
+  if (!(f.num > 0n && f.num < f.den)) throw new DeploymentError(`${cp}.active_slot_coeff: must be between 0 and 1`);
+  const lr = ratio(field(c, 'stake_inference_learning_rate', cp), `${cp}.stake_inference_learning_rate`);
+  if (lr.num > lr.den) throw new DeploymentError(`${cp}.stake_inference_learning_rate: must be at most 1`);
+
+  const s = obj(field(root, 'sdp', p), `${p}.sdp`);
+  const pw = obj(field(obj(field(root, 'pow', p), `${p}.pow`), 'reward', `${p}.pow`), `${p}.pow.reward`);
+  const pp = `${p}.pow.reward`;
+  const g = obj(field(root, 'genesis', p), `${p}.genesis`);
+  const gp = `${p}.genesis`;
+  const chainId = str(field(g, 'chain_id', gp), `${gp}.chain_id`);
+  const chainIdBytes = new TextEncoder().encode(chainId).length;
+  if (chainIdBytes < 1 || chainIdBytes > 255) throw new DeploymentError(`${gp}.chain_id: must be 1..255 bytes of UTF-8`);
+  const gt = field(g, 'genesis_time', gp);
+  const notes = list(field(g, 'notes', gp), `${gp}.notes`).map((n, i) => {
+    const np = `${gp}.notes[${i}]`;
+    const o = obj(n, np);
+    return { value: int(field(o, 'value', np), `${np}.value`, 1n), pk: frHex(field(o, 'pk', np), `${np}.pk`) };
+  });
+  if (notes.length === 0 || notes.length > 255) throw new DeploymentError(`${gp}.notes: 1..255 notes are required`);
+  const declarations = list(g.declarations ?? [], `${gp}.declarations`).map((d, i) => {
+    const dp = `${gp}.declarations[${i}]`;
+    const o = obj(d, dp);
+    const note_index = small(field(o, 'note_index', dp), `${dp}.note_index`, 0, notes.length - 1);
+    const locators = list(field(o, 'locators', dp), `${dp}.locators`).map((l, j) => {
+      try {
+        return locatorFromString(str(l, `${dp}.locators[${j}]`));
+      } catch (e) {
+        throw new DeploymentError(`${dp}.locators[${j}]: ${(e as Error).message}`);
+      }
+    });
+    return {
+      locators,
+      provider_id: bytes32(field(o, 'provider_id', dp), `${dp}.provider_id`),
+      zk_id: frHex(field(o, 'zk_id', dp), `${dp}.zk_id`),
+      note_index,
+    };
+  });
+  const faucet = root.faucet_pk ?? null;
+
+  return {
+    name: str(field(root, 'name', p), `${p}.name`),
+    test: root.test === undefined ? false : bool(root.test, `${p}.test`),
+    slot_duration_ms: small(field(obj(field(root, 'time', p), `${p}.time`), 'slot_duration_ms', `${p}.time`), `${p}.time.slot_duration_ms`, 1),
+    ledger: {
+      consensus: {
+        security_param: small(field(c, 'security_param', cp), `${cp}.security_param`, 1),
+        active_slot_coeff: f,
+        epoch_stake_distribution_stabilization: small(
+          field(c, 'epoch_stake_distribution_stabilization', cp),
+          `${cp}.epoch_stake_distribution_stabilization`,
+          1,
+        ),
+        epoch_period_nonce_buffer: small(field(c, 'epoch_period_nonce_buffer', cp), `${cp}.epoch_period_nonce_buffer`, 1),
+        epoch_period_nonce_stabilization: small(
+          field(c, 'epoch_period_nonce_stabilization', cp),
+          `${cp}.epoch_period_nonce_stabilization`,
+          1,
+        ),
+        stake_inference_learning_rate: lr,
+        uncle_reference_window_in_blocks: small(
+          field(c, 'uncle_reference_window_in_blocks', cp),
+          `${cp}.uncle_reference_window_in_blocks`,
+          1,
+        ),
+      },
+      sdp: {
+        min_stake: int(field(s, 'min_stake', `${p}.sdp`), `${p}.sdp.min_stake`),
+        inactivity_period: small(field(s, 'inactivity_period', `${p}.sdp`), `${p}.sdp.inactivity_period`),
+      },
+      pow: {
+        reward_pool_genesis: int(field(pw, 'reward_pool_genesis', pp), `${pp}.reward_pool_genesis`),
+        epoch_reward_genesis: int(field(pw, 'epoch_reward_genesis', pp), `${pp}.epoch_reward_genesis`),
+        initial_difficulty: small(field(pw, 'initial_difficulty', pp), `${pp}.initial_difficulty`, 0, 253),
+        ema_smoothing_factor: int(field(pw, 'ema_smoothing_factor', pp), `${pp}.ema_smoothing_factor`),
+        ema_smoothing_precision: int(field(pw, 'ema_smoothing_precision', pp), `${pp}.ema_smoothing_precision`, 1n),
+        target_claims_per_block: int(field(pw, 'target_claims_per_block', pp), `${pp}.target_claims_per_block`, 1n),
+        rate_num: int(field(pw, 'rate_num', pp), `${pp}.rate_num`),
+        rate_den: int(field(pw, 'rate_den', pp), `${pp}.rate_den`, 1n),
+        pow_share: ratio(field(pw, 'pow_share', pp), `${pp}.pow_share`),
+        slot_window: small(field(pw, 'slot_window', pp), `${pp}.slot_window`, 1),
+      },
+      faucet_pk: faucet === null ? null : frHex(faucet, `${p}.faucet_pk`),
+    },
+    genesis: {
+      chain_id: chainId,
+      genesis_time: gt === null ? null : small(gt, `${gp}.genesis_time`),
+      epoch_nonce: frHex(field(g, 'epoch_nonce', gp), `${gp}.epoch_nonce`),
+      notes,
+      declarations,
+    },
+  };
+}

@@ -1,0 +1,333 @@
+/**
+ * The UTXO Merkle tree: every unspent note id (an Fr) at a leaf of a binary Poseidon2 Merkle tree of
+ * height 32. Its root is a public input of the proof of leadership, whose prover shows a 32-level path
+ * (`path(index)`, checkable with `merkleRoot(leaf, path, BigInt(index))`).
+ *
+ * Hashing (zero-hashes.ts): node = compress(left, right), empty leaf = 0, empty subtree of height h = z_h.
+ *
+ * Positions (deterministic, consensus-relevant):
+ * - `insert(noteId)` places the note at the most recently freed position if there is one (the free
+ *   list is a LIFO stack: the last position freed is the first reused), otherwise at the next
+ *   never-used index (0, 1, 2, ... in order).
+ * - `remove(index)` empties that leaf (sets it to 0) and pushes the index onto the free list.
+ * Removing an empty or out-of-range position throws MerkleTreeError; inserting a non-canonical Fr throws
+ * FieldError; note id 0 is refused (it is the empty leaf), and so is an insert into a full tree.
+ *
+ * Persistence: a UtxoTree is an immutable value; an update copies only the root-to-leaf path, so
+ * hundreds of versions (one per block, across forks) share their untouched subtrees. `withMutations(fn)`
+ * applies a batch transiently: nodes created by the batch carry its edit number and are updated in
+ * place by later operations of the same batch; once the batch ends its number is never used again, so
+ * every node reachable from a returned tree is frozen.
+ *
+ * Deferred hashing: updates never hash. A node created or changed by an update has no cached hash (it
+ * is dirty); `root()` and `path()` compute the hash of each dirty node they reach once and cache it in
+ * the node. A node's hash is a pure function of its (frozen) content, so caching it from any version
+ * that shares the node is correct for all of them, and untouched shared subtrees are never rehashed.
+ *
+ * Layout: the bottom nodes (level 1) hold a pair of leaves; above them, internal nodes hold two child
+ * references. An empty subtree is `null` (its hash is a zero hash) and a subtree whose leaves are all
+ * removed becomes `null` again, so memory follows the number of live leaves, not 2^32.
+ */
+import { FieldError, FR_MODULUS, type Fr } from '../../crypto/field.ts';
+import { compress } from '../../crypto/poseidon2/index.ts';
+import { checkHeight, MerkleTreeError, TREE_HEIGHT, ZERO_HASHES } from './zero-hashes.ts';
+
+/** Level-1 node: leaves 2k (l) and 2k + 1 (r); 0 = empty. */
+class Pair {
+  l: Fr;
+  r: Fr;
+  /** compress(l, r) once computed; null while dirty. */
+  hash: Fr | null = null;
+  /** Number of the batch that created the node (mutable in place only within that batch). */
+  edit: number;
+  constructor(l: Fr, r: Fr, edit: number) {
+    this.l = l;
+    this.r = r;
+    this.edit = edit;
+  }
+}
+
+/** Internal node at level >= 2; null children are empty subtrees. */
+class Inner {
+  left: Node | null;
+  right: Node | null;
+  hash: Fr | null = null;
+  edit: number;
+  constructor(left: Node | null, right: Node | null, edit: number) {
+    this.left = left;
+    this.right = right;
+    this.edit = edit;
+  }
+}
+
+type Node = Pair | Inner;
+
+/** Persistent LIFO stack of freed positions. */
+interface FreeCell {
+  readonly index: number;
+  readonly next: FreeCell | null;
+}
+
+/** Set by UtxoTree's static block (the constructor is private): an empty tree of any height. */
+let emptyOfHeight: (height: number) => UtxoTree;
+
+/** Batch numbers; each withMutations batch takes a fresh one, never reused. 0 marks no batch. */
+let lastEdit = 0;
+
+/** Hash of a subtree at `level` (1 = pair of leaves), computing and caching dirty nodes. */
+function hashOf(node: Node | null, level: number): Fr {
+  if (node === null) return ZERO_HASHES[level]!;
+  if (node.hash !== null) return node.hash;
+  let h: Fr;
+  if (level === 1) {
+    const p = node as Pair;
+    h = compress(p.l, p.r);
+  } else {
+    const n = node as Inner;
+    h = compress(hashOf(n.left, level - 1), hashOf(n.right, level - 1));
+  }
+  node.hash = h;
+  return h;
+}
+
+function leafAt(root: Node | null, height: number, index: number): Fr {
+  let node = root;
+  for (let level = height; level >= 2 && node !== null; level--) {
+    const n = node as Inner;
+    node = ((index >>> (level - 1)) & 1) === 1 ? n.right : n.left;
+  }
+  if (node === null) return 0n;
+  const p = node as Pair;
+  return (index & 1) === 1 ? p.r : p.l;
+}
+
+/** Returns the subtree with leaf `index` set to `value`, copying nodes not owned by batch `edit`. */
+function setLeaf(node: Node | null, level: number, index: number, value: Fr, edit: number): Node | null {
+  if (level === 1) {
+    const p = node as Pair | null;
+    const isRight = (index & 1) === 1;
+    const l = isRight ? (p === null ? 0n : p.l) : value;
+    const r = isRight ? value : p === null ? 0n : p.r;
+    if (l === 0n && r === 0n) return null;
+    if (p !== null && p.edit === edit) {
+      p.l = l;
+      p.r = r;
+      p.hash = null;
+      return p;
+    }
+    return new Pair(l, r, edit);
+  }
+  const n = node as Inner | null;
+  const isRight = ((index >>> (level - 1)) & 1) === 1;
+  let left = n === null ? null : n.left;
+  let right = n === null ? null : n.right;
+  if (isRight) right = setLeaf(right, level - 1, index, value, edit);
+  else left = setLeaf(left, level - 1, index, value, edit);
+  if (left === null && right === null) return null;
+  if (n !== null && n.edit === edit) {
+    n.left = left;
+    n.right = right;
+    n.hash = null;
+    return n;
+  }
+  return new Inner(left, right, edit);
+}
+
+function checkNoteId(noteId: Fr): void {
+  if (typeof noteId !== 'bigint') throw new FieldError(`note id must be a bigint, got ${typeof noteId}`);
+  if (noteId < 0n || noteId >= FR_MODULUS) {
+    throw new FieldError('note id is not a canonical field element (must be 0 <= x < p)');
+  }
+  if (noteId === 0n) throw new MerkleTreeError('note id 0 is reserved for the empty leaf');
+}
+
+function checkIndex(index: number, height: number): void {
+  if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= 2 ** height) {
+    throw new MerkleTreeError(`UTXO tree index ${String(index)} is out of range [0, 2^${height})`);
+  }
+}
+
+/** The batch handle given to `withMutations`; valid only during the callback. */
+export interface UtxoTreeMutator {
+  /** Live leaves so far in the batch. */
+  readonly size: number;
+  /** Inserts a note (free-list rule of the file header) and returns its position. */
+  insert(noteId: Fr): number;
+  /** Empties the leaf at `index` and frees the position. */
+  remove(index: number): void;
+  /** Current leaf value in the batch (0 if empty). */
+  leaf(index: number): Fr;
+}
+
+class Batch implements UtxoTreeMutator {
+  root: Node | null;
+  size: number;
+  nextIndex: number;
+  free: FreeCell | null;
+  changed = false;
+  private open = true;
+  private readonly edit: number;
+  private readonly height: number;
+
+  constructor(tree: UtxoTree, root: Node | null, nextIndex: number, free: FreeCell | null) {
+    this.height = tree.height;
+    this.root = root;
+    this.size = tree.size;
+    this.nextIndex = nextIndex;
+    this.free = free;
+    this.edit = ++lastEdit;
+  }
+
+  close(): void {
+    this.open = false;
+  }
+
+  private checkOpen(): void {
+    if (!this.open) throw new MerkleTreeError('UTXO tree batch used after withMutations returned');
+  }
+
+  insert(noteId: Fr): number {
+    this.checkOpen();
+    checkNoteId(noteId);
+    let index: number;
+    if (this.free !== null) {
+      index = this.free.index;
+      this.free = this.free.next;
+    } else if (this.nextIndex < 2 ** this.height) {
+      index = this.nextIndex++;
+    } else {
+      throw new MerkleTreeError(`UTXO tree is full (2^${this.height} leaves)`);
+    }
+    this.root = setLeaf(this.root, this.height, index, noteId, this.edit);
+    this.size++;
+    this.changed = true;
+    return index;
+  }
+
+  remove(index: number): void {
+    this.checkOpen();
+    checkIndex(index, this.height);
+    if (leafAt(this.root, this.height, index) === 0n) {
+      throw new MerkleTreeError(`UTXO tree position ${index} is empty`);
+    }
+    this.root = setLeaf(this.root, this.height, index, 0n, this.edit);
+    this.free = { index, next: this.free };
+    this.size--;
+    this.changed = true;
+  }
+
+  leaf(index: number): Fr {
+    this.checkOpen();
+    checkIndex(index, this.height);
+    return leafAt(this.root, this.height, index);
+  }
+}
+
+export class UtxoTree {
+  /** Number of live (non-empty) leaves. */
+  readonly size: number;
+  /** Tree height: 32 in production (smaller heights exist only for tests, see `__testing`). */
+  readonly height: number;
+  readonly #root: Node | null;
+  /** First never-used index. */
+  readonly #nextIndex: number;
+  readonly #free: FreeCell | null;
+
+  private constructor(
+    height: number,
+    root: Node | null,
+    size: number,
+    nextIndex: number,
+    free: FreeCell | null,
+  ) {
+    this.height = height;
+    this.#root = root;
+    this.size = size;
+    this.#nextIndex = nextIndex;
+    this.#free = free;
+  }
+
+  static #empty: UtxoTree | undefined;
+
+  /** The empty tree of height 32 (root z_32). */
+  static empty(): UtxoTree {
+    UtxoTree.#empty ??= new UtxoTree(TREE_HEIGHT, null, 0, 0, null);
+    return UtxoTree.#empty;
+  }
+
+  static {
+    emptyOfHeight = (height) => {
+      checkHeight(height);
+      return height === TREE_HEIGHT ? UtxoTree.empty() : new UtxoTree(height, null, 0, 0, null);
+    };
+  }
+
+  /** Inserts a note id at the position given by the free-list rule; returns the new tree and the position. */
+  insert(noteId: Fr): { tree: UtxoTree; index: number } {
+    let index = -1;
+    const tree = this.withMutations((m) => {
+      index = m.insert(noteId);
+    });
+    return { tree, index };
+  }
+
+  /** Empties the leaf at `index` and frees the position; throws if it is empty or out of range. */
+  remove(index: number): UtxoTree {
+    return this.withMutations((m) => m.remove(index));
+  }
+
+  /**
+   * Applies a batch of inserts/removes transiently and returns the resulting tree; `this` is unchanged.
+   * If `fn` throws, the batch is discarded and the error propagates.
+   */
+  withMutations(fn: (m: UtxoTreeMutator) => void): UtxoTree {
+    const batch = new Batch(this, this.#root, this.#nextIndex, this.#free);
+    try {
+      fn(batch);
+    } finally {
+      batch.close();
+    }
+    if (!batch.changed) return this;
+    return new UtxoTree(this.height, batch.root, batch.size, batch.nextIndex, batch.free);
+  }
+
+  /** The leaf at `index` (0 if empty). */
+  leaf(index: number): Fr {
+    checkIndex(index, this.height);
+    return leafAt(this.#root, this.height, index);
+  }
+
+  /** The Merkle root; hashes each dirty node once and caches it. */
+  root(): Fr {
+    return hashOf(this.#root, this.height);
+  }
+
+  /** The `height` siblings of leaf `index`, from the leaf level up (for `merkleRoot(leaf, path, BigInt(index))`). */
+  path(index: number): Fr[] {
+    checkIndex(index, this.height);
+    const path = new Array<Fr>(this.height);
+    let node = this.#root;
+    for (let level = this.height; level >= 2; level--) {
+      if (node === null) {
+        path[level - 1] = ZERO_HASHES[level - 1]!;
+        continue;
+      }
+      const n = node as Inner;
+      if (((index >>> (level - 1)) & 1) === 1) {
+        path[level - 1] = hashOf(n.left, level - 1);
+        node = n.right;
+      } else {
+        path[level - 1] = hashOf(n.right, level - 1);
+        node = n.left;
+      }
+    }
+    const p = node as Pair | null;
+    path[0] = p === null ? 0n : (index & 1) === 1 ? p.l : p.r;
+    return path;
+  }
+}
+
+/** Test access: empty trees of a small height (1..32) for comparison with a dense model. Not for production. */
+export const __testing = {
+  emptyOfHeight: (height: number): UtxoTree => emptyOfHeight(height),
+};
