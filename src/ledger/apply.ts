@@ -14,22 +14,27 @@ import { nextEpochNonce } from '../consensus/lottery.ts';
 import { leBytesToBigint } from '../crypto/field.ts';
 import { type Op, Opcode, opId as opIdOf, type TransferOp } from '../mantle/ops.ts';
 import { encodeSignedTx, type SignedMantleTx, txHashToFr } from '../mantle/tx.ts';
+import {
+  applyChannelConfig,
+  applyChannelDeposit,
+  applyChannelInscribe,
+  applyChannelTransfer,
+  applyChannelWithdraw,
+} from './channels.ts';
 import { MAX_BLOCK_EXECUTION_GAS } from './config.ts';
 import { Draft, type LedgerContext } from './draft.ts';
+import { advanceEpoch } from './epoch.ts';
 import { fail, LedgerError } from './errors.ts';
 import type { LedgerEvent, TxEventPayload } from './events.ts';
-import { applyChannelConfig, applyChannelDeposit, applyChannelInscribe, applyChannelTransfer, applyChannelWithdraw } from './channels.ts';
-import { advanceEpoch } from './epoch.ts';
 import { blockRewards, executionGas, updateExecutionMarket } from './gas.ts';
 import { applyLeaderClaim, commitVoucher } from './leader.ts';
 import type { OpEnv } from './op-env.ts';
 import { applyClaimPowReward, powAfterBlock } from './pow.ts';
 import { preverifyTx } from './preverify.ts';
-import { applySdpActive, applySdpDeclare, applySdpWithdraw } from './sdp.ts';
 import type { PolPublicInputs } from './proof-system.ts';
+import { applySdpActive, applySdpDeclare, applySdpWithdraw } from './sdp.ts';
 import type { EpochState, LedgerState } from './state.ts';
 import { applyTransfer } from './transfer.ts';
-
 
 export interface TxOutcome {
   readonly hash: Uint8Array;
@@ -188,12 +193,21 @@ export function epochStateAt(state: LedgerState, ctx: LedgerContext, slot: bigin
   return draft.epoch_state;
 }
 
-export function applyBlock(state: LedgerState, block: Block, ctx: LedgerContext, opts: ApplyBlockOptions = {}): BlockResult {
+export function applyBlock(
+  state: LedgerState,
+  block: Block,
+  ctx: LedgerContext,
+  opts: ApplyBlockOptions = {},
+): BlockResult {
   const h = block.header;
   const slot = h.slot;
-  if (slot <= state.slot) fail('InvalidSlot', `block slot ${slot} is not after the parent slot ${state.slot}`);
+  if (slot <= state.slot)
+    fail('InvalidSlot', `block slot ${slot} is not after the parent slot ${state.slot}`);
   if (block.transactions.length > MAX_BLOCK_TRANSACTIONS) {
-    fail('TooManyTransactions', `${block.transactions.length} transactions, at most ${MAX_BLOCK_TRANSACTIONS}`);
+    fail(
+      'TooManyTransactions',
+      `${block.transactions.length} transactions, at most ${MAX_BLOCK_TRANSACTIONS}`,
+    );
   }
   const draft = new Draft(state);
   const latestRoot = state.utxos.root();
@@ -229,15 +243,29 @@ export function applyBlock(state: LedgerState, block: Block, ctx: LedgerContext,
   });
   if (size > BigInt(MAX_BLOCK_TRANSACTIONS_SIZE)) fail('BlockTooLarge', `transactions take ${size} bytes`);
   if (execGas > MAX_BLOCK_EXECUTION_GAS) {
-    fail('TooMuchExecutionGas', `the block uses ${execGas} execution gas, the limit is ${MAX_BLOCK_EXECUTION_GAS}`);
+    fail(
+      'TooMuchExecutionGas',
+      `the block uses ${execGas} execution gas, the limit is ${MAX_BLOCK_EXECUTION_GAS}`,
+    );
   }
 
   const blockNumber = state.block_number + 1n;
-  const rewards = blockRewards(draft.gas.fee_window, blockNumber, burned, tips, draft.epoch_state.total_stake, ctx.config.pow.pow_share);
+  const rewards = blockRewards(
+    draft.gas.fee_window,
+    blockNumber,
+    burned,
+    tips,
+    draft.epoch_state.total_stake,
+    ctx.config.pow.pow_share,
+  );
   draft.sdp = { ...draft.sdp, blend_income: draft.sdp.blend_income + rewards.blend };
   draft.leader = { ...draft.leader, pending_rewards: draft.leader.pending_rewards + rewards.leader };
   draft.pow = { ...draft.pow, refill: draft.pow.refill + rewards.pow };
-  const market = updateExecutionMarket(draft.gas.execution_base_gas_price, draft.gas.average_execution_gas, execGas);
+  const market = updateExecutionMarket(
+    draft.gas.execution_base_gas_price,
+    draft.gas.average_execution_gas,
+    execGas,
+  );
   draft.gas = {
     ...draft.gas,
     fee_window: rewards.fee_window,

@@ -15,8 +15,8 @@ import {
   opId,
 } from '../mantle/ops.ts';
 import type { OpProof } from '../mantle/proofs.ts';
-import type { DepositedNote } from './events.ts';
 import { fail } from './errors.ts';
+import type { DepositedNote } from './events.ts';
 import { checkedAdd, type OpEnv, requireZkSignature } from './op-env.ts';
 import type { ChannelState } from './state.ts';
 
@@ -49,16 +49,25 @@ function channelOf(env: OpEnv, id: Uint8Array): ChannelState {
 
 /** Exactly `threshold` signatures by distinct accredited keys (indices strictly increase), over the tx hash. */
 function requireThreshold(env: OpEnv, c: ChannelState, threshold: number, proof: OpProof): number {
-  if (proof.type !== 'ChannelMultiSigProof') fail('IncorrectProofType', `expected a channel multi-signature`, env.opIndex);
+  if (proof.type !== 'ChannelMultiSigProof')
+    fail('IncorrectProofType', `expected a channel multi-signature`, env.opIndex);
   if (env.genesis) return proof.signatures.length;
   if (proof.signatures.length !== threshold) {
-    fail('ThresholdNotMet', `${proof.signatures.length} signatures, the channel requires exactly ${threshold}`, env.opIndex);
+    fail(
+      'ThresholdNotMet',
+      `${proof.signatures.length} signatures, the channel requires exactly ${threshold}`,
+      env.opIndex,
+    );
   }
   for (const s of proof.signatures) {
     const key = c.accredited_keys[s.channel_key_index];
     if (!key) fail('InvalidKeyIndex', `key index ${s.channel_key_index} is out of range`, env.opIndex);
     if (!ed25519Verify(key, env.txHash, s.signature)) {
-      fail('InvalidEd25519Signature', `signature of channel key ${s.channel_key_index} is invalid`, env.opIndex);
+      fail(
+        'InvalidEd25519Signature',
+        `signature of channel key ${s.channel_key_index} is invalid`,
+        env.opIndex,
+      );
     }
   }
   return proof.signatures.length;
@@ -78,7 +87,8 @@ export function applyChannelInscribe(env: OpEnv, op: ChannelInscribeOp): void {
     }
     c = existing;
   } else {
-    if (!bytesEqual(op.parent, ZERO)) fail('InvalidParent', 'the first inscription of a channel has a zero parent', env.opIndex);
+    if (!bytesEqual(op.parent, ZERO))
+      fail('InvalidParent', 'the first inscription of a channel has a zero parent', env.opIndex);
     c = {
       accredited_keys: [op.signer],
       configuration_threshold: 1,
@@ -114,7 +124,8 @@ export function applyChannelConfig(env: OpEnv, op: ChannelConfigOp, proof: OpPro
     }
     requireThreshold(env, existing, existing.configuration_threshold, proof);
   } else {
-    if (!bytesEqual(op.parent, ZERO)) fail('InvalidParent', 'a new channel is configured with a zero parent', env.opIndex);
+    if (!bytesEqual(op.parent, ZERO))
+      fail('InvalidParent', 'a new channel is configured with a zero parent', env.opIndex);
     requireThreshold(env, existingOrEmpty(), 0, proof);
   }
   const msg = configMessageId(op);
@@ -200,7 +211,8 @@ export function applyChannelTransfer(env: OpEnv, op: ChannelTransferOp, proof: O
     if (o.value === 0n) fail('ZeroValueOutput', 'outputs must have a positive value', env.opIndex);
     outSum = checkedAdd(outSum, o.value, env.opIndex);
   }
-  if (inSum !== outSum) fail('UnbalancedTransfer', `inputs sum to ${inSum}, outputs to ${outSum}`, env.opIndex);
+  if (inSum !== outSum)
+    fail('UnbalancedTransfer', `inputs sum to ${inSum}, outputs to ${outSum}`, env.opIndex);
   requireThreshold(env, c, c.transfer_threshold, proof);
   const id = opId({ opcode: Opcode.ChannelTransfer, payload: op });
   for (const n of op.inputs) env.draft.removeNote(n);

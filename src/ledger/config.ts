@@ -89,12 +89,15 @@ export function epochSchedule(c: ConsensusParams): EpochSchedule {
   const f = c.active_slot_coeff;
   const base = (k * f.den) / f.num;
   const periods =
-    c.epoch_stake_distribution_stabilization + c.epoch_period_nonce_buffer + c.epoch_period_nonce_stabilization;
+    c.epoch_stake_distribution_stabilization +
+    c.epoch_period_nonce_buffer +
+    c.epoch_period_nonce_stabilization;
   const epoch_length = base * BigInt(periods);
   return {
     base_period: base,
     epoch_length,
-    nonce_snapshot_offset: base * BigInt(c.epoch_stake_distribution_stabilization + c.epoch_period_nonce_buffer),
+    nonce_snapshot_offset:
+      base * BigInt(c.epoch_stake_distribution_stabilization + c.epoch_period_nonce_buffer),
     s_gen: (k * f.den) / (4n * f.num),
     expected_blocks_per_epoch: (epoch_length * f.num) / f.den,
     uncle_window_slots: (BigInt(c.uncle_reference_window_in_blocks) * f.den) / f.num,

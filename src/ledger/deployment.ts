@@ -9,8 +9,8 @@ import { parse } from 'yaml';
 import { hexToBytesOrUndefined } from '../codec/hex.ts';
 import { FR_MODULUS, type Fr, leBytesToBigint } from '../crypto/field.ts';
 import { LogosError } from '../errors/base.ts';
-import { locatorFromString } from '../mantle/locator.ts';
 import type { Locator } from '../mantle/locator.ts';
+import { locatorFromString } from '../mantle/locator.ts';
 import type { LedgerConfig, Ratio } from './config.ts';
 
 export class DeploymentError extends LogosError {
@@ -53,7 +53,8 @@ export interface Deployment {
 type Obj = Record<string, unknown>;
 
 function obj(v: unknown, path: string): Obj {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new DeploymentError(`${path}: expected a mapping`);
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw new DeploymentError(`${path}: expected a mapping`);
   return v as Obj;
 }
 
@@ -95,7 +96,8 @@ function ratio(v: unknown, path: string): Ratio {
 
 function frHex(v: unknown, path: string): Fr {
   const b = typeof v === 'string' ? hexToBytesOrUndefined(v, true) : undefined;
-  if (!b || b.length !== 32) throw new DeploymentError(`${path}: expected a field element (64 hex characters, little-endian)`);
+  if (b?.length !== 32)
+    throw new DeploymentError(`${path}: expected a field element (64 hex characters, little-endian)`);
   const x = leBytesToBigint(b);
   if (x >= FR_MODULUS) throw new DeploymentError(`${path}: not a canonical field element`);
   return x;
@@ -103,7 +105,7 @@ function frHex(v: unknown, path: string): Fr {
 
 function bytes32(v: unknown, path: string): Uint8Array {
   const b = typeof v === 'string' ? hexToBytesOrUndefined(v, true) : undefined;
-  if (!b || b.length !== 32) throw new DeploymentError(`${path}: expected 32 bytes as 64 hex characters`);
+  if (b?.length !== 32) throw new DeploymentError(`${path}: expected 32 bytes as 64 hex characters`);
   return b;
 }
 
@@ -124,7 +126,8 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
   const c = obj(field(root, 'cryptarchia', p), `${p}.cryptarchia`);
   const cp = `${p}.cryptarchia`;
   const f = ratio(field(c, 'active_slot_coeff', cp), `${cp}.active_slot_coeff`);
-  if (!(f.num > 0n && f.num < f.den)) throw new DeploymentError(`${cp}.active_slot_coeff: must be between 0 and 1`);
+  if (!(f.num > 0n && f.num < f.den))
+    throw new DeploymentError(`${cp}.active_slot_coeff: must be between 0 and 1`);
   const lr = ratio(field(c, 'stake_inference_learning_rate', cp), `${cp}.stake_inference_learning_rate`);
   if (lr.num > lr.den) throw new DeploymentError(`${cp}.stake_inference_learning_rate: must be at most 1`);
 
@@ -135,14 +138,19 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
   const gp = `${p}.genesis`;
   const chainId = str(field(g, 'chain_id', gp), `${gp}.chain_id`);
   const chainIdBytes = new TextEncoder().encode(chainId).length;
-  if (chainIdBytes < 1 || chainIdBytes > 255) throw new DeploymentError(`${gp}.chain_id: must be 1..255 bytes of UTF-8`);
+  if (chainIdBytes < 1 || chainIdBytes > 255)
+    throw new DeploymentError(`${gp}.chain_id: must be 1..255 bytes of UTF-8`);
   const gt = field(g, 'genesis_time', gp);
   const notes = list(field(g, 'notes', gp), `${gp}.notes`).map((n, i) => {
     const np = `${gp}.notes[${i}]`;
     const o = obj(n, np);
-    return { value: int(field(o, 'value', np), `${np}.value`, 1n), pk: frHex(field(o, 'pk', np), `${np}.pk`) };
+    return {
+      value: int(field(o, 'value', np), `${np}.value`, 1n),
+      pk: frHex(field(o, 'pk', np), `${np}.pk`),
+    };
   });
-  if (notes.length === 0 || notes.length > 255) throw new DeploymentError(`${gp}.notes: 1..255 notes are required`);
+  if (notes.length === 0 || notes.length > 255)
+    throw new DeploymentError(`${gp}.notes: 1..255 notes are required`);
   const declarations = list(g.declarations ?? [], `${gp}.declarations`).map((d, i) => {
     const dp = `${gp}.declarations[${i}]`;
     const o = obj(d, dp);
@@ -166,7 +174,11 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
   return {
     name: str(field(root, 'name', p), `${p}.name`),
     test: root.test === undefined ? false : bool(root.test, `${p}.test`),
-    slot_duration_ms: small(field(obj(field(root, 'time', p), `${p}.time`), 'slot_duration_ms', `${p}.time`), `${p}.time.slot_duration_ms`, 1),
+    slot_duration_ms: small(
+      field(obj(field(root, 'time', p), `${p}.time`), 'slot_duration_ms', `${p}.time`),
+      `${p}.time.slot_duration_ms`,
+      1,
+    ),
     ledger: {
       consensus: {
         security_param: small(field(c, 'security_param', cp), `${cp}.security_param`, 1),
@@ -176,7 +188,11 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
           `${cp}.epoch_stake_distribution_stabilization`,
           1,
         ),
-        epoch_period_nonce_buffer: small(field(c, 'epoch_period_nonce_buffer', cp), `${cp}.epoch_period_nonce_buffer`, 1),
+        epoch_period_nonce_buffer: small(
+          field(c, 'epoch_period_nonce_buffer', cp),
+          `${cp}.epoch_period_nonce_buffer`,
+          1,
+        ),
         epoch_period_nonce_stabilization: small(
           field(c, 'epoch_period_nonce_stabilization', cp),
           `${cp}.epoch_period_nonce_stabilization`,
@@ -198,8 +214,16 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
         epoch_reward_genesis: int(field(pw, 'epoch_reward_genesis', pp), `${pp}.epoch_reward_genesis`),
         initial_difficulty: small(field(pw, 'initial_difficulty', pp), `${pp}.initial_difficulty`, 0, 253),
         ema_smoothing_factor: int(field(pw, 'ema_smoothing_factor', pp), `${pp}.ema_smoothing_factor`),
-        ema_smoothing_precision: int(field(pw, 'ema_smoothing_precision', pp), `${pp}.ema_smoothing_precision`, 1n),
-        target_claims_per_block: int(field(pw, 'target_claims_per_block', pp), `${pp}.target_claims_per_block`, 1n),
+        ema_smoothing_precision: int(
+          field(pw, 'ema_smoothing_precision', pp),
+          `${pp}.ema_smoothing_precision`,
+          1n,
+        ),
+        target_claims_per_block: int(
+          field(pw, 'target_claims_per_block', pp),
+          `${pp}.target_claims_per_block`,
+          1n,
+        ),
         rate_num: int(field(pw, 'rate_num', pp), `${pp}.rate_num`),
         rate_den: int(field(pw, 'rate_den', pp), `${pp}.rate_den`, 1n),
         pow_share: ratio(field(pw, 'pow_share', pp), `${pp}.pow_share`),

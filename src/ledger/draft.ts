@@ -91,7 +91,8 @@ export class Draft {
   spendable(id: Fr, opIndex: number): NoteRecord {
     const rec = this.notes.get(id);
     if (!rec) fail('InputNotFound', `note ${id} does not exist`, opIndex);
-    if (rec.locked_by !== null) fail('InputLocked', `note ${id} is locked by declaration ${rec.locked_by}`, opIndex);
+    if (rec.locked_by !== null)
+      fail('InputLocked', `note ${id} is locked by declaration ${rec.locked_by}`, opIndex);
     if (rec.channel !== null) fail('InputInChannel', `note ${id} belongs to channel ${rec.channel}`, opIndex);
     return rec;
   }
@@ -100,7 +101,8 @@ export class Draft {
   channelNote(id: Fr, channel: string, opIndex: number): NoteRecord {
     const rec = this.notes.get(id);
     if (!rec) fail('InputNotFound', `note ${id} does not exist`, opIndex);
-    if (rec.channel !== channel) fail('InputNotInChannel', `note ${id} is not a note of channel ${channel}`, opIndex);
+    if (rec.channel !== channel)
+      fail('InputNotInChannel', `note ${id} is not a note of channel ${channel}`, opIndex);
     return rec;
   }
 
@@ -113,7 +115,13 @@ export class Draft {
   }
 
   /** Creates the UTXO `(opId, outputIndex, note)` and returns its id. */
-  addNote(opId: Uint8Array, outputIndex: number, note: Note, channel: string | null = null, opIndex?: number): Fr {
+  addNote(
+    opId: Uint8Array,
+    outputIndex: number,
+    note: Note,
+    channel: string | null = null,
+    opIndex?: number,
+  ): Fr {
     const id = noteId(opId, outputIndex, note);
     if (this.notes.has(id)) fail('DuplicateNote', `note ${id} already exists`, opIndex);
     const { tree, index } = this.utxos.insert(id);

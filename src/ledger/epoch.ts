@@ -66,12 +66,21 @@ export function advanceEpoch(draft: Draft, config: LedgerConfig, slot: bigint): 
 
   // Close the current epoch, then any skipped ones (no blocks, no storage used).
   let stake = inferTotalStake(c, s, draft.epoch_state.total_stake, draft.blocks_in_epoch);
-  let market = updateStorageMarket(draft.gas.storage_gas_price, draft.gas.storage_gas_ema, draft.gas.storage_gas_consumed_in_epoch);
+  let market = updateStorageMarket(
+    draft.gas.storage_gas_price,
+    draft.gas.storage_gas_ema,
+    draft.gas.storage_gas_consumed_in_epoch,
+  );
   for (let e = current + 1; e < next; e++) {
     stake = inferTotalStake(c, s, stake, 0n);
     market = updateStorageMarket(market.price, market.ema, 0n);
   }
-  draft.gas = { ...draft.gas, storage_gas_price: market.price, storage_gas_ema: market.ema, storage_gas_consumed_in_epoch: 0n };
+  draft.gas = {
+    ...draft.gas,
+    storage_gas_price: market.price,
+    storage_gas_ema: market.ema,
+    storage_gas_consumed_in_epoch: 0n,
+  };
   const lottery = lotteryFor(c, stake);
 
   draft.prev_epoch_nonce = draft.epoch_state.nonce;

@@ -35,7 +35,11 @@ function headerEventJson(e: HeaderEvent): Json {
   switch (e.type) {
     case 'SdpNoteUnlocked':
       return {
-        SdpNoteUnlocked: { note_id: fr.toJson(e.note_id), service_type: 'BN', declaration_id: bytesToHex(e.declaration_id) },
+        SdpNoteUnlocked: {
+          note_id: fr.toJson(e.note_id),
+          service_type: 'BN',
+          declaration_id: bytesToHex(e.declaration_id),
+        },
       };
     case 'SdpRewardDistributed':
       return { SdpRewardDistributed: { service_type: 'BN', utxo: utxo.toJson(e.utxo) } };
@@ -50,11 +54,17 @@ function txPayloadJson(p: TxEventPayload): Json {
           channel_id: bytesToHex(p.channel_id),
           amount: u64.toJson(p.amount),
           metadata: Array.from(p.metadata),
-          notes: p.notes.map((n) => ({ note_id: fr.toJson(n.note_id), value: u64.toJson(n.value), pk: fr.toJson(n.pk) })),
+          notes: p.notes.map((n) => ({
+            note_id: fr.toJson(n.note_id),
+            value: u64.toJson(n.value),
+            pk: fr.toJson(n.pk),
+          })),
         },
       };
     case 'LeaderRewardClaimed':
-      return { LeaderRewardClaimed: { voucher_nullifier: fr.toJson(p.voucher_nullifier), utxo: utxo.toJson(p.utxo) } };
+      return {
+        LeaderRewardClaimed: { voucher_nullifier: fr.toJson(p.voucher_nullifier), utxo: utxo.toJson(p.utxo) },
+      };
     case 'PoWRewardClaimed':
       return { PoWRewardClaimed: { pow_nullifier: fr.toJson(p.pow_nullifier), utxo: utxo.toJson(p.utxo) } };
   }

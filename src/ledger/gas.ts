@@ -57,7 +57,11 @@ export function updateExecutionMarket(
 }
 
 /** At an epoch change, with `used` the storage gas consumed in the closed epoch. */
-export function updateStorageMarket(price: bigint, ema: bigint, used: bigint): { price: bigint; ema: bigint } {
+export function updateStorageMarket(
+  price: bigint,
+  ema: bigint,
+  used: bigint,
+): { price: bigint; ema: bigint } {
   const e = (used + ema) / 2n;
   if (e === 0n) return { price, ema: e };
   if (8n * used <= 7n * e) return { price: ceilDiv(price * 7n, 8n), ema: e };

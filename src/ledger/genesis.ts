@@ -8,7 +8,6 @@
 import { type Block, bodyRoot } from '../block/block.ts';
 import { type Header, headerId } from '../block/header.ts';
 import { bytesEqual } from '../codec/hex.ts';
-import { FR_MODULUS } from '../crypto/field.ts';
 import {
   type CryptarchiaParameter,
   decodeCryptarchiaParameter,
@@ -18,13 +17,13 @@ import { noteId } from '../mantle/note.ts';
 import { type Op, Opcode, opId } from '../mantle/ops.ts';
 import type { OpProof } from '../mantle/proofs.ts';
 import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
-import { PMap, bigintKeys, stringKeys } from '../util/pmap.ts';
+import { bigintKeys, PMap, stringKeys } from '../util/pmap.ts';
+import { executeTx } from './apply.ts';
 import { GENESIS_EXECUTION_GAS_PRICE, GENESIS_STORAGE_GAS_PRICE, type LedgerConfig } from './config.ts';
 import type { Deployment } from './deployment.ts';
-import { executeTx } from './apply.ts';
 import { Draft, type LedgerContext } from './draft.ts';
-import { LedgerError } from './errors.ts';
 import { lotteryFor } from './epoch.ts';
+import { LedgerError } from './errors.ts';
 import { emptyFeeWindow } from './gas.ts';
 import { initialPowTarget } from './pow.ts';
 import type { LedgerState, NoteRecord } from './state.ts';
@@ -38,11 +37,23 @@ const ZERO_ZK = () => ({ pi_a: new Uint8Array(32), pi_b: new Uint8Array(64), pi_
 /** The genesis transaction of a deployment, with the genesis time fixed. */
 export function genesisTransaction(d: Deployment, genesisTime: number): SignedMantleTx {
   const g = d.genesis;
-  const transfer: Op = { opcode: Opcode.Transfer, payload: { inputs: [], outputs: g.notes.map((n) => ({ ...n })) } };
-  const param: CryptarchiaParameter = { chain_id: g.chain_id, genesis_time: genesisTime, epoch_nonce: g.epoch_nonce };
+  const transfer: Op = {
+    opcode: Opcode.Transfer,
+    payload: { inputs: [], outputs: g.notes.map((n) => ({ ...n })) },
+  };
+  const param: CryptarchiaParameter = {
+    chain_id: g.chain_id,
+    genesis_time: genesisTime,
+    epoch_nonce: g.epoch_nonce,
+  };
   const inscribe: Op = {
     opcode: Opcode.ChannelInscribe,
-    payload: { channel_id: ZERO32, inscription: encodeCryptarchiaParameter(param), parent: ZERO32, signer: ZERO32 },
+    payload: {
+      channel_id: ZERO32,
+      inscription: encodeCryptarchiaParameter(param),
+      parent: ZERO32,
+      signer: ZERO32,
+    },
   };
   const transferId = opId(transfer);
   const declares: Op[] = g.declarations.map((decl) => ({
@@ -71,7 +82,12 @@ export function genesisBlock(tx: SignedMantleTx): Block {
     parent_block: ZERO32,
     slot: 0n,
     body_root: bodyRoot([], [txHash(tx.mantle_tx)]),
-    proof_of_leadership: { proof: new Uint8Array(128), entropy_contribution: 0n, leader_key: ZERO32, voucher_cm: 0n },
+    proof_of_leadership: {
+      proof: new Uint8Array(128),
+      entropy_contribution: 0n,
+      leader_key: ZERO32,
+      voucher_cm: 0n,
+    },
   };
   return { header, signature: ZERO_SIG, uncle_headers: [], transactions: [tx] };
 }
@@ -90,7 +106,10 @@ export function genesisParameter(tx: SignedMantleTx): CryptarchiaParameter {
     !bytesEqual(second.payload.parent, ZERO32) ||
     !bytesEqual(second.payload.signer, ZERO32)
   ) {
-    throw new LedgerError('InvalidGenesis', 'the second genesis op must inscribe the chain parameters on channel 0');
+    throw new LedgerError(
+      'InvalidGenesis',
+      'the second genesis op must inscribe the chain parameters on channel 0',
+    );
   }
   if (ops.slice(2).some((o) => o.opcode !== Opcode.SDPDeclare)) {
     throw new LedgerError('InvalidGenesis', 'genesis ops after the inscription may only be SDP declarations');
@@ -98,7 +117,10 @@ export function genesisParameter(tx: SignedMantleTx): CryptarchiaParameter {
   try {
     return decodeCryptarchiaParameter(second.payload.inscription);
   } catch (e) {
-    throw new LedgerError('InvalidGenesis', `the genesis inscription is not a chain parameter: ${(e as Error).message}`);
+    throw new LedgerError(
+      'InvalidGenesis',
+      `the genesis inscription is not a chain parameter: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -138,7 +160,7 @@ function emptyState(config: LedgerConfig, nonce: bigint): LedgerState {
     pow: {
       pool: config.pow.reward_pool_genesis,
       epoch_reward: config.pow.epoch_reward_genesis,
-      target: initialPowTarget(config.pow) > FR_MODULUS ? FR_MODULUS : initialPowTarget(config.pow),
+      target: initialPowTarget(config.pow),
       refill: 0n,
       recent_blocks: [],
       nullifiers: [],
@@ -156,7 +178,8 @@ export interface Genesis {
 /** The state after the genesis block. Total stake = Σ genesis note values except the faucet's (at least 1). */
 export function genesisState(block: Block, ctx: LedgerContext): Genesis {
   const tx = block.transactions[0];
-  if (block.transactions.length !== 1 || !tx) throw new LedgerError('InvalidGenesis', 'the genesis block has exactly one transaction');
+  if (block.transactions.length !== 1 || !tx)
+    throw new LedgerError('InvalidGenesis', 'the genesis block has exactly one transaction');
   if (block.header.slot !== 0n) throw new LedgerError('InvalidGenesis', 'the genesis block has slot 0');
   const parameter = genesisParameter(tx);
   const draft = new Draft(emptyState(ctx.config, parameter.epoch_nonce));
@@ -185,6 +208,7 @@ export function genesisState(block: Block, ctx: LedgerContext): Genesis {
 /** Genesis of a deployment, with its genesis time (the deployment's, or the given one when it has none). */
 export function buildGenesis(d: Deployment, ctx: LedgerContext, genesisTime?: number): Genesis {
   const time = d.genesis.genesis_time ?? genesisTime;
-  if (time === undefined) throw new LedgerError('InvalidGenesis', `deployment ${d.name} has no genesis time and none was given`);
+  if (time === undefined)
+    throw new LedgerError('InvalidGenesis', `deployment ${d.name} has no genesis time and none was given`);
   return genesisState(genesisBlock(genesisTransaction(d, time)), ctx);
 }

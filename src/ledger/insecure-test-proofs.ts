@@ -6,10 +6,11 @@
  * lets tests exercise the ledger's wiring (right statement, right public inputs, right message).
  * `secure` is false and the node refuses to run a non-test deployment with it.
  */
+
+import { bytesEqual, concatBytes } from '../codec/hex.ts';
 import { blake2b256, tag } from '../crypto/blake2b.ts';
 import { type Fr, frToBytes } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
-import { bytesEqual, concatBytes } from '../codec/hex.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
 import type { PocPublicInputs, PolPublicInputs, ProofSystem, ZkSignStatement } from './proof-system.ts';
 
@@ -23,7 +24,8 @@ function frs(xs: readonly Fr[]): Uint8Array {
 
 function expand(domain: Uint8Array, body: Uint8Array, n: number): Uint8Array {
   const out = new Uint8Array(n);
-  for (let i = 0; i * 32 < n; i++) out.set(blake2b256(domain, Uint8Array.of(i), body).subarray(0, Math.min(32, n - i * 32)), i * 32);
+  for (let i = 0; i * 32 < n; i++)
+    out.set(blake2b256(domain, Uint8Array.of(i), body).subarray(0, Math.min(32, n - i * 32)), i * 32);
   return out;
 }
 
@@ -35,7 +37,17 @@ function zkSig(st: ZkSignStatement): ZkSignature {
 function polProof(i: PolPublicInputs): Uint8Array {
   return expand(
     POL,
-    frs([i.entropy_contribution, i.slot, i.epoch_nonce, i.lottery_0, i.lottery_1, i.aged_root, i.latest_root, i.leader_pk1, i.leader_pk2]),
+    frs([
+      i.entropy_contribution,
+      i.slot,
+      i.epoch_nonce,
+      i.lottery_0,
+      i.lottery_1,
+      i.aged_root,
+      i.latest_root,
+      i.leader_pk1,
+      i.leader_pk2,
+    ]),
     128,
   );
 }
@@ -49,7 +61,9 @@ export const INSECURE_TEST_PROOFS: ProofSystem = {
   secure: false,
   verifyZkSign(st, sig) {
     const want = zkSig(st);
-    return bytesEqual(want.pi_a, sig.pi_a) && bytesEqual(want.pi_b, sig.pi_b) && bytesEqual(want.pi_c, sig.pi_c);
+    return (
+      bytesEqual(want.pi_a, sig.pi_a) && bytesEqual(want.pi_b, sig.pi_b) && bytesEqual(want.pi_c, sig.pi_c)
+    );
   },
   async proveZkSign(msg, secretKeys) {
     return zkSig({ msg, publicKeys: secretKeys.map(zkPublicKey) });

@@ -36,7 +36,11 @@ export function applyLeaderClaim(env: OpEnv, op: LeaderClaimOp, proof: OpProof):
     nullifiers: draft.leader.nullifiers.set(op.voucher_nullifier, true),
     claimable_rewards: draft.leader.claimable_rewards - amount,
   };
-  return { type: 'LeaderRewardClaimed', voucher_nullifier: op.voucher_nullifier, utxo: { op_id: id, output_index: 0, note } };
+  return {
+    type: 'LeaderRewardClaimed',
+    voucher_nullifier: op.voucher_nullifier,
+    utxo: { op_id: id, output_index: 0, note },
+  };
 }
 
 /** A header's voucher enters the tree; called after the epoch change of its block. */

@@ -1,7 +1,7 @@
 import type { Fr } from '../crypto/field.ts';
 import type { Op } from '../mantle/ops.ts';
 import type { OpProof, ZkSignature } from '../mantle/proofs.ts';
-import { type Draft, type LedgerContext } from './draft.ts';
+import type { Draft, LedgerContext } from './draft.ts';
 import { fail } from './errors.ts';
 import { ZKSIGN_MAX_KEYS } from './proof-system.ts';
 
@@ -35,7 +35,11 @@ export function requireZkSignature(env: OpEnv, proof: OpProof, keys: readonly Fr
   }
   const sig = zkSignatureOf(proof, env.opIndex);
   if (!env.ctx.proofs.verifyZkSign({ msg: env.txMsg, publicKeys: keys }, sig)) {
-    fail('InvalidZkSignature', 'the ZK signature does not verify for the input keys and this transaction', env.opIndex);
+    fail(
+      'InvalidZkSignature',
+      'the ZK signature does not verify for the input keys and this transaction',
+      env.opIndex,
+    );
   }
 }
 

@@ -2,9 +2,10 @@
  * Proof-of-work reward claims (opcode 64): a ticket `digest([epoch_nonce, block_hash mod p, pk])`
  * below the target, for a recent block of this branch, claims the epoch reward once.
  */
+
+import { bytesEqual } from '../codec/hex.ts';
 import { FR_MODULUS, frFromBytesModOrder } from '../crypto/field.ts';
 import { digest } from '../crypto/poseidon2/index.ts';
-import { bytesEqual } from '../codec/hex.ts';
 import { type ClaimPowRewardOp, Opcode, opId } from '../mantle/ops.ts';
 import type { PowRewardParams } from './config.ts';
 import type { Draft } from './draft.ts';
@@ -25,19 +26,25 @@ export function applyClaimPowReward(env: OpEnv, op: ClaimPowRewardOp): TxEventPa
   const { draft, opIndex, slot } = env;
   const cfg = env.ctx.config.pow;
   const pow = draft.pow;
-  if (cfg.rate_num === 0n || pow.epoch_reward === 0n) fail('RewardsDisabled', 'PoW rewards are disabled', opIndex);
+  if (cfg.rate_num === 0n || pow.epoch_reward === 0n)
+    fail('RewardsDisabled', 'PoW rewards are disabled', opIndex);
   if (pow.pool < pow.epoch_reward) fail('RewardPoolExhausted', 'the PoW reward pool is exhausted', opIndex);
   const block = pow.recent_blocks.find((b) => bytesEqual(b.id, op.block_hash));
   if (!block) fail('UnknownPowBlock', 'the block is not a recent block of this branch', opIndex);
   if (slot - block.slot > BigInt(cfg.slot_window)) {
-    fail('PowClaimOutsideWindow', `the block is ${slot - block.slot} slots old, the window is ${cfg.slot_window}`, opIndex);
+    fail(
+      'PowClaimOutsideWindow',
+      `the block is ${slot - block.slot} slots old, the window is ${cfg.slot_window}`,
+      opIndex,
+    );
   }
   if (op.epoch_nonce !== draft.epoch_state.nonce && op.epoch_nonce !== draft.prev_epoch_nonce) {
     fail('InvalidEpochNonce', 'epoch_nonce is neither the current nor the previous epoch nonce', opIndex);
   }
   const ticket = powTicket(op.epoch_nonce, op.block_hash, op.public_key);
   if (ticket >= pow.target) fail('TicketAboveTarget', 'the ticket is not below the target', opIndex);
-  if (pow.nullifiers.some((n) => n.nullifier === ticket)) fail('PowNullifierUsed', 'this ticket was already claimed', opIndex);
+  if (pow.nullifiers.some((n) => n.nullifier === ticket))
+    fail('PowNullifierUsed', 'this ticket was already claimed', opIndex);
   const id = opId({ opcode: Opcode.ClaimPowReward, payload: op });
   const note = { value: pow.epoch_reward, pk: op.public_key };
   draft.addNote(id, 0, note, null, opIndex);
@@ -53,7 +60,13 @@ export function applyClaimPowReward(env: OpEnv, op: ClaimPowRewardOp): TxEventPa
  * After each block: retarget (`demand = max(1, (P − F) claims + F T)`,
  * `target' = clamp(T target P / demand, 1, p)`), record the block for claims, prune the window.
  */
-export function powAfterBlock(draft: Draft, p: PowRewardParams, blockId: Uint8Array, slot: bigint, claims: bigint): void {
+export function powAfterBlock(
+  draft: Draft,
+  p: PowRewardParams,
+  blockId: Uint8Array,
+  slot: bigint,
+  claims: bigint,
+): void {
   const pow = draft.pow;
   const P = p.ema_smoothing_precision;
   const F = p.ema_smoothing_factor;

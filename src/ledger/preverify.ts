@@ -23,7 +23,8 @@ export function preverifyTx(tx: SignedMantleTx, proofs: ProofSystem): Preverifie
     switch (op.opcode) {
       case Opcode.Transfer:
         if (op.payload.inputs.length === 0) fail('EmptyInputs', 'a transfer needs at least one input', i);
-        if (op.payload.outputs.some((o) => o.value === 0n)) fail('ZeroValueOutput', 'outputs must have a positive value', i);
+        if (op.payload.outputs.some((o) => o.value === 0n))
+          fail('ZeroValueOutput', 'outputs must have a positive value', i);
         break;
       case Opcode.ChannelDeposit:
       case Opcode.ChannelWithdraw:
@@ -40,7 +41,10 @@ export function preverifyTx(tx: SignedMantleTx, proofs: ProofSystem): Preverifie
         }
         break;
       case Opcode.SDPDeclare:
-        if (proof.type !== 'ZkAndEd25519Sigs' || !ed25519Verify(op.payload.provider_id, hash, proof.ed25519_sig)) {
+        if (
+          proof.type !== 'ZkAndEd25519Sigs' ||
+          !ed25519Verify(op.payload.provider_id, hash, proof.ed25519_sig)
+        ) {
           fail('InvalidEd25519Signature', 'the provider did not sign this transaction', i);
         }
         break;

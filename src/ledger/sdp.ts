@@ -3,13 +3,14 @@
  * service note, report activity, and withdraw; at epoch changes withdrawn notes are unlocked and the
  * epoch's Blend income is paid out to the active providers.
  */
-import { blake2b256, tag } from '../crypto/blake2b.ts';
-import { bytesToHex, hexToBytes } from '../codec/hex.ts';
+
 import { Writer } from '../codec/binary.ts';
-import { declarationId } from '../mantle/sdp.ts';
+import { bytesToHex, hexToBytes } from '../codec/hex.ts';
+import { blake2b256, tag } from '../crypto/blake2b.ts';
 import type { SDPActiveOp, SDPDeclareOp, SDPWithdrawOp } from '../mantle/ops.ts';
 import type { OpProof } from '../mantle/proofs.ts';
-import { SDP_WITHDRAW_DELAY, SNAPSHOT_FINALIZATION_DELAY, type SdpParams } from './config.ts';
+import { declarationId } from '../mantle/sdp.ts';
+import { SDP_WITHDRAW_DELAY, type SdpParams, SNAPSHOT_FINALIZATION_DELAY } from './config.ts';
 import type { Draft } from './draft.ts';
 import { fail } from './errors.ts';
 import type { HeaderEvent } from './events.ts';
@@ -23,7 +24,11 @@ export function applySdpDeclare(env: OpEnv, op: SDPDeclareOp, proof: OpProof): v
   if (rec.channel !== null) fail('InputInChannel', 'a channel note cannot be a service note', opIndex);
   if (rec.locked_by !== null) fail('InputLocked', `note is already locked by ${rec.locked_by}`, opIndex);
   if (rec.note.value < env.ctx.config.sdp.min_stake) {
-    fail('NoteValueBelowMinStake', `note value ${rec.note.value} is below ${env.ctx.config.sdp.min_stake}`, opIndex);
+    fail(
+      'NoteValueBelowMinStake',
+      `note value ${rec.note.value} is below ${env.ctx.config.sdp.min_stake}`,
+      opIndex,
+    );
   }
   const id = bytesToHex(declarationId(op));
   if (draft.sdp.declarations.has(id)) fail('DuplicateDeclaration', `declaration ${id} exists`, opIndex);
@@ -59,7 +64,8 @@ function declarationOf(env: OpEnv, id: Uint8Array): Declaration {
 export function applySdpActive(env: OpEnv, op: SDPActiveOp, proof: OpProof): void {
   const d = declarationOf(env, op.declaration_id);
   const epoch = env.draft.epoch;
-  if (d.withdraw_at !== null && d.withdraw_at <= epoch) fail('DeclarationWithdrawn', 'the declaration is withdrawn', env.opIndex);
+  if (d.withdraw_at !== null && d.withdraw_at <= epoch)
+    fail('DeclarationWithdrawn', 'the declaration is withdrawn', env.opIndex);
   if (op.nonce <= d.nonce) fail('InvalidNonce', `nonce ${op.nonce} must exceed ${d.nonce}`, env.opIndex);
   requireZkSignature(env, proof, [d.zk_id]);
   const key = bytesToHex(op.declaration_id);
@@ -71,8 +77,10 @@ export function applySdpActive(env: OpEnv, op: SDPActiveOp, proof: OpProof): voi
 
 export function applySdpWithdraw(env: OpEnv, op: SDPWithdrawOp, proof: OpProof): void {
   const d = declarationOf(env, op.declaration_id);
-  if (d.withdraw_at !== null) fail('DeclarationWithdrawn', 'the declaration is already withdrawn', env.opIndex);
-  if (op.service_note_id !== d.service_note_id) fail('WrongServiceNote', 'not the declaration\'s service note', env.opIndex);
+  if (d.withdraw_at !== null)
+    fail('DeclarationWithdrawn', 'the declaration is already withdrawn', env.opIndex);
+  if (op.service_note_id !== d.service_note_id)
+    fail('WrongServiceNote', "not the declaration's service note", env.opIndex);
   if (op.nonce <= d.nonce) fail('InvalidNonce', `nonce ${op.nonce} must exceed ${d.nonce}`, env.opIndex);
   const note = env.draft.notes.get(d.service_note_id);
   if (!note) fail('InputNotFound', 'the service note does not exist', env.opIndex);
@@ -90,7 +98,11 @@ export function applySdpWithdraw(env: OpEnv, op: SDPWithdrawOp, proof: OpProof):
 
 /** Declarations in the active set of `epoch`: recently active and not withdrawn. */
 export function isActive(d: Declaration, epoch: number, p: SdpParams): boolean {
-  return d.active <= epoch && d.active + p.inactivity_period >= epoch && (d.withdraw_at === null || d.withdraw_at > epoch);
+  return (
+    d.active <= epoch &&
+    d.active + p.inactivity_period >= epoch &&
+    (d.withdraw_at === null || d.withdraw_at > epoch)
+  );
 }
 
 const SDP_REWARD_V1 = tag('SDP_REWARD_V1');
@@ -100,7 +112,12 @@ const SDP_REWARD_V1 = tag('SDP_REWARD_V1');
  * providers active in it (remainder carried over), then unlock the notes of declarations whose
  * withdrawal took effect (removed at `withdraw_at + 1`). Returns the header events.
  */
-export function sdpEpochChange(draft: Draft, closedEpoch: number, epoch: number, p: SdpParams): HeaderEvent[] {
+export function sdpEpochChange(
+  draft: Draft,
+  closedEpoch: number,
+  epoch: number,
+  p: SdpParams,
+): HeaderEvent[] {
   const events: HeaderEvent[] = [];
   const sorted = draft.sdp.declarations.sortedEntries((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const active = sorted.filter(([, d]) => isActive(d, closedEpoch, p));

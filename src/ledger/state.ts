@@ -4,8 +4,8 @@
  * with its parent (persistent maps and trees), so forks cost only what they change.
  */
 import type { Fr } from '../crypto/field.ts';
-import type { Note } from '../mantle/note.ts';
 import type { Locator } from '../mantle/locator.ts';
+import type { Note } from '../mantle/note.ts';
 import type { ServiceType } from '../mantle/ops.ts';
 import type { PMap } from '../util/pmap.ts';
 import type { UtxoTree } from './trees/utxo-tree.ts';

@@ -1,5 +1,5 @@
 /** Transfer (opcode 0): spend notes, create notes. The only op that moves value through the fee balance. */
-import { type TransferOp, opId } from '../mantle/ops.ts';
+import { opId, type TransferOp } from '../mantle/ops.ts';
 import type { OpProof } from '../mantle/proofs.ts';
 import { fail } from './errors.ts';
 import { checkedAdd, type OpEnv, requireZkSignature } from './op-env.ts';

@@ -182,7 +182,8 @@ function mergeTwo(
   if (shift > LAST_SHIFT) return new CollisionNode(h1, [k1, v1, k2, v2], owner);
   const f1 = (h1 >>> shift) & 31;
   const f2 = (h2 >>> shift) & 31;
-  if (f1 === f2) return new BranchNode(0, 1 << f1, [mergeTwo(k1, v1, h1, k2, v2, h2, shift + BITS, owner)], owner);
+  if (f1 === f2)
+    return new BranchNode(0, 1 << f1, [mergeTwo(k1, v1, h1, k2, v2, h2, shift + BITS, owner)], owner);
   return new BranchNode((1 << f1) | (1 << f2), 0, f1 < f2 ? [k1, v1, k2, v2] : [k2, v2, k1, v1], owner);
 }
 
@@ -474,7 +475,16 @@ export class PMap<K, V> {
   /** The map with `key` bound to `value`; this map itself if `value` is already bound (===). */
   set(key: K, value: V): PMap<K, V> {
     const eff = new Effect();
-    const root = branchSet(this.root, 0, this.kind.hash(key) | 0, key, value, this.kind as AnyKind, null, eff);
+    const root = branchSet(
+      this.root,
+      0,
+      this.kind.hash(key) | 0,
+      key,
+      value,
+      this.kind as AnyKind,
+      null,
+      eff,
+    );
     return root === this.root ? this : new PMap<K, V>(this.kind, root, this.size + eff.delta);
   }
 
@@ -584,7 +594,16 @@ class TransientPMap<K, V> implements MutablePMap<K, V> {
     const owner = this.live();
     const eff = this.eff;
     eff.delta = 0;
-    this.root = branchSet(this.root, 0, this.kind.hash(key) | 0, key, value, this.kind as AnyKind, owner, eff);
+    this.root = branchSet(
+      this.root,
+      0,
+      this.kind.hash(key) | 0,
+      key,
+      value,
+      this.kind as AnyKind,
+      owner,
+      eff,
+    );
     this.count += eff.delta;
   }
 

@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { type Block, bodyRoot } from '../../src/block/block.ts';
 import { encodeHeader, type Header } from '../../src/block/header.ts';
+import { blake2b256 } from '../../src/crypto/blake2b.ts';
 import { Ed25519Signer } from '../../src/crypto/ed25519.ts';
 import { type Fr, frFromBytesModOrder } from '../../src/crypto/field.ts';
-import { blake2b256 } from '../../src/crypto/blake2b.ts';
 import { zkPublicKey } from '../../src/crypto/zk-keys.ts';
 import { applyBlock, type BlockResult, epochStateAt, polPublicInputs } from '../../src/ledger/apply.ts';
 import { type Deployment, parseDeployment } from '../../src/ledger/deployment.ts';
@@ -12,7 +12,11 @@ import { devnetKeys } from '../../src/ledger/devnet-keys.ts';
 import type { LedgerContext } from '../../src/ledger/draft.ts';
 import { executionGas } from '../../src/ledger/gas.ts';
 import { buildGenesis, type Genesis } from '../../src/ledger/genesis.ts';
-import { INSECURE_TEST_PROOFS, insecureTestPolProof, insecureTestZkSign } from '../../src/ledger/insecure-test-proofs.ts';
+import {
+  INSECURE_TEST_PROOFS,
+  insecureTestPolProof,
+  insecureTestZkSign,
+} from '../../src/ledger/insecure-test-proofs.ts';
 import type { LedgerState } from '../../src/ledger/state.ts';
 import { type Note, noteId } from '../../src/mantle/note.ts';
 import { type Op, Opcode, opId } from '../../src/mantle/ops.ts';
@@ -38,7 +42,10 @@ const leader = new Ed25519Signer(new Uint8Array(32).fill(42));
 export function placeholderProof(op: Op): OpProof {
   switch (PROOF_TYPE_OF[op.opcode]) {
     case 'ZkSig':
-      return { type: 'ZkSig', signature: { pi_a: new Uint8Array(32), pi_b: new Uint8Array(64), pi_c: new Uint8Array(32) } };
+      return {
+        type: 'ZkSig',
+        signature: { pi_a: new Uint8Array(32), pi_b: new Uint8Array(64), pi_c: new Uint8Array(32) },
+      };
     case 'Ed25519Sig':
       return { type: 'Ed25519Sig', signature: new Uint8Array(64) };
     case 'ZkAndEd25519Sigs':
@@ -59,7 +66,9 @@ export function placeholderProof(op: Op): OpProof {
 /** Mandatory fee of a transaction at the state's prices (proof bytes have fixed sizes, so placeholders do). */
 export function mandatoryFee(state: LedgerState, tx: SignedMantleTx): bigint {
   const gas = tx.mantle_tx.ops.reduce((a, op, i) => a + executionGas(op, tx.ops_proofs[i]!), 0n);
-  return gas * state.gas.execution_base_gas_price + BigInt(encodeSignedTx(tx).length) * state.gas.storage_gas_price;
+  return (
+    gas * state.gas.execution_base_gas_price + BigInt(encodeSignedTx(tx).length) * state.gas.storage_gas_price
+  );
 }
 
 export interface Owned {
@@ -78,17 +87,16 @@ export function genesisNotes(g: Genesis): Owned[] {
   return out.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
-export type ProofSigner = (hash: Uint8Array, msg: Fr, op: Op, index: number) => OpProof;
+/** Returns the proof of an op, or undefined to sign it with the ZK keys given for it. */
+export type ProofSigner = (hash: Uint8Array, msg: Fr, op: Op, index: number) => OpProof | undefined;
 
 /** Signs every op: ZkSig ops by `zkKeys[i]` (secret keys in the order the ledger expects), others by `custom`. */
 export function signTx(ops: Op[], zkKeys: (Fr[] | undefined)[], custom?: ProofSigner): SignedMantleTx {
   const hash = txHash({ ops });
   const msg = txHashToFr(hash);
   const proofs = ops.map((op, i): OpProof => {
-    if (custom) {
-      const p = custom(hash, msg, op, i);
-      if (p.type !== 'None' || op.opcode === Opcode.ClaimPowReward) return p;
-    }
+    const p = custom?.(hash, msg, op, i);
+    if (p) return p;
     const keys = zkKeys[i] ?? [];
     const sig = insecureTestZkSign(msg, keys);
     if (PROOF_TYPE_OF[op.opcode] === 'ZkSig') return { type: 'ZkSig', signature: sig };
@@ -112,10 +120,15 @@ export function transfer(
   const paid = payments.reduce((a, n) => a + n.value, 0n);
   const build = (change: bigint): Op => ({
     opcode: Opcode.Transfer,
-    payload: { inputs: inputs.map((n) => n.id), outputs: [...payments, { value: change, pk: owner.note.pk }] },
+    payload: {
+      inputs: inputs.map((n) => n.id),
+      outputs: [...payments, { value: change, pk: owner.note.pk }],
+    },
   });
   const draftOps = [build(1n)];
-  const fee = opts.feeOverride ?? mandatoryFee(state, { mantle_tx: { ops: draftOps }, ops_proofs: draftOps.map(placeholderProof) });
+  const fee =
+    opts.feeOverride ??
+    mandatoryFee(state, { mantle_tx: { ops: draftOps }, ops_proofs: draftOps.map(placeholderProof) });
   const change = inSum - paid - fee - (opts.tip ?? 0n);
   const op = build(change);
   const tx = signTx([op], [inputs.map((n) => n.sk)]);
@@ -153,11 +166,19 @@ export class TestChain {
 
   /** Builds a valid block at `slot` (default: the next slot) with these transactions. */
   block(txs: SignedMantleTx[], slot: bigint = this.state.slot + 1n, voucherCm = 7n, entropy = 11n): Block {
-    const proof_of_leadership: Header['proof_of_leadership'] = { proof: new Uint8Array(128), entropy_contribution: entropy, leader_key: leader.publicKey, voucher_cm: voucherCm };
+    const proof_of_leadership: Header['proof_of_leadership'] = {
+      proof: new Uint8Array(128),
+      entropy_contribution: entropy,
+      leader_key: leader.publicKey,
+      voucher_cm: voucherCm,
+    };
     const header: Header = {
       parent_block: this.tip,
       slot,
-      body_root: bodyRoot([], txs.map((t) => txHash(t.mantle_tx))),
+      body_root: bodyRoot(
+        [],
+        txs.map((t) => txHash(t.mantle_tx)),
+      ),
       proof_of_leadership,
     };
     const es = epochStateAt(this.state, this.ctx, slot);

@@ -5,7 +5,17 @@ import { applyBlock, checkTx } from '../../src/ledger/apply.ts';
 import { LedgerError } from '../../src/ledger/errors.ts';
 import { genesisParameter } from '../../src/ledger/genesis.ts';
 import { Opcode } from '../../src/mantle/ops.ts';
-import { CTX, DEVNET, genesisNotes, KEYS, mandatoryFee, newKey, signTx, TestChain, transfer } from './helpers.ts';
+import {
+  CTX,
+  DEVNET,
+  genesisNotes,
+  KEYS,
+  mandatoryFee,
+  newKey,
+  signTx,
+  TestChain,
+  transfer,
+} from './helpers.ts';
 
 function rejects(fn: () => unknown, code: string) {
   assert.throws(fn, (e: unknown) => e instanceof LedgerError && e.ledgerCode === code, `expected ${code}`);
@@ -19,7 +29,7 @@ describe('genesis', () => {
     assert.equal(g.state.utxos.size, 20);
     assert.equal(g.parameter.chain_id, 'logos-devnet');
     assert.equal(g.parameter.genesis_time, 1_700_000_000);
-    assert.equal(g.state.epoch_state.total_stake, 20n * 1_000_000_000n);
+    assert.equal(g.state.epoch_state.total_stake, 20n * 100_000_000n);
     assert.equal(g.state.epoch_state.epoch, 0);
     assert.equal(g.state.next_epoch_state.epoch, 1);
     assert.equal(g.state.next_epoch_state.utxos.root(), g.state.utxos.root());
@@ -88,21 +98,36 @@ describe('transfer', () => {
     const under = transfer(c.state, [a!], [{ value: 5n, pk }], { feeOverride: fee - 1n }).tx;
     rejects(() => checkTx(c.state, CTX, under, 1n), 'InsufficientBalance');
     // Spending more than the inputs hold.
-    const all = signTx([{ opcode: Opcode.Transfer, payload: { inputs: [a!.id], outputs: [{ value: a!.note.value, pk }] } }], [[a!.sk]]);
+    const all = signTx(
+      [{ opcode: Opcode.Transfer, payload: { inputs: [a!.id], outputs: [{ value: a!.note.value, pk }] } }],
+      [[a!.sk]],
+    );
     rejects(() => checkTx(c.state, CTX, all, 1n), 'InsufficientBalance');
     // Unknown input.
-    rejects(() => checkTx(c.state, CTX, transfer(c.state, [{ ...a!, id: 12345n }], [{ value: 5n, pk }]).tx, 1n), 'InputNotFound');
+    rejects(
+      () => checkTx(c.state, CTX, transfer(c.state, [{ ...a!, id: 12345n }], [{ value: 5n, pk }]).tx, 1n),
+      'InputNotFound',
+    );
     // Same note twice.
-    rejects(() => checkTx(c.state, CTX, transfer(c.state, [a!, a!], [{ value: 5n, pk }]).tx, 1n), 'DuplicateInput');
+    rejects(
+      () => checkTx(c.state, CTX, transfer(c.state, [a!, a!], [{ value: 5n, pk }]).tx, 1n),
+      'DuplicateInput',
+    );
     // Signed by the wrong key.
     rejects(
       () => checkTx(c.state, CTX, transfer(c.state, [{ ...a!, sk: b!.sk + 1n }], [{ value: 5n, pk }]).tx, 1n),
       'InvalidZkSignature',
     );
     // Zero-value output and no inputs (stateless checks).
-    const zero = signTx([{ opcode: Opcode.Transfer, payload: { inputs: [a!.id], outputs: [{ value: 0n, pk }] } }], [[a!.sk]]);
+    const zero = signTx(
+      [{ opcode: Opcode.Transfer, payload: { inputs: [a!.id], outputs: [{ value: 0n, pk }] } }],
+      [[a!.sk]],
+    );
     rejects(() => checkTx(c.state, CTX, zero, 1n), 'ZeroValueOutput');
-    const empty = signTx([{ opcode: Opcode.Transfer, payload: { inputs: [], outputs: [{ value: 1n, pk }] } }], [[]]);
+    const empty = signTx(
+      [{ opcode: Opcode.Transfer, payload: { inputs: [], outputs: [{ value: 1n, pk }] } }],
+      [[]],
+    );
     rejects(() => checkTx(c.state, CTX, empty, 1n), 'EmptyInputs');
   });
 
@@ -125,7 +150,13 @@ describe('transfer', () => {
     c.apply([], 5n);
     rejects(() => c.apply([], 5n), 'InvalidSlot');
     const b = c.block([], 6n);
-    const forged = { ...b, header: { ...b.header, proof_of_leadership: { ...b.header.proof_of_leadership, entropy_contribution: 99n } } };
+    const forged = {
+      ...b,
+      header: {
+        ...b.header,
+        proof_of_leadership: { ...b.header.proof_of_leadership, entropy_contribution: 99n },
+      },
+    };
     rejects(() => applyBlock(c.state, forged, CTX), 'InvalidLeaderProof');
   });
 
@@ -134,8 +165,16 @@ describe('transfer', () => {
     const [a] = genesisNotes(c.genesis);
     const parent = c.state;
     const rootBefore = parent.utxos.root();
-    const forkA = applyBlock(parent, c.block([transfer(parent, [a!], [{ value: 1n, pk: KEYS[1]!.publicKey }]).tx]), CTX);
-    const forkB = applyBlock(parent, c.block([transfer(parent, [a!], [{ value: 2n, pk: KEYS[2]!.publicKey }]).tx], 2n), CTX);
+    const forkA = applyBlock(
+      parent,
+      c.block([transfer(parent, [a!], [{ value: 1n, pk: KEYS[1]!.publicKey }]).tx]),
+      CTX,
+    );
+    const forkB = applyBlock(
+      parent,
+      c.block([transfer(parent, [a!], [{ value: 2n, pk: KEYS[2]!.publicKey }]).tx], 2n),
+      CTX,
+    );
     assert.equal(parent.notes.has(a!.id), true);
     assert.equal(parent.utxos.root(), rootBefore);
     assert.notEqual(forkA.state.utxos.root(), forkB.state.utxos.root());

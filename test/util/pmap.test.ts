@@ -15,7 +15,10 @@ function prng(seed: number): () => number {
 
 function randomHex(rand: () => number, chars: number): string {
   let out = '';
-  while (out.length < chars) out += Math.floor(rand() * 0x100000000).toString(16).padStart(8, '0');
+  while (out.length < chars)
+    out += Math.floor(rand() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0');
   return out.slice(0, chars);
 }
 
@@ -81,7 +84,9 @@ function checkEqual<K, V>(m: PMap<K, V>, model: Map<K, V>, universe: readonly K[
     `${where}: keys/values/entries agree`,
   );
   const each: [K, V][] = [];
-  m.forEach((v, k) => each.push([k, v]));
+  m.forEach((v, k) => {
+    each.push([k, v]);
+  });
   assert.deepEqual(each, [...m.entries()], `${where}: forEach order`);
 }
 
@@ -222,11 +227,11 @@ test('forks of one map never affect each other', () => {
 test('withMutations equals the same operations applied persistently', () => {
   const rand = prng(4242);
   const universe = Array.from({ length: 5000 }, (_, i) => (i % 2 === 0 ? BigInt(i) : randomField(rand)));
-  const start = PMap.from(
+  const start = PMap.from<bigint, unknown>(
     bigintKeys,
     universe.slice(0, 2000).map((k, i) => [k, i] as const),
   );
-  const ops = Array.from({ length: 4000 }, () => randomOp(rand, universe, new Map()));
+  const ops = Array.from({ length: 4000 }, () => randomOp(rand, universe, new Map<bigint, unknown>()));
   let persistent = start;
   for (const op of ops) persistent = applyPersistent(persistent, op);
   const batched = start.withMutations((t) => {
@@ -281,7 +286,7 @@ test('a MutablePMap used after its batch ended throws', () => {
 test('a batch never writes into nodes of another batch result or of its source', () => {
   const rand = prng(7);
   const keys = Array.from({ length: 2000 }, () => randomField(rand));
-  const a = PMap.from(
+  const a = PMap.from<bigint, number>(
     bigintKeys,
     keys.map((k) => [k, 1] as const),
   );
@@ -312,7 +317,8 @@ test('a batch updates the nodes it created in place', () => {
     bigintKeys,
     keys.map((k, i) => [k, i] as const),
   );
-  const nodesOf = (t: MutablePMap<bigint, number>) => (t as unknown as { debugNodes(): object[] }).debugNodes();
+  const nodesOf = (t: MutablePMap<bigint, number>) =>
+    (t as unknown as { debugNodes(): object[] }).debugNodes();
   const touched = keys.slice(0, 300);
   let freshAfterFirstPass = 0;
   let freshAfterSecondPass = -1;
@@ -353,15 +359,29 @@ test('iteration order is a function of the contents only', () => {
     const keep = keys.slice(0, keys.length / 2);
     const extra = keys.slice(keys.length / 2);
     const orders: [K, number][][] = [];
+    const value = (k: K) => keys.indexOf(k);
     for (let round = 0; round < 4; round++) {
       let m = PMap.empty<K, number>(kind);
-      // Insert everything in a random order, then delete the extra half in another random order,
-      // so that the shapes reached by deletion are compared with those reached by insertion.
-      const inserted = round === 0 ? keep : shuffle(keys, rand);
-      for (const k of inserted) m = m.set(k, 1);
-      if (round === 3) m = m.withMutations((t) => extra.forEach((k) => t.set(k, 1)));
-      for (const k of shuffle(extra, rand)) m = m.delete(k);
-      for (const k of keep) m = m.set(k, keys.indexOf(k));
+      if (round === 0) {
+        // Only the kept keys, in their given order.
+        for (const k of keep) m = m.set(k, value(k));
+      } else if (round < 3) {
+        // Everything in a random order, then the extra half deleted in another random order, so
+        // that the shapes reached by deletion are compared with those reached by insertion.
+        for (const k of shuffle(keys, rand)) m = m.set(k, -1);
+        for (const k of shuffle(extra, rand)) m = m.delete(k);
+        for (const k of keep) m = m.set(k, value(k));
+      } else {
+        // The same in one batch, interleaving inserts and deletes.
+        m = m.withMutations((t) => {
+          for (const k of shuffle(keys, rand)) {
+            t.set(k, value(k));
+            if (rand() < 0.3) t.delete(k);
+          }
+          for (const k of shuffle(extra, rand)) t.delete(k);
+          for (const k of keep) t.set(k, value(k));
+        });
+      }
       assert.equal(m.size, keep.length);
       orders.push([...m.entries()]);
     }
@@ -398,7 +418,10 @@ test('collision buckets iterate in insertion order of their present keys', () =>
   assert.equal(m.get(4n), 'w');
   // A bucket shrinking to one key goes back to a plain entry; sizes stay right throughout.
   m = m.delete(4n).delete(0n).delete(12n);
-  assert.deepEqual(new Map(m.entries()), new Map(Object.entries({ 8: 'v8', 1: 'v1', 5: 'v5' }).map(([k, v]) => [BigInt(k), v])));
+  assert.deepEqual(
+    new Map(m.entries()),
+    new Map(Object.entries({ 8: 'v8', 1: 'v1', 5: 'v5' }).map(([k, v]) => [BigInt(k), v])),
+  );
   assert.equal(m.size, 3);
 });
 
@@ -453,7 +476,8 @@ test('bigint keys of any size and sign hash and compare by value', () => {
     // A separately computed bigint with the same value.
     assert.equal(m.get(BigInt(k.toString())), i);
   });
-  for (const k of keys) assert.equal(Number.isInteger(bigintKeys.hash(k)) && bigintKeys.hash(k) | 0, bigintKeys.hash(k));
+  for (const k of keys)
+    assert.equal(Number.isInteger(bigintKeys.hash(k)) && bigintKeys.hash(k) | 0, bigintKeys.hash(k));
 });
 
 test('sortedEntries sorts by the comparator', () => {
