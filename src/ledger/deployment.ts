@@ -240,3 +240,18 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
     },
   };
 }
+
+/**
+ * A node must never run a real network on a proof backend that anyone can forge: only deployments
+ * marked `test: true` may use an insecure one.
+ */
+export function assertProofSystemAllowed(
+  d: Deployment,
+  proofs: { readonly name: string; readonly secure: boolean },
+): void {
+  if (!proofs.secure && !d.test) {
+    throw new DeploymentError(
+      `deployment ${d.name} is not a test deployment and cannot run with the insecure proof backend ${proofs.name}`,
+    );
+  }
+}

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { lotteryConstants } from '../../src/consensus/lottery.ts';
+import { lotteryConstants, nextEpochNonce } from '../../src/consensus/lottery.ts';
 import { applyBlock } from '../../src/ledger/apply.ts';
 import { epochSchedule } from '../../src/ledger/config.ts';
 import { inferTotalStake } from '../../src/ledger/epoch.ts';
 import { blockRewards, updateExecutionMarket, updateStorageMarket } from '../../src/ledger/gas.ts';
 import type { LedgerState } from '../../src/ledger/state.ts';
-import { nextEpochNonce } from '../../src/consensus/lottery.ts';
 import { DEVNET, genesisNotes, KEYS, TestChain, transfer } from './helpers.ts';
 
 const EPOCH = 200n;
@@ -76,7 +75,11 @@ describe('epochs', () => {
     assert.equal(s.epoch_length, 200n);
     assert.equal(s.nonce_snapshot_offset, 120n);
     assert.equal(s.expected_blocks_per_epoch, 100n);
-    const t = epochSchedule({ ...DEVNET.ledger.consensus, security_param: 120, active_slot_coeff: { num: 1n, den: 30n } });
+    const t = epochSchedule({
+      ...DEVNET.ledger.consensus,
+      security_param: 120,
+      active_slot_coeff: { num: 1n, den: 30n },
+    });
     assert.equal(t.epoch_length, 36_000n);
     assert.equal(t.expected_blocks_per_epoch, 1200n);
     assert.equal(t.s_gen, 900n);
@@ -115,7 +118,10 @@ describe('epochs', () => {
     assert.equal(c.state.epoch_state.epoch, 1);
     assert.equal(c.state.epoch_state.utxos.root(), genesisRoot);
     assert.equal(c.state.epoch_state.nonce, nonces[4]);
-    assert.equal(c.state.epoch_state.total_stake, inferTotalStake(DEVNET.ledger.consensus, epochSchedule(DEVNET.ledger.consensus), stake0, blocks0));
+    assert.equal(
+      c.state.epoch_state.total_stake,
+      inferTotalStake(DEVNET.ledger.consensus, epochSchedule(DEVNET.ledger.consensus), stake0, blocks0),
+    );
     // Epoch 2 will use the UTXO set at the end of epoch 0 and the nonce at the start of epoch 1.
     assert.equal(c.state.next_epoch_state.epoch, 2);
     assert.equal(c.state.next_epoch_state.utxos.root(), rootAtEnd0);
@@ -164,9 +170,16 @@ function fingerprint(s: LedgerState): string {
       slot: s.slot,
       nonce: s.nonce,
       root: s.utxos.root(),
-      notes: s.notes.sortedEntries((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, v.note.value, v.index, v.channel, v.locked_by]),
+      notes: s.notes
+        .sortedEntries((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, v]) => [k, v.note.value, v.index, v.channel, v.locked_by]),
       gas: s.gas,
-      epoch: [s.epoch_state.epoch, s.epoch_state.nonce, s.epoch_state.total_stake, s.epoch_state.utxos.root()],
+      epoch: [
+        s.epoch_state.epoch,
+        s.epoch_state.nonce,
+        s.epoch_state.total_stake,
+        s.epoch_state.utxos.root(),
+      ],
       next: [s.next_epoch_state.epoch, s.next_epoch_state.nonce, s.next_epoch_state.utxos.root()],
       leader: [s.leader.vouchers.root(), s.leader.pending_rewards, s.leader.claimable_rewards],
       pow: [s.pow.pool, s.pow.target, s.pow.refill],
@@ -184,9 +197,14 @@ describe('determinism', () => {
       for (let i = 0; i < 12; i++) {
         const slot = BigInt(1 + i * 37);
         // A tip covers price changes at epoch boundaries.
-        const { tx, outputs } = transfer(c.state, [notes[i % notes.length]!], [{ value: BigInt(10 + i), pk: KEYS[(i + 1) % 4]!.publicKey }], {
-          tip: 5000n,
-        });
+        const { tx, outputs } = transfer(
+          c.state,
+          [notes[i % notes.length]!],
+          [{ value: BigInt(10 + i), pk: KEYS[(i + 1) % 4]!.publicKey }],
+          {
+            tip: 5000n,
+          },
+        );
         const b = c.block([tx], slot, BigInt(1000 + i));
         const r = applyBlock(c.state, b, c.ctx);
         c.state = r.state;

@@ -1,0 +1,175 @@
+/**
+ * Ledger figures: applying a full block of transfers to a large ledger, and the memory of a large
+ * ledger with many forked states. Proof verification is excluded (a backend that accepts every
+ * proof), as the figures measure the state transition itself.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { bodyRoot } from '../src/block/block.ts';
+import type { Header } from '../src/block/header.ts';
+import { frFromBytesModOrder } from '../src/crypto/field.ts';
+import { applyBlock } from '../src/ledger/apply.ts';
+import { parseDeployment } from '../src/ledger/deployment.ts';
+import { Draft, type LedgerContext } from '../src/ledger/draft.ts';
+import { buildGenesis } from '../src/ledger/genesis.ts';
+import { INSECURE_TEST_PROOFS } from '../src/ledger/insecure-test-proofs.ts';
+import type { ProofSystem } from '../src/ledger/proof-system.ts';
+import type { LedgerState, NoteRecord } from '../src/ledger/state.ts';
+import { noteId } from '../src/mantle/note.ts';
+import { type Op, Opcode, opId } from '../src/mantle/ops.ts';
+import { type SignedMantleTx, txHash } from '../src/mantle/tx.ts';
+import { type Figure, median } from './harness.ts';
+
+const ACCEPT_ALL: ProofSystem = {
+  ...INSECURE_TEST_PROOFS,
+  name: 'bench-accept-all',
+  verifyZkSign: () => true,
+  verifyPol: () => true,
+  verifyPoc: () => true,
+};
+
+function context(): { ctx: LedgerContext; state: LedgerState } {
+  const d = parseDeployment(readFileSync(new URL('../deployments/devnet.yaml', import.meta.url), 'utf8'));
+  const ctx = { config: d.ledger, proofs: ACCEPT_ALL };
+  return { ctx, state: buildGenesis(d, ctx, 1_700_000_000).state };
+}
+
+const PK = 123456789n;
+const VALUE = 1_000_000n;
+
+/** Adds `n` notes of owner PK with random ids; returns the state and their ids. */
+function withNotes(state: LedgerState, n: number): { state: LedgerState; ids: bigint[] } {
+  const ids: bigint[] = [];
+  const draft = new Draft(state);
+  const recs: [bigint, number][] = [];
+  draft.utxos = draft.utxos.withMutations((m) => {
+    for (let i = 0; i < n; i++) {
+      const id = frFromBytesModOrder(randomBytes(32));
+      ids.push(id);
+      recs.push([id, m.insert(id)]);
+    }
+  });
+  draft.notes = draft.notes.withMutations((m) => {
+    for (const [id, index] of recs) {
+      m.set(id, {
+        note: { value: VALUE, pk: PK },
+        index,
+        channel: null,
+        locked_by: null,
+      } satisfies NoteRecord);
+    }
+  });
+  draft.utxos.root();
+  // Spend notes from random positions of the tree, as real blocks do.
+  for (let i = ids.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [ids[i], ids[j]] = [ids[j]!, ids[i]!];
+  }
+  return { state: draft.state(), ids };
+}
+
+const ZK = { pi_a: new Uint8Array(32), pi_b: new Uint8Array(64), pi_c: new Uint8Array(32) };
+
+/** `count` transfers, each spending 2 of `ids` (consumed from the front) into 2 outputs. */
+function transfers(ids: bigint[], count: number, fee: bigint): { txs: SignedMantleTx[]; created: bigint[] } {
+  const txs: SignedMantleTx[] = [];
+  const created: bigint[] = [];
+  for (let i = 0; i < count; i++) {
+    const inputs = ids.splice(0, 2);
+    const outputs = [
+      { value: VALUE, pk: PK },
+      { value: VALUE - fee, pk: PK },
+    ];
+    const op: Op = { opcode: Opcode.Transfer, payload: { inputs, outputs } };
+    const id = opId(op);
+    outputs.forEach((n, j) => {
+      created.push(noteId(id, j, n));
+    });
+    txs.push({ mantle_tx: { ops: [op] }, ops_proofs: [{ type: 'ZkSig', signature: ZK }] });
+  }
+  return { txs, created };
+}
+
+function header(state: LedgerState, txs: SignedMantleTx[], parent: Uint8Array): Header {
+  return {
+    parent_block: parent,
+    slot: state.slot + 1n,
+    body_root: bodyRoot(
+      [],
+      txs.map((t) => txHash(t.mantle_tx)),
+    ),
+    proof_of_leadership: {
+      proof: new Uint8Array(128),
+      entropy_contribution: 1n,
+      leader_key: new Uint8Array(32),
+      voucher_cm: 1n,
+    },
+  };
+}
+
+function rssMb(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().rss / 2 ** 20;
+}
+
+export const figures: Figure[] = [
+  {
+    name: 'ledger.block1024_apply_s',
+    unit: 's',
+    measure() {
+      const { ctx, state: genesis } = context();
+      const runs: number[] = [];
+      for (let r = 0; r < 3; r++) {
+        const { state, ids } = withNotes(genesis, 100_000);
+        const { txs } = transfers(ids, 1024, 2000n);
+        const block = {
+          header: header(state, txs, new Uint8Array(32)),
+          signature: new Uint8Array(64),
+          uncle_headers: [],
+          transactions: txs,
+        };
+        const t0 = performance.now();
+        const res = applyBlock(state, block, ctx, { skipProofOfLeadership: true });
+        const t1 = performance.now();
+        res.state.utxos.root();
+        const t2 = performance.now();
+        runs.push((t2 - t0) / 1000);
+        if (r === 2) {
+          console.error(
+            `ledger.block1024_apply_s: transactions ${((t1 - t0) / 1000).toFixed(3)} s, UTXO root ${((t2 - t1) / 1000).toFixed(3)} s`,
+          );
+        }
+      }
+      return median(runs);
+    },
+  },
+  {
+    name: 'ledger.rss_1m_notes_200_forks_mb',
+    unit: 'MB',
+    measure() {
+      const { ctx, state: genesis } = context();
+      let { state, ids } = withNotes(genesis, 1_000_000);
+      const states: LedgerState[] = [state];
+      let parent = new Uint8Array(32);
+      // 200 blocks above the immutable one, 16 transfers each, every state kept.
+      for (let b = 0; b < 200; b++) {
+        const { txs, created } = transfers(ids, 16, 2000n);
+        const block = {
+          header: header(state, txs, parent),
+          signature: new Uint8Array(64),
+          uncle_headers: [],
+          transactions: txs,
+        };
+        const res = applyBlock(state, block, ctx, { skipProofOfLeadership: true });
+        res.state.utxos.root();
+        ids = ids.concat(created);
+        state = res.state;
+        parent = res.id;
+        states.push(state);
+      }
+      const mb = rssMb();
+      if (states.length !== 201) throw new Error('states lost');
+      return mb;
+    },
+  },
+];

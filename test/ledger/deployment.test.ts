@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { bytesToHex } from '../../src/codec/hex.ts';
+import { frToBytes } from '../../src/crypto/field.ts';
+import { epochSchedule } from '../../src/ledger/config.ts';
+import { assertProofSystemAllowed, DeploymentError, parseDeployment } from '../../src/ledger/deployment.ts';
+import { devnetKeys } from '../../src/ledger/devnet-keys.ts';
+import { buildGenesis } from '../../src/ledger/genesis.ts';
+import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
+
+const read = (name: string) => readFileSync(new URL(`../../deployments/${name}`, import.meta.url), 'utf8');
+
+describe('deployment files', () => {
+  test('devnet: fast parameters, funded notes owned by the published devnet keys', () => {
+    const d = parseDeployment(read('devnet.yaml'));
+    assert.equal(d.name, 'devnet');
+    assert.equal(d.slot_duration_ms, 1000);
+    assert.deepEqual(d.ledger.consensus.active_slot_coeff, { num: 1n, den: 2n });
+    assert.equal(d.ledger.consensus.security_param, 10);
+    assert.equal(d.genesis.genesis_time, null);
+    const keys = new Set(devnetKeys(4).map((k) => bytesToHex(frToBytes(k.publicKey))));
+    for (const n of d.genesis.notes)
+      assert.ok(keys.has(bytesToHex(frToBytes(n.pk))), 'every devnet note belongs to a devnet key');
+    assert.equal(d.genesis.notes.length, 20);
+  });
+
+  test('testnet: the reference parameters', () => {
+    const d = parseDeployment(read('testnet.yaml'));
+    const s = epochSchedule(d.ledger.consensus);
+    assert.equal(d.ledger.consensus.security_param, 120);
+    assert.deepEqual(d.ledger.consensus.active_slot_coeff, { num: 1n, den: 30n });
+    assert.equal(s.epoch_length, 36_000n);
+    assert.equal(d.ledger.sdp.min_stake, 1_000_000_000n);
+    const g = buildGenesis(d, { config: d.ledger, proofs: INSECURE_TEST_PROOFS });
+    assert.equal(g.parameter.chain_id, 'logos-testnet');
+    assert.equal(g.parameter.genesis_time, 1790758800);
+  });
+
+  test('bad files are refused with the key named', () => {
+    const good = read('devnet.yaml');
+    const cases: [string, RegExp][] = [
+      [
+        good.replace('active_slot_coeff: 1/2', 'active_slot_coeff: 3/2'),
+        /cryptarchia\.active_slot_coeff: must be between 0 and 1/,
+      ],
+      [
+        good.replace('security_param: 10', 'security_param: -1'),
+        /cryptarchia\.security_param: -1 is outside/,
+      ],
+      [
+        good.replace('slot_duration_ms: 1000', 'slot_duration_ms: fast'),
+        /time\.slot_duration_ms: expected an integer/,
+      ],
+      [good.replace('chain_id: logos-devnet', 'chain_id: ""'), /genesis\.chain_id: must be 1\.\.255 bytes/],
+      [good.replace(/pk: 9f44[0-9a-f]+/, 'pk: 00'), /genesis\.notes\[0\]\.pk: expected a field element/],
+      [good.replace('  min_stake: 1000\n', ''), /sdp\.min_stake: missing/],
+      ['a: [1, 2', /not valid YAML/],
+      ['- 1\n- 2\n', /expected a mapping/],
+    ];
+    for (const [text, re] of cases)
+      assert.throws(
+        () => parseDeployment(text),
+        (e: unknown) => e instanceof DeploymentError && re.test(e.message),
+        String(re),
+      );
+  });
+
+  test('u64 values beyond 2^53 are read exactly', () => {
+    const text = read('devnet.yaml').replace(
+      'reward_pool_genesis: 300000000000',
+      'reward_pool_genesis: 18446744073709551615',
+    );
+    assert.equal(parseDeployment(text).ledger.pow.reward_pool_genesis, 18446744073709551615n);
+  });
+
+  test('the insecure proof backend is refused outside test deployments', () => {
+    const d = parseDeployment(read('devnet.yaml'));
+    assert.throws(() => assertProofSystemAllowed(d, INSECURE_TEST_PROOFS), /not a test deployment/);
+    assertProofSystemAllowed({ ...d, test: true }, INSECURE_TEST_PROOFS);
+    assertProofSystemAllowed(d, { name: 'groth16', secure: true });
+  });
+});
