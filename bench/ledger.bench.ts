@@ -150,7 +150,7 @@ export const figures: Figure[] = [
       const { ctx, state: genesis } = context();
       let { state, ids } = withNotes(genesis, 1_000_000);
       const states: LedgerState[] = [state];
-      let parent = new Uint8Array(32);
+      let parent: Uint8Array = new Uint8Array(32);
       // 200 blocks above the immutable one, 16 transfers each, every state kept.
       for (let b = 0; b < 200; b++) {
         const { txs, created } = transfers(ids, 16, 2000n);
