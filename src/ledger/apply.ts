@@ -61,7 +61,7 @@ export function executeTx(
   ctx: LedgerContext,
   tx: SignedMantleTx,
   slot: bigint,
-  opts: TxOptions & { preverified?: Uint8Array } = {},
+  opts: TxOptions & { preverified?: Uint8Array; size?: bigint } = {},
 ): TxOutcome {
   const genesis = opts.genesis === true;
   const hash = opts.preverified ?? preverifyTx(tx, ctx.proofs).hash;
@@ -123,7 +123,7 @@ export function executeTx(
     }
   }
   if (genesis) return { hash, executionGas: 0n, storageGas: 0n, mandatoryFee: 0n, tip: 0n, powClaims };
-  const storageGas = BigInt(encodeSignedTx(tx).length);
+  const storageGas = opts.size ?? BigInt(encodeSignedTx(tx).length);
   const mandatoryFee = gas * draft.gas.execution_base_gas_price + storageGas * draft.gas.storage_gas_price;
   if (balance < mandatoryFee) {
     fail('InsufficientBalance', `the transaction pays ${balance}, the mandatory fee is ${mandatoryFee}`);
@@ -209,6 +209,12 @@ export function applyBlock(
       `${block.transactions.length} transactions, at most ${MAX_BLOCK_TRANSACTIONS}`,
     );
   }
+  let size = 0n;
+  const sizes = block.transactions.map((tx) => BigInt(encodeSignedTx(tx).length));
+  for (const s of sizes) size += s;
+  if (size > BigInt(MAX_BLOCK_TRANSACTIONS_SIZE)) {
+    fail('BlockTooLarge', `transactions take ${size} bytes, the limit is ${MAX_BLOCK_TRANSACTIONS_SIZE}`);
+  }
   const draft = new Draft(state);
   const latestRoot = state.utxos.root();
 
@@ -225,12 +231,11 @@ export function applyBlock(
   let execGas = 0n;
   let burned = 0n;
   let tips = 0n;
-  let size = 0n;
   let powClaims = 0n;
   block.transactions.forEach((tx, i) => {
     let out: TxOutcome;
     try {
-      out = executeTx(draft, ctx, tx, slot);
+      out = executeTx(draft, ctx, tx, slot, { size: sizes[i]! });
     } catch (e) {
       if (e instanceof LedgerError) throw e.inTx(i);
       throw e;
@@ -238,10 +243,8 @@ export function applyBlock(
     execGas += out.executionGas;
     burned += out.mandatoryFee;
     tips += out.tip;
-    size += out.storageGas;
     powClaims += out.powClaims;
   });
-  if (size > BigInt(MAX_BLOCK_TRANSACTIONS_SIZE)) fail('BlockTooLarge', `transactions take ${size} bytes`);
   if (execGas > MAX_BLOCK_EXECUTION_GAS) {
     fail(
       'TooMuchExecutionGas',

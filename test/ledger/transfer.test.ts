@@ -181,3 +181,31 @@ describe('transfer', () => {
     assert.notEqual(forkA.state.utxos.root(), rootBefore);
   });
 });
+
+describe('block limits', () => {
+  test('more than 1024 transactions', () => {
+    const c = new TestChain();
+    const txs = Array.from({ length: 1025 }, () => ({ mantle_tx: { ops: [] }, ops_proofs: [] }));
+    rejects(() => c.apply(txs), 'TooManyTransactions');
+  });
+
+  test('more than 2 MiB of transactions, checked before any is executed', () => {
+    const c = new TestChain();
+    const big = (i: number) =>
+      signTx(
+        [
+          {
+            opcode: Opcode.ChannelInscribe,
+            payload: {
+              channel_id: new Uint8Array(32).fill(i),
+              inscription: new Uint8Array(1_835_008),
+              parent: new Uint8Array(32),
+              signer: new Uint8Array(32),
+            },
+          },
+        ],
+        [[]],
+      );
+    rejects(() => c.apply([big(1), big(2)]), 'BlockTooLarge');
+  });
+});
