@@ -17,7 +17,7 @@ import {
 import type { OpProof } from '../mantle/proofs.ts';
 import { fail } from './errors.ts';
 import type { DepositedNote } from './events.ts';
-import { checkedAdd, type OpEnv, requireZkSignature } from './op-env.ts';
+import { checkedAdd, type OpEnv, requireDistinct, requireZkSignature } from './op-env.ts';
 import type { ChannelState } from './state.ts';
 
 const ZERO = new Uint8Array(32);
@@ -162,11 +162,9 @@ export function applyChannelDeposit(env: OpEnv, op: ChannelDepositOp, proof: OpP
   const { draft, opIndex } = env;
   const channel = bytesToHex(op.channel_id);
   channelOf(env, op.channel_id);
-  const seen = new Set<bigint>();
+  requireDistinct(op.inputs, opIndex);
   const keys: bigint[] = [];
   const records = op.inputs.map((id) => {
-    if (seen.has(id)) fail('DuplicateInput', `note ${id} is deposited twice`, opIndex);
-    seen.add(id);
     const rec = draft.spendable(id, opIndex);
     keys.push(rec.note.pk);
     return rec;
@@ -184,12 +182,8 @@ export function applyChannelDeposit(env: OpEnv, op: ChannelDepositOp, proof: OpP
 export function applyChannelWithdraw(env: OpEnv, op: ChannelWithdrawOp, proof: OpProof): void {
   const c = channelOf(env, op.channel_id);
   const channel = bytesToHex(op.channel_id);
-  const seen = new Set<bigint>();
-  const records = op.inputs.map((id) => {
-    if (seen.has(id)) fail('DuplicateInput', `note ${id} is withdrawn twice`, env.opIndex);
-    seen.add(id);
-    return env.draft.channelNote(id, channel, env.opIndex);
-  });
+  requireDistinct(op.inputs, env.opIndex);
+  const records = op.inputs.map((id) => env.draft.channelNote(id, channel, env.opIndex));
   requireThreshold(env, c, c.transfer_threshold, proof);
   op.inputs.forEach((id, i) => {
     env.draft.updateNote(id, { ...records[i]!, channel: null });
@@ -199,11 +193,9 @@ export function applyChannelWithdraw(env: OpEnv, op: ChannelWithdrawOp, proof: O
 export function applyChannelTransfer(env: OpEnv, op: ChannelTransferOp, proof: OpProof): void {
   const c = channelOf(env, op.channel_id);
   const channel = bytesToHex(op.channel_id);
-  const seen = new Set<bigint>();
+  requireDistinct(op.inputs, env.opIndex);
   let inSum = 0n;
   for (const id of op.inputs) {
-    if (seen.has(id)) fail('DuplicateInput', `note ${id} is spent twice`, env.opIndex);
-    seen.add(id);
     inSum = checkedAdd(inSum, env.draft.channelNote(id, channel, env.opIndex).note.value, env.opIndex);
   }
   let outSum = 0n;

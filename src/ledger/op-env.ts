@@ -48,3 +48,12 @@ export function checkedAdd(a: bigint, b: bigint, opIndex: number): bigint {
   if (s > 0xffffffffffffffffn) fail('Overflow', 'value sum exceeds u64', opIndex);
   return s;
 }
+
+/** Refuses an input list that names a note twice. */
+export function requireDistinct(ids: readonly bigint[], opIndex: number): void {
+  const seen = new Set<bigint>();
+  for (const id of ids) {
+    if (seen.has(id)) fail('DuplicateInput', `note ${id} appears twice in the inputs`, opIndex);
+    seen.add(id);
+  }
+}

@@ -1,18 +1,15 @@
 /** Transfer (opcode 0): spend notes, create notes. The only op that moves value through the fee balance. */
 import { opId, type TransferOp } from '../mantle/ops.ts';
 import type { OpProof } from '../mantle/proofs.ts';
-import { fail } from './errors.ts';
-import { checkedAdd, type OpEnv, requireZkSignature } from './op-env.ts';
+import { checkedAdd, type OpEnv, requireDistinct, requireZkSignature } from './op-env.ts';
 
 /** Verifies and executes a transfer; returns Σ inputs − Σ outputs (the fee balance it adds). */
 export function applyTransfer(env: OpEnv, op: TransferOp, proof: OpProof): bigint {
   const { draft, opIndex } = env;
-  const seen = new Set<bigint>();
+  requireDistinct(op.inputs, opIndex);
   let inSum = 0n;
   const keys: bigint[] = [];
   for (const id of op.inputs) {
-    if (seen.has(id)) fail('DuplicateInput', `note ${id} is spent twice`, opIndex);
-    seen.add(id);
     const rec = draft.spendable(id, opIndex);
     inSum = checkedAdd(inSum, rec.note.value, opIndex);
     keys.push(rec.note.pk);
