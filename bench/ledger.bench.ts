@@ -12,17 +12,14 @@ import { applyBlock } from '../src/ledger/apply.ts';
 import { parseDeployment } from '../src/ledger/deployment.ts';
 import { Draft, type LedgerContext } from '../src/ledger/draft.ts';
 import { buildGenesis } from '../src/ledger/genesis.ts';
-import { INSECURE_TEST_PROOFS } from '../src/ledger/insecure-test-proofs.ts';
-import type { ProofSystem } from '../src/ledger/proof-system.ts';
+import type { ProofChecks } from '../src/ledger/proof-system.ts';
 import type { LedgerState, NoteRecord } from '../src/ledger/state.ts';
 import { noteId } from '../src/mantle/note.ts';
 import { type Op, Opcode, opId } from '../src/mantle/ops.ts';
 import { type SignedMantleTx, txHash } from '../src/mantle/tx.ts';
 import { type Figure, median } from './harness.ts';
 
-const ACCEPT_ALL: ProofSystem = {
-  ...INSECURE_TEST_PROOFS,
-  name: 'bench-accept-all',
+const ACCEPT_ALL: ProofChecks = {
   verifyZkSign: () => true,
   verifyPol: () => true,
   verifyPoc: () => true,

@@ -10,7 +10,7 @@ import type { PMap } from '../util/pmap.ts';
 import type { LedgerConfig } from './config.ts';
 import { fail } from './errors.ts';
 import type { LedgerEvent } from './events.ts';
-import type { ProofSystem } from './proof-system.ts';
+import type { ProofChecks } from './proof-system.ts';
 import type {
   ChannelState,
   EpochState,
@@ -25,7 +25,7 @@ import type { UtxoTree } from './trees/utxo-tree.ts';
 
 export interface LedgerContext {
   readonly config: LedgerConfig;
-  readonly proofs: ProofSystem;
+  readonly proofs: ProofChecks;
 }
 
 export class Draft {

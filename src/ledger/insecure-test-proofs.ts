@@ -1,10 +1,9 @@
 /**
  * INSECURE: a deterministic stand-in for the zero-knowledge backend, for unit tests only.
  *
- * A "proof" here is a hash of the public inputs (plus, when proving, a check that the secret keys
- * match the public keys). Anyone can compute it without any secret, so it proves nothing; it only
- * lets tests exercise the ledger's wiring (right statement, right public inputs, right message).
- * `secure` is false and the node refuses to run a non-test deployment with it.
+ * A "proof" here is a hash of the public inputs. Anyone can compute it without any secret, so it
+ * proves nothing; it only lets tests exercise the ledger's wiring (right statement, right public
+ * inputs, right message). `secure` is false and the node refuses to run a non-test deployment with it.
  */
 
 import { bytesEqual, concatBytes } from '../codec/hex.ts';
@@ -12,7 +11,13 @@ import { blake2b256, tag } from '../crypto/blake2b.ts';
 import { type Fr, frToBytes } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
-import type { PocPublicInputs, PolPublicInputs, ProofSystem, ZkSignStatement } from './proof-system.ts';
+import type {
+  PocPublicInputs,
+  PolPublicInputs,
+  ProofChecks,
+  ProofSystem,
+  ZkSignStatement,
+} from './proof-system.ts';
 
 const ZK = tag('INSECURE_TEST_ZKSIGN');
 const POL = tag('INSECURE_TEST_POL');
@@ -24,8 +29,9 @@ function frs(xs: readonly Fr[]): Uint8Array {
 
 function expand(domain: Uint8Array, body: Uint8Array, n: number): Uint8Array {
   const out = new Uint8Array(n);
-  for (let i = 0; i * 32 < n; i++)
+  for (let i = 0; i * 32 < n; i++) {
     out.set(blake2b256(domain, Uint8Array.of(i), body).subarray(0, Math.min(32, n - i * 32)), i * 32);
+  }
   return out;
 }
 
@@ -35,47 +41,44 @@ function zkSig(st: ZkSignStatement): ZkSignature {
 }
 
 function polProof(i: PolPublicInputs): Uint8Array {
-  return expand(
-    POL,
-    frs([
-      i.entropy_contribution,
-      i.slot,
-      i.epoch_nonce,
-      i.lottery_0,
-      i.lottery_1,
-      i.aged_root,
-      i.latest_root,
-      i.leader_pk1,
-      i.leader_pk2,
-    ]),
-    128,
-  );
+  const inputs = [
+    i.entropy_contribution,
+    i.slot,
+    i.epoch_nonce,
+    i.lottery_0,
+    i.lottery_1,
+    i.aged_root,
+    i.latest_root,
+  ];
+  return expand(POL, frs([...inputs, i.leader_pk1, i.leader_pk2]), 128);
 }
 
 function pocProof(i: PocPublicInputs): Uint8Array {
   return expand(POC, frs([i.voucher_nullifier, i.voucher_root, i.mantle_tx_hash]), 128);
 }
 
-export const INSECURE_TEST_PROOFS: ProofSystem = {
-  name: 'insecure-test-proofs',
-  secure: false,
+/** The synchronous checks, for the pure ledger in unit tests. */
+export const INSECURE_TEST_CHECKS: ProofChecks = {
   verifyZkSign(st, sig) {
     const want = zkSig(st);
     return (
       bytesEqual(want.pi_a, sig.pi_a) && bytesEqual(want.pi_b, sig.pi_b) && bytesEqual(want.pi_c, sig.pi_c)
     );
   },
-  async proveZkSign(msg, secretKeys) {
-    return zkSig({ msg, publicKeys: secretKeys.map(zkPublicKey) });
-  },
   verifyPol: (inputs, proof) => bytesEqual(polProof(inputs), proof),
-  async provePol(inputs) {
-    return polProof(inputs);
-  },
   verifyPoc: (inputs, proof) => bytesEqual(pocProof(inputs), proof),
-  async provePoc(inputs) {
-    return pocProof(inputs);
-  },
+};
+
+export const INSECURE_TEST_PROOFS: ProofSystem = {
+  name: 'insecure-test-proofs',
+  secure: false,
+  verifyZkSign: async (st, sig) => INSECURE_TEST_CHECKS.verifyZkSign(st, sig),
+  verifyPol: async (inputs, proof) => INSECURE_TEST_CHECKS.verifyPol(inputs, proof),
+  verifyPoc: async (inputs, proof) => INSECURE_TEST_CHECKS.verifyPoc(inputs, proof),
+  proveZkSign: async (msg, secretKeys) => insecureTestZkSign(msg, secretKeys),
+  provePol: async (inputs) => polProof(inputs),
+  provePoc: async (inputs) => pocProof(inputs),
+  close: async () => {},
 };
 
 /** Synchronous signing for tests that build many transactions. */

@@ -7,14 +7,14 @@ import { ed25519Verify } from '../crypto/ed25519.ts';
 import { Opcode } from '../mantle/ops.ts';
 import { type SignedMantleTx, txHash, txHashToFr } from '../mantle/tx.ts';
 import { fail, LedgerError } from './errors.ts';
-import type { ProofSystem } from './proof-system.ts';
+import type { ProofChecks } from './proof-system.ts';
 
 export interface PreverifiedTx {
   readonly tx: SignedMantleTx;
   readonly hash: Uint8Array;
 }
 
-export function preverifyTx(tx: SignedMantleTx, proofs: ProofSystem): PreverifiedTx {
+export function preverifyTx(tx: SignedMantleTx, proofs: ProofChecks): PreverifiedTx {
   const hash = txHash(tx.mantle_tx);
   const ops = tx.mantle_tx.ops;
   for (let i = 0; i < ops.length; i++) {

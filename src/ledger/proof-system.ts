@@ -2,7 +2,10 @@
  * The zero-knowledge statements the ledger checks, behind one interface so the backend can be
  * chosen by the deployment: Groth16 for real networks, an insecure deterministic one for unit tests.
  *
- * Verification is synchronous (the ledger is a pure function); proving may take seconds and is async.
+ * The ledger is a pure, synchronous function: it asks `ProofChecks` for a yes or no. A real backend
+ * verifies asynchronously (WebAssembly, worker threads), so blocks are applied with
+ * `DeferredProofChecks`, which records every statement and answers yes; the records are then
+ * verified together and the block is refused if any fails (see ledger/verified.ts).
  */
 import type { Fr } from '../crypto/field.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
@@ -31,7 +34,9 @@ export interface PolPublicInputs {
 export interface PolWitness {
   readonly secret_key: Fr;
   readonly note_value: bigint;
-  readonly note_id: Fr;
+  /** Where the note was created: the op id as a field element and the output index. */
+  readonly note_tx_hash: Fr;
+  readonly note_output_index: number;
   readonly aged_path: readonly Fr[];
   readonly aged_index: number;
   readonly latest_path: readonly Fr[];
@@ -51,20 +56,31 @@ export interface PocWitness {
   readonly voucher_index: number;
 }
 
+/** The checks the ledger asks for, answered synchronously. */
+export interface ProofChecks {
+  verifyZkSign(statement: ZkSignStatement, signature: ZkSignature): boolean;
+  verifyPol(inputs: PolPublicInputs, proof: Uint8Array): boolean;
+  verifyPoc(inputs: PocPublicInputs, proof: Uint8Array): boolean;
+}
+
+/** A proof backend: makes and verifies proofs of the three statements. */
 export interface ProofSystem {
   /** Human-readable backend name, shown in logs. */
   readonly name: string;
   /** False for backends that anyone can forge: a node must refuse them outside tests. */
   readonly secure: boolean;
 
-  verifyZkSign(statement: ZkSignStatement, signature: ZkSignature): boolean;
+  verifyZkSign(statement: ZkSignStatement, signature: ZkSignature): Promise<boolean>;
   proveZkSign(msg: Fr, secretKeys: readonly Fr[]): Promise<ZkSignature>;
 
-  verifyPol(inputs: PolPublicInputs, proof: Uint8Array): boolean;
+  verifyPol(inputs: PolPublicInputs, proof: Uint8Array): Promise<boolean>;
   provePol(inputs: PolPublicInputs, witness: PolWitness): Promise<Uint8Array>;
 
-  verifyPoc(inputs: PocPublicInputs, proof: Uint8Array): boolean;
+  verifyPoc(inputs: PocPublicInputs, proof: Uint8Array): Promise<boolean>;
   provePoc(inputs: PocPublicInputs, witness: PocWitness): Promise<Uint8Array>;
+
+  /** Releases workers and WebAssembly instances. */
+  close(): Promise<void>;
 }
 
 /** The maximum number of keys one ZkSign proof covers. */

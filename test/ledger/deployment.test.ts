@@ -7,7 +7,7 @@ import { epochSchedule } from '../../src/ledger/config.ts';
 import { assertProofSystemAllowed, DeploymentError, parseDeployment } from '../../src/ledger/deployment.ts';
 import { devnetKeys } from '../../src/ledger/devnet-keys.ts';
 import { buildGenesis } from '../../src/ledger/genesis.ts';
-import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
+import { INSECURE_TEST_CHECKS, INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
 
 const read = (name: string) => readFileSync(new URL(`../../deployments/${name}`, import.meta.url), 'utf8');
 
@@ -32,7 +32,7 @@ describe('deployment files', () => {
     assert.deepEqual(d.ledger.consensus.active_slot_coeff, { num: 1n, den: 30n });
     assert.equal(s.epoch_length, 36_000n);
     assert.equal(d.ledger.sdp.min_stake, 1_000_000_000n);
-    const g = buildGenesis(d, { config: d.ledger, proofs: INSECURE_TEST_PROOFS });
+    const g = buildGenesis(d, { config: d.ledger, proofs: INSECURE_TEST_CHECKS });
     assert.equal(g.parameter.chain_id, 'logos-testnet');
     assert.equal(g.parameter.genesis_time, 1790758800);
   });

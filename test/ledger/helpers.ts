@@ -13,7 +13,7 @@ import type { LedgerContext } from '../../src/ledger/draft.ts';
 import { executionGas } from '../../src/ledger/gas.ts';
 import { buildGenesis, type Genesis } from '../../src/ledger/genesis.ts';
 import {
-  INSECURE_TEST_PROOFS,
+  INSECURE_TEST_CHECKS,
   insecureTestPolProof,
   insecureTestZkSign,
 } from '../../src/ledger/insecure-test-proofs.ts';
@@ -31,7 +31,7 @@ export const DEVNET: Deployment = parseDeployment(
 export const KEYS = devnetKeys(4);
 
 export function ctxOf(d: Deployment = DEVNET): LedgerContext {
-  return { config: d.ledger, proofs: INSECURE_TEST_PROOFS };
+  return { config: d.ledger, proofs: INSECURE_TEST_CHECKS };
 }
 
 export const CTX = ctxOf();

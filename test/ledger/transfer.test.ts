@@ -4,6 +4,8 @@ import { bytesToHex } from '../../src/codec/hex.ts';
 import { applyBlock, checkTx } from '../../src/ledger/apply.ts';
 import { LedgerError } from '../../src/ledger/errors.ts';
 import { genesisParameter } from '../../src/ledger/genesis.ts';
+import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
+import { applyBlockVerified } from '../../src/ledger/verified.ts';
 import { Opcode } from '../../src/mantle/ops.ts';
 import {
   CTX,
@@ -207,5 +209,33 @@ describe('block limits', () => {
         [[]],
       );
     rejects(() => c.apply([big(1), big(2)]), 'BlockTooLarge');
+  });
+});
+
+describe('deferred proof verification', () => {
+  test('a block applies with the asynchronous backend only if every recorded proof verifies', async () => {
+    const c = new TestChain();
+    const [a, b] = genesisNotes(c.genesis);
+    const good = c.block([transfer(c.state, [a!], [{ value: 3n, pk: KEYS[1]!.publicKey }]).tx]);
+    const r = await applyBlockVerified(c.state, good, c.ctx.config, INSECURE_TEST_PROOFS);
+    assert.equal(r.state.block_number, 1n);
+    const forged = c.block([
+      transfer(c.state, [{ ...b!, sk: b!.sk + 1n }], [{ value: 3n, pk: KEYS[1]!.publicKey }]).tx,
+    ]);
+    await assert.rejects(
+      applyBlockVerified(c.state, forged, c.ctx.config, INSECURE_TEST_PROOFS),
+      (e: unknown) => e instanceof LedgerError && e.ledgerCode === 'InvalidZkSignature',
+    );
+    const badLeader = {
+      ...good,
+      header: {
+        ...good.header,
+        proof_of_leadership: { ...good.header.proof_of_leadership, proof: new Uint8Array(128) },
+      },
+    };
+    await assert.rejects(
+      applyBlockVerified(c.state, badLeader, c.ctx.config, INSECURE_TEST_PROOFS),
+      (e: unknown) => e instanceof LedgerError && e.ledgerCode === 'InvalidLeaderProof',
+    );
   });
 });

@@ -1,0 +1,64 @@
+/**
+ * Deferred proof checks: the ledger runs with checks that record each statement and say yes; the
+ * recorded statements are then verified by the real (asynchronous) backend, all at once.
+ */
+import type { ZkSignature } from '../mantle/proofs.ts';
+import { LedgerError, type LedgerErrorCode } from './errors.ts';
+import type {
+  PocPublicInputs,
+  PolPublicInputs,
+  ProofChecks,
+  ProofSystem,
+  ZkSignStatement,
+} from './proof-system.ts';
+
+type Obligation =
+  | { kind: 'zksign'; statement: ZkSignStatement; signature: ZkSignature }
+  | { kind: 'pol'; inputs: PolPublicInputs; proof: Uint8Array }
+  | { kind: 'poc'; inputs: PocPublicInputs; proof: Uint8Array };
+
+const FAILURE: Record<Obligation['kind'], [LedgerErrorCode, string]> = {
+  zksign: ['InvalidZkSignature', 'a ZK signature does not verify'],
+  pol: ['InvalidLeaderProof', 'the proof of leadership does not verify'],
+  poc: ['InvalidProofOfClaim', 'a proof of claim does not verify'],
+};
+
+export class DeferredProofChecks implements ProofChecks {
+  readonly obligations: Obligation[] = [];
+
+  verifyZkSign(statement: ZkSignStatement, signature: ZkSignature): boolean {
+    this.obligations.push({ kind: 'zksign', statement, signature });
+    return true;
+  }
+
+  verifyPol(inputs: PolPublicInputs, proof: Uint8Array): boolean {
+    this.obligations.push({ kind: 'pol', inputs, proof });
+    return true;
+  }
+
+  verifyPoc(inputs: PocPublicInputs, proof: Uint8Array): boolean {
+    this.obligations.push({ kind: 'poc', inputs, proof });
+    return true;
+  }
+
+  /** Verifies every recorded statement; throws the LedgerError of the first that fails (in record order). */
+  async settle(system: ProofSystem): Promise<void> {
+    const results = await Promise.all(
+      this.obligations.map((o) => {
+        switch (o.kind) {
+          case 'zksign':
+            return system.verifyZkSign(o.statement, o.signature);
+          case 'pol':
+            return system.verifyPol(o.inputs, o.proof);
+          case 'poc':
+            return system.verifyPoc(o.inputs, o.proof);
+        }
+      }),
+    );
+    const bad = results.findIndex((ok) => !ok);
+    if (bad >= 0) {
+      const [code, message] = FAILURE[this.obligations[bad]!.kind];
+      throw new LedgerError(code, message);
+    }
+  }
+}
