@@ -19,3 +19,5 @@ if (count === 0) {
   console.error(`no benchmark figure matches ${prefixes.join(', ')}`);
   process.exitCode = 1;
 }
+// Figures may leave prover processes or WebAssembly curves behind; the run is over.
+process.exit(process.exitCode ?? 0);

@@ -1,7 +1,7 @@
 /**
  * Entry point of `npm start`. For now it reports the version and runs the cryptographic self-check.
  */
-import './polyfills.ts';
+import './polyfills.mjs';
 import { runSelfCheck } from './selfcheck.ts';
 import { API_VERSION, IMPLEMENTATION } from './version.ts';
 

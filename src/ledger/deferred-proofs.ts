@@ -43,22 +43,22 @@ export class DeferredProofChecks implements ProofChecks {
 
   /** Verifies every recorded statement; throws the LedgerError of the first that fails (in record order). */
   async settle(system: ProofSystem): Promise<void> {
-    const results = await Promise.all(
-      this.obligations.map((o) => {
-        switch (o.kind) {
-          case 'zksign':
-            return system.verifyZkSign(o.statement, o.signature);
-          case 'pol':
-            return system.verifyPol(o.inputs, o.proof);
-          case 'poc':
-            return system.verifyPoc(o.inputs, o.proof);
-        }
-      }),
-    );
+    const results = await Promise.all(this.obligations.map((o) => verifyOne(system, o)));
     const bad = results.findIndex((ok) => !ok);
     if (bad >= 0) {
       const [code, message] = FAILURE[this.obligations[bad]!.kind];
       throw new LedgerError(code, message);
     }
+  }
+}
+
+function verifyOne(system: ProofSystem, o: Obligation): Promise<boolean> {
+  switch (o.kind) {
+    case 'zksign':
+      return system.verifyZkSign(o.statement, o.signature);
+    case 'pol':
+      return system.verifyPol(o.inputs, o.proof);
+    case 'poc':
+      return system.verifyPoc(o.inputs, o.proof);
   }
 }

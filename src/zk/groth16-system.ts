@@ -1,0 +1,173 @@
+/**
+ * The Groth16 proof backend of the node: the ZkSig, proof-of-leadership and proof-of-claim circuits
+ * (zk/circuits), proved with snarkjs in worker threads and verified in-process on a single-threaded
+ * WebAssembly curve. Proofs travel in the 128-byte arkworks-compressed form.
+ */
+
+import {
+  compressProof,
+  groth16Verify,
+  type PreparedVerifyingKey,
+  prepareVerifyingKey,
+  terminateCurve,
+  zkSignatureFromBytes,
+  zkSignatureToBytes,
+} from '../crypto/groth16/index.ts';
+import { zkPublicKey } from '../crypto/zk-keys.ts';
+import {
+  type PocPublicInputs,
+  type PocWitness,
+  type PolPublicInputs,
+  type PolWitness,
+  type ProofSystem,
+  ZKSIGN_MAX_KEYS,
+  type ZkSignStatement,
+} from '../ledger/proof-system.ts';
+import type { ZkSignature } from '../mantle/proofs.ts';
+import { type CircuitArtifacts, type CircuitName, loadArtifacts } from './artifacts.ts';
+import { ProverPool } from './prover-pool.ts';
+
+const PAD_PK = zkPublicKey(0n);
+
+const dec = (x: bigint | number) => x.toString();
+const bits = (index: number, n = 32) => Array.from({ length: n }, (_, i) => dec((index >>> i) & 1));
+
+function zkSignPublic(st: ZkSignStatement): bigint[] {
+  if (st.publicKeys.length > ZKSIGN_MAX_KEYS) throw new RangeError(`at most ${ZKSIGN_MAX_KEYS} keys`);
+  const pks = [...st.publicKeys];
+  while (pks.length < ZKSIGN_MAX_KEYS) pks.push(PAD_PK);
+  return [...pks, st.msg];
+}
+
+function polPublic(i: PolPublicInputs): bigint[] {
+  return [
+    i.entropy_contribution,
+    i.slot,
+    i.epoch_nonce,
+    i.lottery_0,
+    i.lottery_1,
+    i.aged_root,
+    i.latest_root,
+    i.leader_pk1,
+    i.leader_pk2,
+  ];
+}
+
+function pocPublic(i: PocPublicInputs): bigint[] {
+  return [i.voucher_nullifier, i.voucher_root, i.mantle_tx_hash];
+}
+
+export interface Groth16Options {
+  /** Folder holding zksig/, pol/ and poc/ with the circuit artifacts and manifest.json. */
+  readonly keysDir: string;
+  /** Prover worker threads. */
+  readonly provers?: number;
+}
+
+export class Groth16ProofSystem implements ProofSystem {
+  readonly name = 'groth16';
+  readonly secure = true;
+  private readonly pool: ProverPool;
+  private readonly artifacts: Record<CircuitName, CircuitArtifacts>;
+  private readonly vks: Record<CircuitName, PreparedVerifyingKey>;
+
+  constructor(opts: Groth16Options) {
+    this.artifacts = loadArtifacts(opts.keysDir);
+    this.vks = {
+      zksig: prepareVerifyingKey(this.artifacts.zksig.verificationKey),
+      pol: prepareVerifyingKey(this.artifacts.pol.verificationKey),
+      poc: prepareVerifyingKey(this.artifacts.poc.verificationKey),
+    };
+    this.pool = new ProverPool(opts.provers ?? 1);
+  }
+
+  /** R1CS constraint count of a circuit. */
+  constraints(circuit: CircuitName): number {
+    return this.artifacts[circuit].constraints;
+  }
+
+  private async prove(
+    circuit: CircuitName,
+    input: Record<string, string | string[]>,
+    publicInputs: bigint[],
+  ): Promise<Uint8Array> {
+    const a = this.artifacts[circuit];
+    const { proof, publicSignals } = await this.pool.prove(a.wasmPath, a.zkeyPath, input);
+    const got = publicSignals.map(BigInt);
+    if (got.length !== publicInputs.length || got.some((x, i) => x !== publicInputs[i])) {
+      throw new Error(`${circuit}: the circuit's public signals differ from the statement`);
+    }
+    return compressProof(proof);
+  }
+
+  verifyZkSign(st: ZkSignStatement, sig: ZkSignature): Promise<boolean> {
+    return groth16Verify(this.vks.zksig, zkSignPublic(st), zkSignatureToBytes(sig));
+  }
+
+  async proveZkSign(msg: bigint, secretKeys: readonly bigint[]): Promise<ZkSignature> {
+    if (secretKeys.length > ZKSIGN_MAX_KEYS) throw new RangeError(`at most ${ZKSIGN_MAX_KEYS} keys`);
+    const sks = [...secretKeys];
+    while (sks.length < ZKSIGN_MAX_KEYS) sks.push(0n);
+    const pub = zkSignPublic({ msg, publicKeys: secretKeys.map(zkPublicKey) });
+    const bytes = await this.prove(
+      'zksig',
+      { pks: pub.slice(0, ZKSIGN_MAX_KEYS).map(dec), msg: dec(msg), sks: sks.map(dec) },
+      pub,
+    );
+    return zkSignatureFromBytes(bytes);
+  }
+
+  verifyPol(inputs: PolPublicInputs, proof: Uint8Array): Promise<boolean> {
+    return groth16Verify(this.vks.pol, polPublic(inputs), proof);
+  }
+
+  provePol(i: PolPublicInputs, w: PolWitness): Promise<Uint8Array> {
+    return this.prove(
+      'pol',
+      {
+        entropy_contribution: dec(i.entropy_contribution),
+        slot: dec(i.slot),
+        epoch_nonce: dec(i.epoch_nonce),
+        lottery_0: dec(i.lottery_0),
+        lottery_1: dec(i.lottery_1),
+        aged_root: dec(i.aged_root),
+        latest_root: dec(i.latest_root),
+        leader_pk1: dec(i.leader_pk1),
+        leader_pk2: dec(i.leader_pk2),
+        secret_key: dec(w.secret_key),
+        note_value: dec(w.note_value),
+        note_tx_hash: dec(w.note_tx_hash),
+        note_output_index: dec(w.note_output_index),
+        aged_path: w.aged_path.map(dec),
+        aged_bits: bits(w.aged_index),
+        latest_path: w.latest_path.map(dec),
+        latest_bits: bits(w.latest_index),
+      },
+      polPublic(i),
+    );
+  }
+
+  verifyPoc(inputs: PocPublicInputs, proof: Uint8Array): Promise<boolean> {
+    return groth16Verify(this.vks.poc, pocPublic(inputs), proof);
+  }
+
+  provePoc(i: PocPublicInputs, w: PocWitness): Promise<Uint8Array> {
+    return this.prove(
+      'poc',
+      {
+        voucher_nullifier: dec(i.voucher_nullifier),
+        voucher_root: dec(i.voucher_root),
+        mantle_tx_hash: dec(i.mantle_tx_hash),
+        voucher_secret: dec(w.voucher_secret),
+        path: w.voucher_path.map(dec),
+        index_bits: bits(w.voucher_index),
+      },
+      pocPublic(i),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+    await terminateCurve();
+  }
+}

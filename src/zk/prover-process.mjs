@@ -1,0 +1,39 @@
+// A prover process: makes Groth16 proofs with snarkjs, whose witness generation and multi-threaded
+// MSMs then never touch the node's event loop. (snarkjs' thread pool cannot start inside a worker
+// thread, so proving runs in a child process.) Proving keys and witness generators are read once and
+// kept in memory; the curve stays built between proofs. Plain JavaScript: it needs no loader.
+import { readFileSync } from 'node:fs';
+import * as snarkjs from 'snarkjs';
+
+const files = new Map();
+function mem(path) {
+  let data = files.get(path);
+  if (!data) {
+    data = new Uint8Array(readFileSync(path));
+    files.set(path, data);
+  }
+  return { type: 'mem', data };
+}
+
+async function shutdown() {
+  await globalThis.curve_bn128?.terminate();
+  process.exit(0);
+}
+
+process.on('disconnect', () => void shutdown());
+process.on('message', async (msg) => {
+  if (msg.close) {
+    await shutdown();
+    return;
+  }
+  try {
+    const { proof, publicSignals } = await snarkjs.groth16.fullProve(
+      msg.input,
+      mem(msg.wasmPath),
+      mem(msg.zkeyPath),
+    );
+    process.send({ id: msg.id, ok: true, proof, publicSignals });
+  } catch (e) {
+    process.send({ id: msg.id, ok: false, error: e instanceof Error ? e.message : String(e) });
+  }
+});
