@@ -3,6 +3,9 @@
  * made and verified, forgeries are refused, and the ledger accepts a block only through them.
  */
 import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { bodyRoot } from '../../src/block/block.ts';
 import { encodeHeader, type Header } from '../../src/block/header.ts';
@@ -24,8 +27,9 @@ import { applyBlockVerified } from '../../src/ledger/verified.ts';
 import { noteId } from '../../src/mantle/note.ts';
 import { Opcode, opId } from '../../src/mantle/ops.ts';
 import { txHash, txHashToFr } from '../../src/mantle/tx.ts';
-import { DEFAULT_KEYS_DIR } from '../../src/zk/artifacts.ts';
+import { DEFAULT_KEYS_DIR, loadArtifacts } from '../../src/zk/artifacts.ts';
 import { Groth16ProofSystem } from '../../src/zk/groth16-system.ts';
+import { createProofSystem } from '../../src/zk/index.ts';
 import { DEVNET, genesisNotes, KEYS, TestChain, transfer } from '../ledger/helpers.ts';
 
 const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR });
@@ -154,5 +158,29 @@ describe('Groth16 backend', () => {
         e instanceof LedgerError &&
         (e.ledgerCode === 'InvalidZkSignature' || e.ledgerCode === 'InvalidLeaderProof'),
     );
+  });
+});
+
+describe('backend choice', () => {
+  test('Groth16 by default; the insecure backend only for test deployments; bad keys are refused', async () => {
+    const real = createProofSystem(DEVNET);
+    assert.equal(real.name, 'groth16');
+    assert.equal(real.secure, true);
+    await real.close();
+    assert.throws(() => createProofSystem(DEVNET, { insecureTestProofs: true }), /not a test deployment/);
+    assert.equal(createProofSystem({ ...DEVNET, test: true }, { insecureTestProofs: true }).secure, false);
+    assert.throws(() => createProofSystem(DEVNET, { keysDir: '/nonexistent' }), /no circuit manifest/);
+  });
+
+  test('a proving key whose sha256 differs from the manifest is refused', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keys-'));
+    cpSync(DEFAULT_KEYS_DIR, dir, { recursive: true });
+    const vk = join(dir, 'poc', 'verification_key.json');
+    writeFileSync(vk, readFileSync(vk, 'utf8').replace('"protocol"', '"protocol" '));
+    assert.throws(
+      () => loadArtifacts(dir),
+      /poc\/verification_key\.json has sha256 [0-9a-f]{64}, the manifest pins/,
+    );
+    rmSync(dir, { recursive: true });
   });
 });
