@@ -51,6 +51,8 @@ function withNotes(state: LedgerState, n: number): { state: LedgerState; ids: bi
       m.set(id, {
         note: { value: VALUE, pk: PK },
         index,
+        origin: 1n,
+        output_index: 0,
         channel: null,
         locked_by: null,
       } satisfies NoteRecord);

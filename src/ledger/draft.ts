@@ -4,7 +4,7 @@
  * changes, so a failed block or transaction is simply dropped.
  */
 import { bytesToHex } from '../codec/hex.ts';
-import type { Fr } from '../crypto/field.ts';
+import { type Fr, frFromBytesModOrder } from '../crypto/field.ts';
 import { type Note, noteId } from '../mantle/note.ts';
 import type { PMap } from '../util/pmap.ts';
 import type { LedgerConfig } from './config.ts';
@@ -126,7 +126,14 @@ export class Draft {
     if (this.notes.has(id)) fail('DuplicateNote', `note ${id} already exists`, opIndex);
     const { tree, index } = this.utxos.insert(id);
     this.utxos = tree;
-    this.notes = this.notes.set(id, { note, index, channel, locked_by: null });
+    this.notes = this.notes.set(id, {
+      note,
+      index,
+      origin: frFromBytesModOrder(opId),
+      output_index: outputIndex,
+      channel,
+      locked_by: null,
+    });
     return id;
   }
 

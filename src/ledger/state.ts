@@ -16,6 +16,9 @@ export interface NoteRecord {
   readonly note: Note;
   /** Leaf index in the UTXO tree. */
   readonly index: number;
+  /** Where the note was created: its op id as a field element and its output index (a PoL witness needs them). */
+  readonly origin: Fr;
+  readonly output_index: number;
   /** Hex id of the channel that holds this note (deposited), or null. */
   readonly channel: string | null;
   /** Hex id of the SDP declaration this note is the service note of, or null. */
