@@ -15,7 +15,7 @@ describe('deployment files', () => {
   test('devnet: fast parameters, funded notes owned by the published devnet keys', () => {
     const d = parseDeployment(read('devnet.yaml'));
     assert.equal(d.name, 'devnet');
-    assert.equal(d.slot_duration_ms, 1000);
+    assert.equal(d.slot_duration_ms, 2000);
     assert.deepEqual(d.ledger.consensus.active_slot_coeff, { num: 1n, den: 2n });
     assert.equal(d.ledger.consensus.security_param, 10);
     assert.equal(d.genesis.genesis_time, null);

@@ -1,0 +1,252 @@
+/**
+ * The chain service: accepts blocks (own or received), validates them (structure, time, ledger and
+ * proofs), keeps one ledger state per block of the block tree above the latest immutable block,
+ * runs fork choice through the Cryptarchia engine, and commits every accepted block with its
+ * effects on the canonical indices in one atomic storage transaction.
+ *
+ * On start it rebuilds the tree and the states by replaying the stored blocks (they were fully
+ * verified when first accepted, so the replay trusts their proofs).
+ */
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { type Block, checkBlockStructure, decodeBlock, encodeBlock } from '../block/block.ts';
+import { headerId } from '../block/header.ts';
+import { bytesToHex, hexToBytes } from '../codec/hex.ts';
+import { stringifyJson } from '../codec/json.ts';
+import { CryptarchiaEngine, type ConsensusState, type ReceiveResult } from '../consensus/engine.ts';
+import { LogosError } from '../errors/base.ts';
+import { applyBlock, type BlockResult } from '../ledger/apply.ts';
+import { epochSchedule } from '../ledger/config.ts';
+import type { Deployment } from '../ledger/deployment.ts';
+import { eventsToJson, type LedgerEvent } from '../ledger/events.ts';
+import { buildGenesis, type Genesis } from '../ledger/genesis.ts';
+import type { ProofChecks, ProofSystem } from '../ledger/proof-system.ts';
+import type { LedgerState } from '../ledger/state.ts';
+import { applyBlockVerified } from '../ledger/verified.ts';
+import { txHash } from '../mantle/tx.ts';
+import type { ChainStore, ChainUpdate } from '../storage/chain-store.ts';
+import type { SlotClock } from './clock.ts';
+
+export class BlockRejected extends LogosError {}
+
+/** Checks for replaying blocks this node verified before storing them. */
+const ALREADY_VERIFIED: ProofChecks = { verifyZkSign: () => true, verifyPol: () => true, verifyPoc: () => true };
+
+export interface ProcessedBlock {
+  readonly block: Block;
+  readonly id: Uint8Array;
+  readonly height: number;
+  readonly events: readonly LedgerEvent[];
+  readonly tip: { id: Uint8Array; slot: bigint; height: number };
+  readonly lib: { id: Uint8Array; slot: bigint; height: number };
+}
+
+export interface ChainServiceOptions {
+  readonly deployment: Deployment;
+  readonly genesisTimeMs: number;
+  /** Start Online right away (a node that knows it is caught up); otherwise Bootstrapping. */
+  readonly online: boolean;
+}
+
+export interface ChainServiceDeps {
+  readonly store: ChainStore;
+  readonly proofs: ProofSystem;
+  readonly clock: SlotClock;
+  readonly logger: Logger;
+}
+
+export interface ChainEvents {
+  block: [ProcessedBlock];
+  lib: [{ id: Uint8Array; height: number; slot: bigint }];
+}
+
+export class ChainService extends EventEmitter<ChainEvents> {
+  readonly genesis: Genesis;
+  private readonly states = new Map<string, LedgerState>();
+  private readonly engine: CryptarchiaEngine;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly opts: ChainServiceOptions,
+    private readonly deps: ChainServiceDeps,
+  ) {
+    super();
+    const d = opts.deployment;
+    this.genesis = buildGenesis(d, { config: d.ledger, proofs: ALREADY_VERIFIED }, Math.floor(opts.genesisTimeMs / 1000));
+    const s = epochSchedule(d.ledger.consensus);
+    const gid = bytesToHex(this.genesis.id);
+    this.engine = new CryptarchiaEngine({
+      genesis: { id: gid, slot: 0n },
+      k: d.ledger.consensus.security_param,
+      sGen: s.s_gen,
+      state: 'Bootstrapping',
+    });
+    this.states.set(gid, this.genesis.state);
+  }
+
+  get config() {
+    return this.opts.deployment.ledger;
+  }
+
+  get consensusState(): ConsensusState {
+    return this.engine.state;
+  }
+
+  /** Loads the stored chain (or stores the genesis block of a fresh one). */
+  async start(): Promise<void> {
+    const { store, logger } = this.deps;
+    const gid = bytesToHex(this.genesis.id);
+    const meta = store.meta();
+    if (!store.info(this.genesis.id)) {
+      if (meta.tip) throw new BlockRejected('GENESIS_MISMATCH', 'the stored chain has another genesis block than this deployment');
+      await store.commit({
+        blocks: [
+          {
+            info: { id: this.genesis.id, parent: new Uint8Array(32), slot: 0n, height: 0n },
+            block: encodeBlock(this.genesis.block),
+            events: new TextEncoder().encode('[]'),
+            txHashes: this.genesis.block.transactions.map((t) => txHash(t.mantle_tx)),
+          },
+        ],
+        canonical: [{ height: 0n, id: this.genesis.id, slot: 0n }],
+        meta: { tip: this.genesis.id, lib: this.genesis.id, genesisTimeMs: BigInt(this.opts.genesisTimeMs) },
+      });
+      logger.info({ genesis: gid }, 'new chain: genesis block stored');
+    } else {
+      const t0 = performance.now();
+      let n = 0;
+      for (const info of store.allBlocks()) {
+        if (info.height === 0n) continue;
+        const parent = this.states.get(bytesToHex(info.parent));
+        const bytes = store.block(info.id);
+        if (!parent || !bytes) continue; // a fork pruned from memory before its blocks were deleted
+        const block = decodeBlock(bytes);
+        const r = applyBlock(parent, block, { config: this.config, proofs: ALREADY_VERIFIED });
+        this.track(r, info.parent);
+        n++;
+      }
+      const ms = performance.now() - t0;
+      logger.info({ blocks: n, ms: Math.round(ms), tip: this.engine.tip.id, height: this.engine.tip.length }, 'chain replayed from storage');
+    }
+    if (this.opts.online) this.setOnline();
+  }
+
+  private track(r: BlockResult, parent: Uint8Array): ReceiveResult {
+    const id = bytesToHex(r.id);
+    const res = this.engine.receive(id, bytesToHex(parent), r.state.slot);
+    this.states.set(id, r.state);
+    for (const p of res.pruned) this.states.delete(p);
+    return res;
+  }
+
+  setOnline(): void {
+    if (this.engine.state === 'Online') return;
+    const res = this.engine.setOnline();
+    for (const p of res.pruned) this.states.delete(p);
+    this.deps.logger.info({ lib: this.engine.lib.id, height: this.engine.lib.length }, 'consensus is Online');
+  }
+
+  tip() {
+    const t = this.engine.tip;
+    return { id: hexToBytes(t.id), slot: t.slot, height: t.length, state: this.states.get(t.id)! };
+  }
+
+  lib() {
+    const l = this.engine.lib;
+    return { id: hexToBytes(l.id), slot: l.slot, height: l.length };
+  }
+
+  stateOf(id: Uint8Array): LedgerState | undefined {
+    return this.states.get(bytesToHex(id));
+  }
+
+  has(id: Uint8Array): boolean {
+    return this.engine.has(bytesToHex(id));
+  }
+
+  /** Validates, applies and stores a block; blocks are processed one at a time in arrival order. */
+  submit(block: Block, opts: { own?: boolean } = {}): Promise<ProcessedBlock> {
+    const run = this.queue.then(() => this.process(block, opts.own === true));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  /** Waits for the blocks being processed. */
+  async drain(): Promise<void> {
+    await this.queue;
+  }
+
+  private async process(block: Block, own: boolean): Promise<ProcessedBlock> {
+    const { store, proofs, clock } = this.deps;
+    const id = headerId(block.header);
+    const hex = bytesToHex(id);
+    if (this.engine.has(hex)) throw new BlockRejected('ALREADY_APPLIED', `block ${hex} is already applied`);
+    const parentHex = bytesToHex(block.header.parent_block);
+    const parent = this.states.get(parentHex);
+    if (!parent) throw new BlockRejected('PARENT_MISSING', `the parent ${parentHex} of block ${hex} is unknown`);
+    if (block.header.slot > clock.currentSlot()) {
+      throw new BlockRejected('FUTURE_BLOCK', `block slot ${block.header.slot} is after the current slot ${clock.currentSlot()}`);
+    }
+    try {
+      checkBlockStructure(block);
+    } catch (e) {
+      throw new BlockRejected('INVALID_BLOCK', (e as Error).message, { cause: e });
+    }
+    let r: BlockResult;
+    try {
+      r = await applyBlockVerified(parent, block, this.config, proofs, { skipProofOfLeadership: own });
+    } catch (e) {
+      throw new BlockRejected('LEDGER', (e as Error).message, { cause: e });
+    }
+    const prevLib = this.engine.lib.id;
+    const res = this.track(r, block.header.parent_block);
+    const height = this.engine.get(hex)!.length;
+    const update: ChainUpdate = {
+      blocks: [
+        {
+          info: { id, parent: block.header.parent_block, slot: block.header.slot, height: BigInt(height) },
+          block: encodeBlock(block),
+          events: new TextEncoder().encode(stringifyJson(eventsToJson(r.events))),
+          txHashes: block.transactions.map((t) => txHash(t.mantle_tx)),
+        },
+      ],
+      canonical: res.applied.map((b) => ({ height: BigInt(b.length), id: hexToBytes(b.id), slot: b.slot })),
+      reverted: res.reverted.map((b) => ({
+        id: hexToBytes(b.id),
+        slot: b.slot,
+        txHashes: this.txHashesOf(b.id),
+      })),
+      meta: {
+        tip: hexToBytes(this.engine.tip.id),
+        lib: hexToBytes(this.engine.lib.id),
+        state: this.engine.state,
+        ...(this.engine.state === 'Online' ? { lastOnlineMs: BigInt(Date.now()) } : {}),
+      },
+      prune: res.pruned.map(hexToBytes),
+    };
+    if (res.tipChanged && res.applied.length > 0) {
+      const top = res.applied[res.applied.length - 1]!;
+      (update as { removeCanonicalAbove?: bigint }).removeCanonicalAbove = BigInt(top.length);
+    }
+    await store.commit(update);
+    const tip = this.engine.tip;
+    const lib = this.engine.lib;
+    const processed: ProcessedBlock = {
+      block,
+      id,
+      height,
+      events: r.events,
+      tip: { id: hexToBytes(tip.id), slot: tip.slot, height: tip.length },
+      lib: { id: hexToBytes(lib.id), slot: lib.slot, height: lib.length },
+    };
+    this.emit('block', processed);
+    if (lib.id !== prevLib) this.emit('lib', processed.lib);
+    return processed;
+  }
+
+  private txHashesOf(hexId: string): Uint8Array[] {
+    const bytes = this.deps.store.block(hexToBytes(hexId));
+    if (!bytes) return [];
+    return decodeBlock(bytes).transactions.map((t) => txHash(t.mantle_tx));
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The node: the one place where services are created, in order, and stopped in reverse.
+ * storage (locked data directory) → proof backend → chain (replay) → bootstrap phases → leader.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { bytesToHex, hexToBytes } from '../codec/hex.ts';
+import { frFromBytes, frToBytes } from '../crypto/field.ts';
+import { zkPublicKey } from '../crypto/zk-keys.ts';
+import { ChainService } from '../chain/chain-service.ts';
+import { SlotClock } from '../chain/clock.ts';
+import { LeaderService, NO_TRANSACTIONS } from '../chain/leader.ts';
+import type { Deployment } from '../ledger/deployment.ts';
+import type { ProofSystem } from '../ledger/proof-system.ts';
+import { openStore } from '../storage/open.ts';
+import { createProofSystem } from '../zk/index.ts';
+import type { UserConfig } from './config.ts';
+
+export type Phase = 'AwaitingGenesisTime' | 'InitialBlockDownload' | 'ProlongedBootstrapPeriod' | 'Following';
+
+export interface NodeOptions {
+  readonly deployment: Deployment;
+  readonly config: UserConfig;
+  /** Directory the relative paths of the config are resolved against. */
+  readonly baseDir: string;
+  readonly logger: Logger;
+  /** Overrides the proof backend (tests). */
+  readonly proofs?: ProofSystem;
+  readonly keysDir?: string;
+}
+
+export class LogosNode {
+  phase: Phase = 'AwaitingGenesisTime';
+  private readonly stops: (() => Promise<void> | void)[] = [];
+  private bootstrapTimer: NodeJS.Timeout | undefined;
+  private statusTimer: NodeJS.Timeout | undefined;
+  chain!: ChainService;
+  leader!: LeaderService;
+  clock!: SlotClock;
+  dataDir!: string;
+
+  private constructor(private readonly opts: NodeOptions) {}
+
+  static async start(opts: NodeOptions): Promise<LogosNode> {
+    const node = new LogosNode(opts);
+    try {
+      await node.init();
+    } catch (e) {
+      await node.stop();
+      throw e;
+    }
+    return node;
+  }
+
+  private async init(): Promise<void> {
+    const { config, deployment, logger } = this.opts;
+    const stateDir = resolve(this.opts.baseDir, config.state.base_folder);
+    this.dataDir = resolve(stateDir, config.storage.backend.folder_name);
+    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    const store = await openStore(this.dataDir);
+    this.stops.push(() => store.close());
+
+    const meta = store.chain.meta();
+    const genesisTimeMs =
+      meta.genesisTimeMs !== undefined
+        ? Number(meta.genesisTimeMs)
+        : deployment.genesis.genesis_time !== null
+          ? deployment.genesis.genesis_time * 1000
+          : Math.floor(Date.now() / 1000) * 1000;
+    this.clock = new SlotClock(genesisTimeMs, deployment.slot_duration_ms);
+
+    const proofs = this.opts.proofs ?? createProofSystem(deployment, this.opts.keysDir ? { keysDir: this.opts.keysDir } : {});
+    this.stops.push(() => proofs.close());
+    logger.info({ backend: proofs.name }, 'proof backend ready');
+
+    const boot = config.cryptarchia.service.bootstrap;
+    const offlineMs = meta.lastOnlineMs !== undefined ? Date.now() - Number(meta.lastOnlineMs) : Number.POSITIVE_INFINITY;
+    const libIsGenesis = meta.lib === undefined || meta.tip === undefined;
+    const online =
+      !boot.force_bootstrap && !libIsGenesis && meta.state === 'Online' && offlineMs <= boot.offline_grace_period.grace_period * 1000;
+
+    this.chain = new ChainService(
+      { deployment, genesisTimeMs, online },
+      { store: store.chain, proofs, clock: this.clock, logger: logger.child({ module: 'chain' }) },
+    );
+    await this.chain.start();
+    this.stops.push(() => this.chain.drain());
+
+    logger.info(
+      {
+        chain_id: this.chain.genesis.parameter.chain_id,
+        genesis_time: new Date(genesisTimeMs).toISOString(),
+        genesis: bytesToHex(this.chain.genesis.id),
+        slot_ms: deployment.slot_duration_ms,
+        state: this.chain.consensusState,
+        data_dir: this.dataDir,
+      },
+      'chain ready',
+    );
+
+    const secretKeys = Object.values(config.kms.backend.keys)
+      .filter((k) => k.kind === 'Zk')
+      .map((k) => frFromBytes(hexToBytes(k.secret)));
+    const known = new Set(Object.values(config.wallet.known_keys));
+    const leaderKeys = secretKeys.filter((sk) => known.has(bytesToHex(frToBytes(zkPublicKey(sk)))));
+    const masterId = config.wallet.voucher_master_key_id;
+    const master = masterId ? config.kms.backend.keys[masterId] : undefined;
+    this.leader = new LeaderService(
+      { secretKeys: leaderKeys, voucherMasterKey: master ? frFromBytes(hexToBytes(master.secret)) : (leaderKeys[0] ?? 0n) },
+      { chain: this.chain, clock: this.clock, proofs, txs: NO_TRANSACTIONS, logger: logger.child({ module: 'leader' }) },
+    );
+    logger.info({ leader_keys: leaderKeys.length }, 'leader keys loaded');
+
+    this.runPhases(online);
+    this.leader.start();
+    this.stops.push(() => this.leader.stop());
+    this.statusTimer = setInterval(() => this.logStatus(), 10_000);
+    this.stops.push(() => clearInterval(this.statusTimer));
+  }
+
+  private runPhases(online: boolean): void {
+    const boot = this.opts.config.cryptarchia.service.bootstrap;
+    const log = this.opts.logger;
+    const afterGenesis = () => {
+      this.phase = 'InitialBlockDownload';
+      log.info('Skipping IBD as no peers are configured');
+      if (online) {
+        this.phase = 'Following';
+        return;
+      }
+      this.phase = 'ProlongedBootstrapPeriod';
+      this.bootstrapTimer = setTimeout(() => {
+        this.chain.setOnline();
+        this.phase = 'Following';
+      }, boot.prolonged_bootstrap_period * 1000);
+    };
+    if (this.clock.beforeGenesis()) {
+      this.phase = 'AwaitingGenesisTime';
+      this.bootstrapTimer = setTimeout(afterGenesis, this.clock.msUntil(0n));
+    } else {
+      log.info('genesis time is already in the past: finishing AwaitingGenesisTime phase with no-op');
+      afterGenesis();
+    }
+    this.stops.push(() => clearTimeout(this.bootstrapTimer));
+  }
+
+  private logStatus(): void {
+    const tip = this.chain.tip();
+    const lib = this.chain.lib();
+    this.opts.logger.info(
+      { state: this.chain.consensusState, phase: this.phase, height: tip.height, slot: Number(tip.slot), lib_height: lib.height, current_slot: Number(this.clock.currentSlot()) },
+      'status',
+    );
+  }
+
+  /** Stops the services in reverse order of their start. Safe to call more than once. */
+  async stop(): Promise<void> {
+    while (this.stops.length > 0) {
+      const stop = this.stops.pop()!;
+      try {
+        await stop();
+      } catch (e) {
+        this.opts.logger.warn({ err: (e as Error).message }, 'error while stopping');
+      }
+    }
+  }
+}
+
+export const DEVNET_DATA_DIR = join('.devnet');
