@@ -49,7 +49,9 @@ export function devnetConfig(): UserConfig {
     state: { base_folder: '.devnet' },
     cryptarchia: {
       ...DEFAULT_CONFIG.cryptarchia,
-      service: { bootstrap: { ...DEFAULT_CONFIG.cryptarchia.service.bootstrap, prolonged_bootstrap_period: 2 } },
+      service: {
+        bootstrap: { ...DEFAULT_CONFIG.cryptarchia.service.bootstrap, prolonged_bootstrap_period: 2 },
+      },
     },
     wallet: { ...DEFAULT_CONFIG.wallet, known_keys: known, voucher_master_key_id: hex(zkPublicKey(master)) },
     kms: { backend: { keys: kms } },
@@ -102,28 +104,40 @@ export function buildCli(): Command {
       const deployment = loadDeployment(o.deployment);
       const logger = pino({ level: config.tracing.level.toLowerCase(), base: { svc: 'logos-node' } });
       const failed = runSelfCheck().filter((r) => !r.ok);
-      if (failed.length > 0) throw new Error(`cryptographic self-check failed: ${failed.map((r) => r.name).join(', ')}`);
-      logger.info({ version: API_VERSION, implementation: IMPLEMENTATION, deployment: deployment.name }, 'starting');
+      if (failed.length > 0)
+        throw new Error(`cryptographic self-check failed: ${failed.map((r) => r.name).join(', ')}`);
+      logger.info(
+        { version: API_VERSION, implementation: IMPLEMENTATION, deployment: deployment.name },
+        'starting',
+      );
       const node = await LogosNode.start({
         deployment,
         config,
         baseDir: o.config ? dirname(resolve(o.config)) : process.cwd(),
         logger,
         ...(o.keys ? { keysDir: resolve(o.keys) } : {}),
+        onFatal: () => shutdown('fatal error', 1),
       });
       if (!o.config) {
         for (const [i, k] of devnetKeys(4).entries()) {
-          logger.info({ key: i, public_key: bytesToHex(frToBytes(k.publicKey)), secret_key: bytesToHex(frToBytes(k.secretKey)) }, 'funded devnet key (public test key)');
+          logger.info(
+            {
+              key: i,
+              public_key: bytesToHex(frToBytes(k.publicKey)),
+              secret_key: bytesToHex(frToBytes(k.secretKey)),
+            },
+            'funded devnet key (public test key)',
+          );
         }
       }
       let stopping = false;
-      const shutdown = (signal: string) => {
+      const shutdown = (reason: string, code = 0) => {
         if (stopping) return;
         stopping = true;
-        logger.info({ signal }, 'stopping');
+        logger.info({ reason }, 'stopping');
         void node.stop().then(() => {
           logger.info('stopped');
-          process.exit(0);
+          process.exit(code);
         });
       };
       process.on('SIGINT', () => shutdown('SIGINT'));

@@ -13,7 +13,7 @@ import { type Block, checkBlockStructure, decodeBlock, encodeBlock } from '../bl
 import { headerId } from '../block/header.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import { stringifyJson } from '../codec/json.ts';
-import { CryptarchiaEngine, type ConsensusState, type ReceiveResult } from '../consensus/engine.ts';
+import { type ConsensusState, CryptarchiaEngine, type ReceiveResult } from '../consensus/engine.ts';
 import { LogosError } from '../errors/base.ts';
 import { applyBlock, type BlockResult } from '../ledger/apply.ts';
 import { epochSchedule } from '../ledger/config.ts';
@@ -30,7 +30,11 @@ import type { SlotClock } from './clock.ts';
 export class BlockRejected extends LogosError {}
 
 /** Checks for replaying blocks this node verified before storing them. */
-const ALREADY_VERIFIED: ProofChecks = { verifyZkSign: () => true, verifyPol: () => true, verifyPoc: () => true };
+const ALREADY_VERIFIED: ProofChecks = {
+  verifyZkSign: () => true,
+  verifyPol: () => true,
+  verifyPoc: () => true,
+};
 
 export interface ProcessedBlock {
   readonly block: Block;
@@ -57,6 +61,7 @@ export interface ChainServiceDeps {
 
 export interface ChainEvents {
   block: [ProcessedBlock];
+  fatal: [Error];
   lib: [{ id: Uint8Array; height: number; slot: bigint }];
 }
 
@@ -65,6 +70,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
   private readonly states = new Map<string, LedgerState>();
   private readonly engine: CryptarchiaEngine;
   private queue: Promise<unknown> = Promise.resolve();
+  private failed: Error | undefined;
 
   constructor(
     private readonly opts: ChainServiceOptions,
@@ -72,7 +78,11 @@ export class ChainService extends EventEmitter<ChainEvents> {
   ) {
     super();
     const d = opts.deployment;
-    this.genesis = buildGenesis(d, { config: d.ledger, proofs: ALREADY_VERIFIED }, Math.floor(opts.genesisTimeMs / 1000));
+    this.genesis = buildGenesis(
+      d,
+      { config: d.ledger, proofs: ALREADY_VERIFIED },
+      Math.floor(opts.genesisTimeMs / 1000),
+    );
     const s = epochSchedule(d.ledger.consensus);
     const gid = bytesToHex(this.genesis.id);
     this.engine = new CryptarchiaEngine({
@@ -98,7 +108,11 @@ export class ChainService extends EventEmitter<ChainEvents> {
     const gid = bytesToHex(this.genesis.id);
     const meta = store.meta();
     if (!store.info(this.genesis.id)) {
-      if (meta.tip) throw new BlockRejected('GENESIS_MISMATCH', 'the stored chain has another genesis block than this deployment');
+      if (meta.tip)
+        throw new BlockRejected(
+          'GENESIS_MISMATCH',
+          'the stored chain has another genesis block than this deployment',
+        );
       await store.commit({
         blocks: [
           {
@@ -126,7 +140,10 @@ export class ChainService extends EventEmitter<ChainEvents> {
         n++;
       }
       const ms = performance.now() - t0;
-      logger.info({ blocks: n, ms: Math.round(ms), tip: this.engine.tip.id, height: this.engine.tip.length }, 'chain replayed from storage');
+      logger.info(
+        { blocks: n, ms: Math.round(ms), tip: this.engine.tip.id, height: this.engine.tip.length },
+        'chain replayed from storage',
+      );
     }
     if (this.opts.online) this.setOnline();
   }
@@ -178,14 +195,20 @@ export class ChainService extends EventEmitter<ChainEvents> {
 
   private async process(block: Block, own: boolean): Promise<ProcessedBlock> {
     const { store, proofs, clock } = this.deps;
+    if (this.failed)
+      throw new BlockRejected('STORAGE', `the chain stopped after a storage failure: ${this.failed.message}`);
     const id = headerId(block.header);
     const hex = bytesToHex(id);
     if (this.engine.has(hex)) throw new BlockRejected('ALREADY_APPLIED', `block ${hex} is already applied`);
     const parentHex = bytesToHex(block.header.parent_block);
     const parent = this.states.get(parentHex);
-    if (!parent) throw new BlockRejected('PARENT_MISSING', `the parent ${parentHex} of block ${hex} is unknown`);
+    if (!parent)
+      throw new BlockRejected('PARENT_MISSING', `the parent ${parentHex} of block ${hex} is unknown`);
     if (block.header.slot > clock.currentSlot()) {
-      throw new BlockRejected('FUTURE_BLOCK', `block slot ${block.header.slot} is after the current slot ${clock.currentSlot()}`);
+      throw new BlockRejected(
+        'FUTURE_BLOCK',
+        `block slot ${block.header.slot} is after the current slot ${clock.currentSlot()}`,
+      );
     }
     try {
       checkBlockStructure(block);
@@ -222,13 +245,24 @@ export class ChainService extends EventEmitter<ChainEvents> {
         state: this.engine.state,
         ...(this.engine.state === 'Online' ? { lastOnlineMs: BigInt(Date.now()) } : {}),
       },
-      prune: res.pruned.map(hexToBytes),
+      // Blocks below the LIB leave the tree but stay stored as canonical history; dead forks are deleted.
+      prune: res.stale.map((p) => hexToBytes(p)),
     };
     if (res.tipChanged && res.applied.length > 0) {
       const top = res.applied[res.applied.length - 1]!;
       (update as { removeCanonicalAbove?: bigint }).removeCanonicalAbove = BigInt(top.length);
     }
-    await store.commit(update);
+    try {
+      await store.commit(update);
+    } catch (e) {
+      // The block tree already holds the block; storage no longer matches it. Nothing sensible can
+      // follow: stop accepting blocks and let the node shut down (a restart replays storage).
+      this.failed = e as Error;
+      this.emit('fatal', this.failed);
+      throw new BlockRejected('STORAGE', `storing block ${hex} failed: ${(e as Error).message}`, {
+        cause: e,
+      });
+    }
     const tip = this.engine.tip;
     const lib = this.engine.lib;
     const processed: ProcessedBlock = {

@@ -60,6 +60,8 @@ export class LeaderService {
   private readonly ownByEpoch = new WeakMap<EpochState, OwnedNote[]>();
   private lastSlotTried = -1n;
   produced = 0;
+  /** Slot start to block applied, per produced block (most recent last, at most 100 kept). */
+  readonly latenciesMs: number[] = [];
 
   constructor(
     private readonly opts: LeaderOptions,
@@ -94,7 +96,8 @@ export class LeaderService {
       list = [];
       for (const [id, record] of es.notes.entries()) {
         const sk = this.keys.get(record.note.pk);
-        if (sk !== undefined && record.channel === null && record.locked_by === null) list.push({ id, record, sk });
+        if (sk !== undefined && record.channel === null && record.locked_by === null)
+          list.push({ id, record, sk });
       }
       list.sort((a, b) => (a.id < b.id ? -1 : 1));
       this.ownByEpoch.set(es, list);
@@ -125,7 +128,13 @@ export class LeaderService {
     }
   }
 
-  private async produce(slot: bigint, parentId: Uint8Array, parent: LedgerState, es: EpochState, n: OwnedNote): Promise<void> {
+  private async produce(
+    slot: bigint,
+    parentId: Uint8Array,
+    parent: LedgerState,
+    es: EpochState,
+    n: OwnedNote,
+  ): Promise<void> {
     const t0 = performance.now();
     const txs = this.deps.txs.select(parent, slot);
     const leaderKey = new Ed25519Signer(ed25519GenerateSecretKey());
@@ -133,7 +142,10 @@ export class LeaderService {
     const header: Header = {
       parent_block: parentId,
       slot,
-      body_root: bodyRoot([], txs.map((t) => txHash(t.mantle_tx))),
+      body_root: bodyRoot(
+        [],
+        txs.map((t) => txHash(t.mantle_tx)),
+      ),
       proof_of_leadership: {
         proof: new Uint8Array(128),
         entropy_contribution: entropyContribution(slot, n.id, n.sk),
@@ -154,9 +166,16 @@ export class LeaderService {
       latest_index: latest.index,
     });
     const tProof = performance.now();
-    const block = { header, signature: leaderKey.sign(encodeHeader(header)), uncle_headers: [], transactions: txs };
+    const block = {
+      header,
+      signature: leaderKey.sign(encodeHeader(header)),
+      uncle_headers: [],
+      transactions: txs,
+    };
     const done = await this.deps.chain.submit(block, { own: true });
     this.produced++;
+    this.latenciesMs.push(Date.now() - this.deps.clock.slotStartMs(slot));
+    if (this.latenciesMs.length > 100) this.latenciesMs.shift();
     this.deps.logger.info(
       {
         slot: Number(slot),

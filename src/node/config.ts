@@ -34,7 +34,10 @@ export interface UserConfig {
         /** Seconds. */
         readonly prolonged_bootstrap_period: number;
         readonly force_bootstrap: boolean;
-        readonly offline_grace_period: { readonly grace_period: number; readonly state_recording_interval: number };
+        readonly offline_grace_period: {
+          readonly grace_period: number;
+          readonly state_recording_interval: number;
+        };
       };
     };
     readonly leader: { readonly wallet: { readonly max_tx_fee: bigint; readonly funding_pk: string | null } };
@@ -45,7 +48,9 @@ export interface UserConfig {
     readonly voucher_master_key_id: string | null;
     readonly pending_note_expiry_blocks: number;
   };
-  readonly kms: { readonly backend: { readonly keys: Readonly<Record<string, { kind: 'Zk' | 'Ed25519'; secret: string }>> } };
+  readonly kms: {
+    readonly backend: { readonly keys: Readonly<Record<string, { kind: 'Zk' | 'Ed25519'; secret: string }>> };
+  };
   readonly tracing: { readonly level: string };
 }
 
@@ -90,28 +95,35 @@ function mapping(v: unknown, path: string): Obj {
 
 function only(o: Obj, allowed: readonly string[], path: string): void {
   for (const k of Object.keys(o)) {
-    if (!allowed.includes(k)) throw new ConfigError(`${path ? `${path}.` : ''}${k}: unknown key (expected one of ${allowed.join(', ')})`);
+    if (!allowed.includes(k))
+      throw new ConfigError(
+        `${path ? `${path}.` : ''}${k}: unknown key (expected one of ${allowed.join(', ')})`,
+      );
   }
 }
 
 function seconds(v: unknown, def: number, path: string): number {
   if (v === undefined) return def;
   const n = typeof v === 'string' ? Number(v) : typeof v === 'bigint' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) throw new ConfigError(`${path}: expected a duration in seconds`);
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0)
+    throw new ConfigError(`${path}: expected a duration in seconds`);
   return n;
 }
 
 function int(v: unknown, def: number, path: string, min = 0): number {
   if (v === undefined) return def;
   const n = typeof v === 'bigint' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min) throw new ConfigError(`${path}: expected an integer ≥ ${min}`);
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min)
+    throw new ConfigError(`${path}: expected an integer ≥ ${min}`);
   return n;
 }
 
 function u64(v: unknown, def: bigint, path: string): bigint {
   if (v === undefined) return def;
-  const b = typeof v === 'bigint' ? v : typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : undefined;
-  if (b === undefined || b < 0n || b > 0xffffffffffffffffn) throw new ConfigError(`${path}: expected an unsigned 64-bit integer`);
+  const b =
+    typeof v === 'bigint' ? v : typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : undefined;
+  if (b === undefined || b < 0n || b > 0xffffffffffffffffn)
+    throw new ConfigError(`${path}: expected an unsigned 64-bit integer`);
   return b;
 }
 
@@ -127,12 +139,31 @@ function str(v: unknown, def: string, path: string): string {
   return v;
 }
 
-function hex64(v: unknown, path: string): string {
-  if (typeof v !== 'string' || !/^[0-9a-fA-F]{64}$/.test(v)) throw new ConfigError(`${path}: expected 64 hex characters`);
+function hex64(raw: unknown, path: string): string {
+  // An all-digit hex string reads as a YAML integer; its digits are the hex text (zero-padded).
+  const v =
+    typeof raw === 'bigint' && raw >= 0n && raw.toString().length <= 64
+      ? raw.toString().padStart(64, '0')
+      : raw;
+  if (typeof v !== 'string' || !/^[0-9a-fA-F]{64}$/.test(v))
+    throw new ConfigError(`${path}: expected 64 hex characters`);
   return v.toLowerCase();
 }
 
-const TOP = ['network', 'blend', 'cryptarchia', 'time', 'sdp', 'api', 'storage', 'kms', 'wallet', 'tracing', 'state', 'pow'];
+const TOP = [
+  'network',
+  'blend',
+  'cryptarchia',
+  'time',
+  'sdp',
+  'api',
+  'storage',
+  'kms',
+  'wallet',
+  'tracing',
+  'state',
+  'pow',
+];
 
 /** Reads the `!Zk <hex>` and `!Ed25519 <hex>` tags of the reference keystore. */
 const keyTags = [
@@ -155,13 +186,18 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   const api = mapping(root.api, 'api');
   only(api, ['backend'], 'api');
   const ab = mapping(api.backend, 'api.backend');
-  only(ab, ['listen_address', 'cors_origins', 'timeout', 'max_body_size', 'max_concurrent_requests'], 'api.backend');
+  only(
+    ab,
+    ['listen_address', 'cors_origins', 'timeout', 'max_body_size', 'max_concurrent_requests'],
+    'api.backend',
+  );
   const listen = str(ab.listen_address, D.api.backend.listen_address, 'api.backend.listen_address');
   if (!/^[^:\s]+:\d{1,5}$/.test(listen) && !/^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(listen)) {
     throw new ConfigError('api.backend.listen_address: expected host:port');
   }
   const cors = ab.cors_origins === undefined ? [] : ab.cors_origins;
-  if (!Array.isArray(cors) || cors.some((c) => typeof c !== 'string')) throw new ConfigError('api.backend.cors_origins: expected a list of strings');
+  if (!Array.isArray(cors) || cors.some((c) => typeof c !== 'string'))
+    throw new ConfigError('api.backend.cors_origins: expected a list of strings');
 
   const state = mapping(root.state, 'state');
   only(state, ['base_folder'], 'state');
@@ -175,9 +211,17 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   const svc = mapping(cr.service, 'cryptarchia.service');
   only(svc, ['bootstrap', 'sync'], 'cryptarchia.service');
   const bs = mapping(svc.bootstrap, 'cryptarchia.service.bootstrap');
-  only(bs, ['prolonged_bootstrap_period', 'force_bootstrap', 'offline_grace_period'], 'cryptarchia.service.bootstrap');
+  only(
+    bs,
+    ['prolonged_bootstrap_period', 'force_bootstrap', 'offline_grace_period'],
+    'cryptarchia.service.bootstrap',
+  );
   const og = mapping(bs.offline_grace_period, 'cryptarchia.service.bootstrap.offline_grace_period');
-  only(og, ['grace_period', 'state_recording_interval'], 'cryptarchia.service.bootstrap.offline_grace_period');
+  only(
+    og,
+    ['grace_period', 'state_recording_interval'],
+    'cryptarchia.service.bootstrap.offline_grace_period',
+  );
   mapping(cr.network, 'cryptarchia.network');
   const leader = mapping(cr.leader, 'cryptarchia.leader');
   only(leader, ['wallet'], 'cryptarchia.leader');
@@ -188,7 +232,8 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   only(wallet, ['known_keys', 'voucher_master_key_id', 'pending_note_expiry_blocks'], 'wallet');
   const kk = mapping(wallet.known_keys, 'wallet.known_keys');
   const known: Record<string, string> = {};
-  for (const [id, pk] of Object.entries(kk)) known[hex64(id, `wallet.known_keys.${id}`)] = hex64(pk, `wallet.known_keys.${id}`);
+  for (const [id, pk] of Object.entries(kk))
+    known[hex64(id, `wallet.known_keys.${id}`)] = hex64(pk, `wallet.known_keys.${id}`);
 
   const kms = mapping(root.kms, 'kms');
   only(kms, ['backend'], 'kms');
@@ -197,14 +242,16 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   const keys: Record<string, { kind: 'Zk' | 'Ed25519'; secret: string }> = {};
   for (const [id, v] of Object.entries(mapping(kb.keys, 'kms.backend.keys'))) {
     const path = `kms.backend.keys.${id}`;
-    if (!isObj(v) || (v.__key !== 'Zk' && v.__key !== 'Ed25519')) throw new ConfigError(`${path}: expected !Zk <hex> or !Ed25519 <hex>`);
+    if (!isObj(v) || (v.__key !== 'Zk' && v.__key !== 'Ed25519'))
+      throw new ConfigError(`${path}: expected !Zk <hex> or !Ed25519 <hex>`);
     keys[hex64(id, path)] = { kind: v.__key, secret: hex64(v.secret, path) };
   }
 
   const tracing = mapping(root.tracing, 'tracing');
   only(tracing, ['logger', 'tracing', 'filter', 'metrics', 'console', 'level'], 'tracing');
   const level = str(tracing.level, D.tracing.level, 'tracing.level').toUpperCase();
-  if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level)) throw new ConfigError('tracing.level: expected TRACE, DEBUG, INFO, WARN or ERROR');
+  if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level))
+    throw new ConfigError('tracing.level: expected TRACE, DEBUG, INFO, WARN or ERROR');
 
   const funding = lw.funding_pk;
   return {
@@ -214,7 +261,12 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
         cors_origins: cors as string[],
         timeout: seconds(ab.timeout, D.api.backend.timeout, 'api.backend.timeout'),
         max_body_size: int(ab.max_body_size, D.api.backend.max_body_size, 'api.backend.max_body_size', 1),
-        max_concurrent_requests: int(ab.max_concurrent_requests, D.api.backend.max_concurrent_requests, 'api.backend.max_concurrent_requests', 1),
+        max_concurrent_requests: int(
+          ab.max_concurrent_requests,
+          D.api.backend.max_concurrent_requests,
+          'api.backend.max_concurrent_requests',
+          1,
+        ),
       },
     },
     state: { base_folder: str(state.base_folder, D.state.base_folder, 'state.base_folder') },
@@ -227,25 +279,47 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
     cryptarchia: {
       service: {
         bootstrap: {
-          prolonged_bootstrap_period: seconds(bs.prolonged_bootstrap_period, 3600, 'cryptarchia.service.bootstrap.prolonged_bootstrap_period'),
+          prolonged_bootstrap_period: seconds(
+            bs.prolonged_bootstrap_period,
+            3600,
+            'cryptarchia.service.bootstrap.prolonged_bootstrap_period',
+          ),
           force_bootstrap: bool(bs.force_bootstrap, false, 'cryptarchia.service.bootstrap.force_bootstrap'),
           offline_grace_period: {
-            grace_period: seconds(og.grace_period, 1200, 'cryptarchia.service.bootstrap.offline_grace_period.grace_period'),
-            state_recording_interval: seconds(og.state_recording_interval, 60, 'cryptarchia.service.bootstrap.offline_grace_period.state_recording_interval'),
+            grace_period: seconds(
+              og.grace_period,
+              1200,
+              'cryptarchia.service.bootstrap.offline_grace_period.grace_period',
+            ),
+            state_recording_interval: seconds(
+              og.state_recording_interval,
+              60,
+              'cryptarchia.service.bootstrap.offline_grace_period.state_recording_interval',
+            ),
           },
         },
       },
       leader: {
         wallet: {
           max_tx_fee: u64(lw.max_tx_fee, 0xffffffffffffffffn, 'cryptarchia.leader.wallet.max_tx_fee'),
-          funding_pk: funding === undefined || funding === null ? null : hex64(funding, 'cryptarchia.leader.wallet.funding_pk'),
+          funding_pk:
+            funding === undefined || funding === null
+              ? null
+              : hex64(funding, 'cryptarchia.leader.wallet.funding_pk'),
         },
       },
     },
     wallet: {
       known_keys: known,
-      voucher_master_key_id: wallet.voucher_master_key_id == null ? null : hex64(wallet.voucher_master_key_id, 'wallet.voucher_master_key_id'),
-      pending_note_expiry_blocks: int(wallet.pending_note_expiry_blocks, 10, 'wallet.pending_note_expiry_blocks'),
+      voucher_master_key_id:
+        wallet.voucher_master_key_id == null
+          ? null
+          : hex64(wallet.voucher_master_key_id, 'wallet.voucher_master_key_id'),
+      pending_note_expiry_blocks: int(
+        wallet.pending_note_expiry_blocks,
+        10,
+        'wallet.pending_note_expiry_blocks',
+      ),
     },
     kms: { backend: { keys } },
     tracing: { level },

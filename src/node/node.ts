@@ -5,12 +5,12 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { bytesToHex, hexToBytes } from '../codec/hex.ts';
-import { frFromBytes, frToBytes } from '../crypto/field.ts';
-import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { ChainService } from '../chain/chain-service.ts';
 import { SlotClock } from '../chain/clock.ts';
 import { LeaderService, NO_TRANSACTIONS } from '../chain/leader.ts';
+import { bytesToHex, hexToBytes } from '../codec/hex.ts';
+import { frFromBytes, frToBytes } from '../crypto/field.ts';
+import { zkPublicKey } from '../crypto/zk-keys.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
 import { openStore } from '../storage/open.ts';
@@ -28,6 +28,8 @@ export interface NodeOptions {
   /** Overrides the proof backend (tests). */
   readonly proofs?: ProofSystem;
   readonly keysDir?: string;
+  /** Called when the node cannot go on (e.g. its storage failed); the CLI exits. */
+  readonly onFatal?: (e: Error) => void;
 }
 
 export class LogosNode {
@@ -70,15 +72,21 @@ export class LogosNode {
           : Math.floor(Date.now() / 1000) * 1000;
     this.clock = new SlotClock(genesisTimeMs, deployment.slot_duration_ms);
 
-    const proofs = this.opts.proofs ?? createProofSystem(deployment, this.opts.keysDir ? { keysDir: this.opts.keysDir } : {});
+    const proofs =
+      this.opts.proofs ??
+      createProofSystem(deployment, this.opts.keysDir ? { keysDir: this.opts.keysDir } : {});
     this.stops.push(() => proofs.close());
     logger.info({ backend: proofs.name }, 'proof backend ready');
 
     const boot = config.cryptarchia.service.bootstrap;
-    const offlineMs = meta.lastOnlineMs !== undefined ? Date.now() - Number(meta.lastOnlineMs) : Number.POSITIVE_INFINITY;
+    const offlineMs =
+      meta.lastOnlineMs !== undefined ? Date.now() - Number(meta.lastOnlineMs) : Number.POSITIVE_INFINITY;
     const libIsGenesis = meta.lib === undefined || meta.tip === undefined;
     const online =
-      !boot.force_bootstrap && !libIsGenesis && meta.state === 'Online' && offlineMs <= boot.offline_grace_period.grace_period * 1000;
+      !boot.force_bootstrap &&
+      !libIsGenesis &&
+      meta.state === 'Online' &&
+      offlineMs <= boot.offline_grace_period.grace_period * 1000;
 
     this.chain = new ChainService(
       { deployment, genesisTimeMs, online },
@@ -86,6 +94,10 @@ export class LogosNode {
     );
     await this.chain.start();
     this.stops.push(() => this.chain.drain());
+    this.chain.on('fatal', (e) => {
+      logger.error({ err: e.message }, 'fatal chain error; the node stops');
+      this.opts.onFatal?.(e);
+    });
 
     logger.info(
       {
@@ -107,8 +119,17 @@ export class LogosNode {
     const masterId = config.wallet.voucher_master_key_id;
     const master = masterId ? config.kms.backend.keys[masterId] : undefined;
     this.leader = new LeaderService(
-      { secretKeys: leaderKeys, voucherMasterKey: master ? frFromBytes(hexToBytes(master.secret)) : (leaderKeys[0] ?? 0n) },
-      { chain: this.chain, clock: this.clock, proofs, txs: NO_TRANSACTIONS, logger: logger.child({ module: 'leader' }) },
+      {
+        secretKeys: leaderKeys,
+        voucherMasterKey: master ? frFromBytes(hexToBytes(master.secret)) : (leaderKeys[0] ?? 0n),
+      },
+      {
+        chain: this.chain,
+        clock: this.clock,
+        proofs,
+        txs: NO_TRANSACTIONS,
+        logger: logger.child({ module: 'leader' }),
+      },
     );
     logger.info({ leader_keys: leaderKeys.length }, 'leader keys loaded');
 
@@ -149,7 +170,14 @@ export class LogosNode {
     const tip = this.chain.tip();
     const lib = this.chain.lib();
     this.opts.logger.info(
-      { state: this.chain.consensusState, phase: this.phase, height: tip.height, slot: Number(tip.slot), lib_height: lib.height, current_slot: Number(this.clock.currentSlot()) },
+      {
+        state: this.chain.consensusState,
+        phase: this.phase,
+        height: tip.height,
+        slot: Number(tip.slot),
+        lib_height: lib.height,
+        current_slot: Number(this.clock.currentSlot()),
+      },
       'status',
     );
   }

@@ -49,7 +49,7 @@ describe('deployment files', () => {
         /cryptarchia\.security_param: -1 is outside/,
       ],
       [
-        good.replace('slot_duration_ms: 1000', 'slot_duration_ms: fast'),
+        good.replace('slot_duration_ms: 2000', 'slot_duration_ms: fast'),
         /time\.slot_duration_ms: expected an integer/,
       ],
       [good.replace('chain_id: logos-devnet', 'chain_id: ""'), /genesis\.chain_id: must be 1\.\.255 bytes/],

@@ -1,0 +1,548 @@
+/**
+ * The Cryptarchia engine: the in-memory block tree above the latest immutable block (LIB), fork choice
+ * and LIB tracking (reference/consensus.md §5, §6, §8; reference `consensus/cryptarchia-engine`).
+ * Pure and synchronous: no I/O, no clocks, no ledger. Blocks are identified by lowercase hex header ids.
+ *
+ * Fork choice, run after every received block, is the reference's scan over all fork tips:
+ *
+ *     cmax = current tip
+ *     for each fork tip F ≠ cmax, in order:
+ *       L = lca(cmax, F); m = cmax.length − L.length
+ *       Online (maxvalid_mc):        switch if m ≤ k and F.length > cmax.length
+ *       Bootstrapping (maxvalid_bg): if m ≤ k: switch if F.length > cmax.length
+ *                                    else:   switch if density(F) > density(cmax), where density(C) is the
+ *                                            number of blocks of C with slot in (L.slot, L.slot + s_gen]
+ *
+ * Ties keep the current chain. The reference visits fork tips in hash-set order; here (open-questions Q22)
+ * they are visited in **arrival order of the tip block**: the tip that has been a leaf the longest comes
+ * first, and the block just received (always a tip) comes last. `forkTips()` returns this order.
+ *
+ * LIB: Online → the k-th ancestor of the tip, or the root of the tree (the oldest block held) when the
+ * chain above it is shorter; Bootstrapping → stays where the engine started (genesis, or the LIB passed at
+ * a restart). It never moves backwards. When it moves, every block not descending from the new LIB is
+ * dropped from the tree: the canonical blocks below it (now immutable: the caller keeps them in storage)
+ * and the forks hanging off them (stale: the caller may delete them).
+ *
+ * Cost: each node keeps one "skip" pointer (the scheme of Bitcoin Core's `CBlockIndex::pskip`), so the
+ * ancestor at a given height is found in O(log n) steps, a lowest common ancestor and a density in
+ * O(log² n), even for forks diverging deep below the tip while Bootstrapping (when nothing is pruned).
+ * Each fork tip's comparison (its LCA with the chain, both densities) is cached and carried over in O(1)
+ * while the tip merely grows, so a scan costs O(1) per fork except after a reorg. A tip change also walks
+ * the diverging blocks it reports; a LIB move walks the pruned blocks. (100k blocks with 200 deep forks
+ * while Bootstrapping: about 1 s.)
+ * Heights are JS numbers (exact far beyond any chain length; the skip arithmetic needs < 2^31).
+ */
+
+import { LogosError } from '../errors/base.ts';
+
+export type ConsensusState = 'Bootstrapping' | 'Online';
+
+/** A block of the tree. `length` is the height (genesis 0). */
+export interface BlockNode {
+  readonly id: string;
+  readonly parent: string;
+  readonly slot: bigint;
+  readonly length: number;
+}
+
+export type EngineErrorCode =
+  /** `receive`: the parent is not in the tree (unknown, or pruned below the LIB). */
+  | 'ParentMissing'
+  /** `receive`: the block is already in the tree. */
+  | 'AlreadyApplied'
+  /** `receive` / `selectUncles`: the slot is not strictly greater than the parent's. */
+  | 'InvalidSlot'
+  /** A query named a block that is not in the tree. */
+  | 'UnknownBlock'
+  /** `ancestors`: `until` is not an ancestor of `from`. */
+  | 'NotAncestor'
+  /** Constructor: bad parameters. */
+  | 'InvalidParams';
+
+export class EngineError extends LogosError {
+  declare readonly code: EngineErrorCode;
+
+  constructor(code: EngineErrorCode, message: string) {
+    super(code, message);
+  }
+}
+
+export interface ReceiveResult {
+  /** Whether the tip moved. */
+  readonly tipChanged: boolean;
+  /** Blocks that left the canonical chain, oldest first (empty unless the tip switched forks). */
+  readonly reverted: BlockNode[];
+  /** Blocks that joined the canonical chain, oldest first (the new block when it extends the tip). */
+  readonly applied: BlockNode[];
+  /** Whether the LIB moved. */
+  readonly libChanged: boolean;
+  /**
+   * Ids removed from the tree: all of `belowLib` and `stale`. Order: the blocks below the new LIB oldest
+   * first, each followed by the fork blocks hanging off it (parents before children).
+   */
+  readonly pruned: string[];
+  /** Canonical blocks that fell below the new LIB (the old LIB first): immutable, not to be deleted. */
+  readonly belowLib: string[];
+  /** Blocks of forks diverging below the new LIB (parents before children): dead, may be deleted. */
+  readonly stale: string[];
+  /** Blocks that became immutable, oldest first: the canonical chain in (old LIB, new LIB]. */
+  readonly finalized: BlockNode[];
+  /** The tip and the LIB after the call. */
+  readonly tip: BlockNode;
+  readonly lib: BlockNode;
+}
+
+export interface EngineOptions {
+  /** The genesis block (height 0). `parent` defaults to 32 zero bytes. */
+  readonly genesis: { readonly id: string; readonly slot: bigint; readonly parent?: string };
+  /** Security parameter k (blocks). */
+  readonly k: number;
+  /** Density window s_gen = floor(k / (4f)) slots. */
+  readonly sGen: bigint;
+  readonly state: ConsensusState;
+  /** On a restart: the known LIB, which becomes the root of the tree (and the first tip) instead of genesis. */
+  readonly lib?: BlockNode;
+}
+
+export interface UncleOptions {
+  /**
+   * Slots already taken by uncles that ancestors of the new block reference (consensus.md §8: "a slot not
+   * already occupied by ancestors or their uncles"). The engine knows the ancestors' own slots but not
+   * their uncles, so the caller passes these (at least those within the window).
+   */
+  readonly occupiedSlots?: ReadonlySet<bigint>;
+  /** Maximum number of uncles (default `MAX_UNCLES`). */
+  readonly max?: number;
+}
+
+/** `MAX_UNCLES` of the reference (`consensus/cryptarchia-engine/src/config.rs`). */
+export const MAX_UNCLES = 4;
+
+/** 32 zero bytes: the parent of genesis. */
+export const ZERO_ID = '0'.repeat(64);
+
+interface Rec {
+  readonly node: BlockNode;
+  /** Id of the ancestor at height `skipHeight(node.length)`, when that height was ≥ the root's at insertion. */
+  readonly skip: string | undefined;
+  /** Child ids, in arrival order. */
+  readonly children: string[];
+}
+
+const cmp = <T extends bigint | string>(a: T, b: T): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Fork choice's comparison of a fork tip against the chain ending at `anchor` (see `#compare`). */
+interface ForkCompare {
+  anchor: Rec;
+  /** lca(anchor, fork tip). */
+  readonly lca: Rec;
+  /** `#densityHeight` of the fork tip and of `anchor` relative to `lca`, once computed. */
+  densFork: number | undefined;
+  densAnchor: number | undefined;
+}
+
+/** Clears the lowest set bit. */
+const invertLowestOne = (n: number): number => n & (n - 1);
+
+/** Height the skip pointer of a block at `height` points to (Bitcoin Core `GetSkipHeight`). */
+function skipHeight(height: number): number {
+  if (height < 2) return 0;
+  return height & 1 ? invertLowestOne(invertLowestOne(height - 1)) + 1 : invertLowestOne(height);
+}
+
+export class CryptarchiaEngine {
+  readonly k: number;
+  readonly sGen: bigint;
+  readonly genesis: BlockNode;
+  readonly #nodes = new Map<string, Rec>();
+  /** Blocks without children, in arrival order (the fork-choice visiting order). */
+  readonly #leaves = new Map<string, BlockNode>();
+  /** Per fork tip: its last fork-choice comparison. */
+  readonly #compareCache = new Map<string, ForkCompare>();
+  #root: Rec;
+  #tip: Rec;
+  #state: ConsensusState;
+
+  constructor(opts: EngineOptions) {
+    if (!Number.isSafeInteger(opts.k) || opts.k < 1)
+      throw new EngineError('InvalidParams', `k must be a positive integer, got ${opts.k}`);
+    if (typeof opts.sGen !== 'bigint' || opts.sGen < 1n)
+      throw new EngineError('InvalidParams', `sGen must be a positive bigint`);
+    if (opts.state !== 'Bootstrapping' && opts.state !== 'Online')
+      throw new EngineError('InvalidParams', `unknown state ${String(opts.state)}`);
+    this.k = opts.k;
+    this.sGen = opts.sGen;
+    this.#state = opts.state;
+    this.genesis = Object.freeze({
+      id: opts.genesis.id,
+      parent: opts.genesis.parent ?? ZERO_ID,
+      slot: opts.genesis.slot,
+      length: 0,
+    });
+    let root = this.genesis;
+    if (opts.lib !== undefined) {
+      const l = opts.lib;
+      if (!Number.isSafeInteger(l.length) || l.length < 0)
+        throw new EngineError('InvalidParams', `bad LIB height ${l.length}`);
+      root = Object.freeze({ id: l.id, parent: l.parent, slot: l.slot, length: l.length });
+    }
+    const rec: Rec = { node: root, skip: undefined, children: [] };
+    this.#nodes.set(root.id, rec);
+    this.#leaves.set(root.id, root);
+    this.#root = rec;
+    this.#tip = rec;
+  }
+
+  get state(): ConsensusState {
+    return this.#state;
+  }
+
+  get tip(): BlockNode {
+    return this.#tip.node;
+  }
+
+  /** The latest immutable block; also the root of the tree (the oldest block held). */
+  get lib(): BlockNode {
+    return this.#root.node;
+  }
+
+  /** Number of blocks in the tree (LIB included). */
+  get size(): number {
+    return this.#nodes.size;
+  }
+
+  has(id: string): boolean {
+    return this.#nodes.has(id);
+  }
+
+  get(id: string): BlockNode | undefined {
+    return this.#nodes.get(id)?.node;
+  }
+
+  /**
+   * Adds a block whose parent is in the tree and whose slot is strictly greater than the parent's, then
+   * runs fork choice and (Online) moves the LIB. Throws `EngineError` (ParentMissing, AlreadyApplied,
+   * InvalidSlot) without changing anything.
+   */
+  receive(id: string, parent: string, slot: bigint): ReceiveResult {
+    if (this.#nodes.has(id)) throw new EngineError('AlreadyApplied', `block ${id} is already in the tree`);
+    const p = this.#nodes.get(parent);
+    if (p === undefined)
+      throw new EngineError('ParentMissing', `parent ${parent} of block ${id} is not in the tree`);
+    if (typeof slot !== 'bigint' || slot <= p.node.slot) {
+      throw new EngineError(
+        'InvalidSlot',
+        `block ${id} has slot ${slot}, not after its parent's slot ${p.node.slot}`,
+      );
+    }
+    const length = p.node.length + 1;
+    const sh = skipHeight(length);
+    const skip = sh >= this.#root.node.length ? this.#ancestorRec(p, sh).node.id : undefined;
+    const node: BlockNode = Object.freeze({ id, parent, slot, length });
+    this.#nodes.set(id, { node, skip, children: [] });
+    p.children.push(id);
+    this.#leaves.delete(parent);
+    this.#compareCache.delete(parent);
+    this.#leaves.set(id, node);
+
+    const oldTip = this.#tip;
+    const best = this.#forkChoice();
+    let reverted: BlockNode[] = [];
+    let applied: BlockNode[] = [];
+    if (best !== oldTip) {
+      const l = this.#lcaRec(oldTip, best);
+      reverted = this.#branch(oldTip, l).reverse();
+      applied = this.#branch(best, l).reverse();
+      this.#tip = best;
+    }
+    return { tipChanged: best !== oldTip, reverted, applied, ...this.#updateLib() };
+  }
+
+  /** Switches to Online and recomputes the LIB (it may jump by ~k blocks or more at once). No-op if already Online. */
+  setOnline(): ReceiveResult {
+    this.#state = 'Online';
+    return { tipChanged: false, reverted: [], applied: [], ...this.#updateLib() };
+  }
+
+  /**
+   * The chain from `from` back to `until` (default: the LIB), both included, newest first. Throws
+   * UnknownBlock / NotAncestor.
+   */
+  ancestors(from: string, until?: string): BlockNode[] {
+    const f = this.#need(from);
+    const u = until === undefined ? this.#root : this.#need(until);
+    if (u.node.length > f.node.length || this.#ancestorRec(f, u.node.length) !== u) {
+      throw new EngineError('NotAncestor', `${u.node.id} is not an ancestor of ${from}`);
+    }
+    const out = this.#branch(f, u);
+    out.push(u.node);
+    return out;
+  }
+
+  /** The ancestor (or self) of `id` at height `length`; undefined if out of [LIB height, height of `id`]. */
+  ancestorAt(id: string, length: number): BlockNode | undefined {
+    const r = this.#need(id);
+    if (!Number.isInteger(length) || length < this.#root.node.length || length > r.node.length)
+      return undefined;
+    return this.#ancestorRec(r, length).node;
+  }
+
+  /** The canonical block at height `length`, if held (LIB height ≤ length ≤ tip height). */
+  canonicalAt(length: number): BlockNode | undefined {
+    return this.ancestorAt(this.#tip.node.id, length);
+  }
+
+  /** Tips of all forks (blocks without children), in fork-choice visiting order (arrival of the tip block). */
+  forkTips(): BlockNode[] {
+    return [...this.#leaves.values()];
+  }
+
+  /** Whether `id` is on the chain of the current tip (LIB to tip). */
+  isCanonical(id: string): boolean {
+    const r = this.#nodes.get(id);
+    if (r === undefined || r.node.length > this.#tip.node.length) return false;
+    return this.#ancestorRec(this.#tip, r.node.length) === r;
+  }
+
+  /** Lowest common ancestor of two blocks of the tree. Throws UnknownBlock. */
+  lca(a: string, b: string): BlockNode {
+    return this.#lcaRec(this.#need(a), this.#need(b)).node;
+  }
+
+  /**
+   * Candidate uncles for a new block on `parent` at `slot` (consensus.md §8): the first blocks of forks off
+   * the parent's chain (their parent is on that chain, they are not) with `uncle.slot < slot`,
+   * `0 < slot − uncle.parent.slot ≤ windowSlots`, and a slot used neither by a block of the parent's chain
+   * nor by `opts.occupiedSlots`. Ordered by (parent slot, slot, id); the first one per slot is kept, at most
+   * `opts.max` (default 4). Throws UnknownBlock, InvalidSlot (slot ≤ parent's slot).
+   */
+  selectUncles(parent: string, slot: bigint, windowSlots: bigint, opts: UncleOptions = {}): BlockNode[] {
+    const p = this.#need(parent);
+    if (slot <= p.node.slot)
+      throw new EngineError('InvalidSlot', `slot ${slot} is not after the parent's slot ${p.node.slot}`);
+    const minParentSlot = slot - windowSlots;
+    const chainSlots = new Set<bigint>();
+    const candidates: { node: BlockNode; parentSlot: bigint }[] = [];
+    let cur: Rec = p;
+    let onChain: string | undefined;
+    while (cur.node.slot >= minParentSlot) {
+      // Every chain block with a slot an uncle could take (> minParentSlot) is visited here.
+      chainSlots.add(cur.node.slot);
+      for (const c of cur.children) {
+        if (c === onChain) continue;
+        const u = this.#nodes.get(c)!.node;
+        if (u.slot < slot) candidates.push({ node: u, parentSlot: cur.node.slot });
+      }
+      if (cur === this.#root) break;
+      onChain = cur.node.id;
+      cur = this.#nodes.get(cur.node.parent)!;
+    }
+    candidates.sort(
+      (a, b) => cmp(a.parentSlot, b.parentSlot) || cmp(a.node.slot, b.node.slot) || cmp(a.node.id, b.node.id),
+    );
+    const max = opts.max ?? MAX_UNCLES;
+    const taken = new Set<bigint>();
+    const out: BlockNode[] = [];
+    for (const { node } of candidates) {
+      if (out.length >= max) break;
+      if (chainSlots.has(node.slot) || taken.has(node.slot) || opts.occupiedSlots?.has(node.slot)) continue;
+      taken.add(node.slot);
+      out.push(node);
+    }
+    return out;
+  }
+
+  // ---- internals ----
+
+  #need(id: string): Rec {
+    const r = this.#nodes.get(id);
+    if (r === undefined) throw new EngineError('UnknownBlock', `block ${id} is not in the tree`);
+    return r;
+  }
+
+  #parentRec(r: Rec): Rec {
+    return this.#nodes.get(r.node.parent)!;
+  }
+
+  /**
+   * The ancestor-or-self of `r` at `height` (root height ≤ height ≤ r's height). Follows skip pointers
+   * (Bitcoin Core `GetAncestor`): O(log n). A skip pointer below the current root is never followed,
+   * since only heights ≥ the target are jumped to.
+   */
+  #ancestorRec(r: Rec, height: number): Rec {
+    let walk = r;
+    let h = r.node.length;
+    while (h > height) {
+      const hs = skipHeight(h);
+      const hsPrev = skipHeight(h - 1);
+      if (
+        walk.skip !== undefined &&
+        (hs === height || (hs > height && !(hsPrev < hs - 2 && hsPrev >= height)))
+      ) {
+        walk = this.#nodes.get(walk.skip)!;
+        h = hs;
+      } else {
+        walk = this.#parentRec(walk);
+        h--;
+      }
+    }
+    return walk;
+  }
+
+  #lcaRec(a: Rec, b: Rec): Rec {
+    const h = Math.min(a.node.length, b.node.length);
+    let x = this.#ancestorRec(a, h);
+    let y = this.#ancestorRec(b, h);
+    // Near forks are the common case: a few plain steps first. (Two distinct blocks of the same height are
+    // both above the root, so their parents are in the tree.)
+    for (let i = 0; i < 16 && x !== y; i++) {
+      x = this.#parentRec(x);
+      y = this.#parentRec(y);
+    }
+    if (x === y) return x;
+    // Binary search: the ancestors agree at `lo` and differ at `hi`.
+    let lo = this.#root.node.length;
+    let hi = x.node.length;
+    while (hi - lo > 1) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      if (this.#ancestorRec(x, mid) === this.#ancestorRec(y, mid)) lo = mid;
+      else hi = mid;
+    }
+    return this.#ancestorRec(x, lo);
+  }
+
+  /**
+   * Height of the highest block of the chain ending at `chain` with slot ≤ lca.slot + s_gen, i.e. the chain
+   * "walked back to slot lca.slot + s_gen"; minus lca's height it is the density of the chain after lca.
+   */
+  #densityHeight(chain: Rec, lca: Rec): number {
+    const bound = lca.node.slot + this.sGen;
+    if (chain.node.slot <= bound) return chain.node.length;
+    let lo = lca.node.length; // slot ≤ bound
+    let hi = chain.node.length; // slot > bound
+    while (hi - lo > 1) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      if (this.#ancestorRec(chain, mid).node.slot <= bound) lo = mid;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  #forkChoice(): Rec {
+    let cmax = this.#tip;
+    const online = this.#state === 'Online';
+    for (const leaf of this.#leaves.values()) {
+      if (leaf.id === cmax.node.id) continue;
+      const f = this.#nodes.get(leaf.id)!;
+      if (online && f.node.length <= cmax.node.length) continue; // cannot win: skip the LCA
+      const c = this.#compare(cmax, f);
+      const m = cmax.node.length - c.lca.node.length;
+      if (m <= this.k) {
+        if (f.node.length > cmax.node.length) cmax = f;
+      } else if (!online) {
+        c.densFork ??= this.#densityHeight(f, c.lca);
+        c.densAnchor ??= this.#densityHeight(cmax, c.lca);
+        if (c.densFork > c.densAnchor) cmax = f;
+      }
+    }
+    return cmax;
+  }
+
+  /**
+   * The comparison record of fork tip `f` against `cmax`. Reused when `cmax` is the block it was made for
+   * or a child of it (the tip grew by one block): the LCA is then unchanged unless `f` descends from `cmax`,
+   * the fork's density is unchanged, and the chain's density is updated in O(1). Otherwise recomputed.
+   * This keeps a scan over many forks O(1) per fork while the tip just grows (Bootstrapping keeps every
+   * fork since the starting LIB).
+   */
+  #compare(cmax: Rec, f: Rec): ForkCompare {
+    let c = this.#compareCache.get(f.node.id);
+    if (c !== undefined && c.anchor !== cmax) {
+      const a = c.anchor;
+      const grown =
+        this.#nodes.get(cmax.node.parent) === a &&
+        !(f.node.length > cmax.node.length && this.#ancestorRec(f, cmax.node.length) === cmax);
+      if (grown) {
+        if (c.densAnchor !== undefined) {
+          const bound = c.lca.node.slot + this.sGen;
+          if (cmax.node.slot <= bound) c.densAnchor = cmax.node.length;
+          else if (a.node.slot <= bound) c.densAnchor = a.node.length;
+        }
+        c.anchor = cmax;
+      } else {
+        c = undefined;
+      }
+    }
+    if (c === undefined) {
+      c = { anchor: cmax, lca: this.#lcaRec(cmax, f), densFork: undefined, densAnchor: undefined };
+      this.#compareCache.set(f.node.id, c);
+    }
+    return c;
+  }
+
+  /** Blocks from `from` (included) down to the ancestor `until` (excluded), newest first. */
+  #branch(from: Rec, until: Rec): BlockNode[] {
+    const out: BlockNode[] = [];
+    for (let r = from; r !== until; r = this.#parentRec(r)) out.push(r.node);
+    return out;
+  }
+
+  #updateLib(): Omit<ReceiveResult, 'tipChanged' | 'reverted' | 'applied'> {
+    const none = {
+      libChanged: false,
+      pruned: [],
+      belowLib: [],
+      stale: [],
+      finalized: [],
+      tip: this.#tip.node,
+      lib: this.#root.node,
+    };
+    if (this.#state !== 'Online') return none;
+    const target = this.#tip.node.length - this.k;
+    if (target <= this.#root.node.length) return none;
+    // In Online every fork diverges at or above the LIB, so the tip descends from it and the LIB moves forward.
+    const newLib = this.#ancestorRec(this.#tip, target);
+    const path = this.#branch(newLib, this.#root).reverse(); // (old LIB, new LIB], oldest first
+    const below: Rec[] = [this.#root];
+    for (let i = 0; i < path.length - 1; i++) below.push(this.#nodes.get(path[i]!.id)!);
+    const pruned: string[] = [];
+    const belowLib: string[] = [];
+    const stale: string[] = [];
+    for (let i = 0; i < below.length; i++) {
+      const r = below[i]!;
+      const next = i + 1 < below.length ? below[i + 1]! : newLib;
+      pruned.push(r.node.id);
+      belowLib.push(r.node.id);
+      this.#remove(r);
+      for (const c of r.children) if (c !== next.node.id) this.#removeSubtree(c, pruned, stale);
+    }
+    this.#root = newLib;
+    return {
+      libChanged: true,
+      pruned,
+      belowLib,
+      stale,
+      finalized: path,
+      tip: this.#tip.node,
+      lib: newLib.node,
+    };
+  }
+
+  #remove(r: Rec): void {
+    this.#nodes.delete(r.node.id);
+    this.#leaves.delete(r.node.id);
+    this.#compareCache.delete(r.node.id);
+  }
+
+  /** Removes `id` and its descendants, recording them parents first (preorder, children in arrival order). */
+  #removeSubtree(id: string, pruned: string[], stale: string[]): void {
+    const stack = [id];
+    while (stack.length > 0) {
+      const r = this.#nodes.get(stack.pop()!)!;
+      this.#remove(r);
+      pruned.push(r.node.id);
+      stale.push(r.node.id);
+      for (let i = r.children.length - 1; i >= 0; i--) stack.push(r.children[i]!);
+    }
+  }
+}
