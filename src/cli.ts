@@ -16,6 +16,7 @@ import { DEFAULT_CONFIG, parseUserConfig, type UserConfig } from './node/config.
 import { LogosNode } from './node/node.ts';
 import { runSelfCheck } from './selfcheck.ts';
 import { API_VERSION, IMPLEMENTATION } from './version.ts';
+import { createProofSystem } from './zk/index.ts';
 
 const DEPLOYMENTS = new URL('../deployments/', import.meta.url);
 
@@ -99,50 +100,56 @@ export function buildCli(): Command {
     .option('-c, --config <path>', 'user_config.yaml')
     .option('-d, --deployment <name|path>', 'devnet, testnet or a deployment file', 'devnet')
     .option('--keys <dir>', 'folder of the Groth16 circuit keys (default: the shipped devnet keys)')
-    .action(async (o: { config?: string; deployment: string; keys?: string }) => {
-      const config = o.config ? parseUserConfig(readFileSync(o.config, 'utf8'), o.config) : devnetConfig();
-      const deployment = loadDeployment(o.deployment);
-      const logger = pino({ level: config.tracing.level.toLowerCase(), base: { svc: 'logos-node' } });
-      const failed = runSelfCheck().filter((r) => !r.ok);
-      if (failed.length > 0)
-        throw new Error(`cryptographic self-check failed: ${failed.map((r) => r.name).join(', ')}`);
-      logger.info(
-        { version: API_VERSION, implementation: IMPLEMENTATION, deployment: deployment.name },
-        'starting',
-      );
-      const node = await LogosNode.start({
-        deployment,
-        config,
-        baseDir: o.config ? dirname(resolve(o.config)) : process.cwd(),
-        logger,
-        ...(o.keys ? { keysDir: resolve(o.keys) } : {}),
-        onFatal: () => shutdown('fatal error', 1),
-      });
-      if (!o.config) {
-        for (const [i, k] of devnetKeys(4).entries()) {
-          logger.info(
-            {
-              key: i,
-              public_key: bytesToHex(frToBytes(k.publicKey)),
-              secret_key: bytesToHex(frToBytes(k.secretKey)),
-            },
-            'funded devnet key (public test key)',
-          );
-        }
-      }
-      let stopping = false;
-      const shutdown = (reason: string, code = 0) => {
-        if (stopping) return;
-        stopping = true;
-        logger.info({ reason }, 'stopping');
-        void node.stop().then(() => {
-          logger.info('stopped');
-          process.exit(code);
+    .option('--insecure-test-proofs', 'use the insecure test proof backend (only test deployments accept it)')
+    .action(
+      async (o: { config?: string; deployment: string; keys?: string; insecureTestProofs?: boolean }) => {
+        const config = o.config ? parseUserConfig(readFileSync(o.config, 'utf8'), o.config) : devnetConfig();
+        const deployment = loadDeployment(o.deployment);
+        const logger = pino({ level: config.tracing.level.toLowerCase(), base: { svc: 'logos-node' } });
+        const failed = runSelfCheck().filter((r) => !r.ok);
+        if (failed.length > 0)
+          throw new Error(`cryptographic self-check failed: ${failed.map((r) => r.name).join(', ')}`);
+        logger.info(
+          { version: API_VERSION, implementation: IMPLEMENTATION, deployment: deployment.name },
+          'starting',
+        );
+        const node = await LogosNode.start({
+          deployment,
+          config,
+          baseDir: o.config ? dirname(resolve(o.config)) : process.cwd(),
+          logger,
+          ...(o.keys ? { keysDir: resolve(o.keys) } : {}),
+          ...(o.insecureTestProofs
+            ? { proofs: createProofSystem(deployment, { insecureTestProofs: true }) }
+            : {}),
+          onFatal: () => shutdown('fatal error', 1),
         });
-      };
-      process.on('SIGINT', () => shutdown('SIGINT'));
-      process.on('SIGTERM', () => shutdown('SIGTERM'));
-    });
+        if (!o.config) {
+          for (const [i, k] of devnetKeys(4).entries()) {
+            logger.info(
+              {
+                key: i,
+                public_key: bytesToHex(frToBytes(k.publicKey)),
+                secret_key: bytesToHex(frToBytes(k.secretKey)),
+              },
+              'funded devnet key (public test key)',
+            );
+          }
+        }
+        let stopping = false;
+        const shutdown = (reason: string, code = 0) => {
+          if (stopping) return;
+          stopping = true;
+          logger.info({ reason }, 'stopping');
+          void node.stop().then(() => {
+            logger.info('stopped');
+            process.exit(code);
+          });
+        };
+        process.on('SIGINT', () => shutdown('SIGINT'));
+        process.on('SIGTERM', () => shutdown('SIGTERM'));
+      },
+    );
 
   program
     .command('init')

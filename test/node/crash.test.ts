@@ -1,0 +1,92 @@
+/**
+ * kill -9 at random moments: a node process on a fast test deployment is killed with SIGKILL again and
+ * again; after each kill the stored chain must be consistent, nothing committed may be lost, and the
+ * node must restart on the same chain and keep producing.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { openStore } from '../../src/storage/open.ts';
+import { checkInvariants, prng, randInt } from '../storage/helpers.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSX = import.meta.resolve('tsx');
+
+function startNode(dir: string): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      '--import',
+      TSX,
+      '--import',
+      join(ROOT, 'src/polyfills.mjs'),
+      join(ROOT, 'src/main.ts'),
+      'start',
+      '--deployment',
+      join(dir, 'fast.yaml'),
+      '--insecure-test-proofs',
+    ],
+    { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+}
+
+async function waitForLine(p: ChildProcess, re: RegExp, ms: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(
+      () => reject(new Error(`no line matching ${re} within ${ms} ms: ${buf.slice(-500)}`)),
+      ms,
+    );
+    p.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      if (re.test(buf)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+}
+
+test('the node survives SIGKILL at random points and restarts on the same chain', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'logos-crash-'));
+  try {
+    const devnet = readFileSync(join(ROOT, 'deployments/devnet.yaml'), 'utf8');
+    writeFileSync(
+      join(dir, 'fast.yaml'),
+      devnet
+        .replace('name: devnet', 'name: fast-test')
+        .replace('test: false', 'test: true')
+        .replace('slot_duration_ms: 2000', 'slot_duration_ms: 50')
+        .replace('security_param: 10', 'security_param: 3'),
+    );
+    const rand = prng(20261126);
+    let lastTop = -1n;
+    let genesis: string | undefined;
+    const kills = 8;
+    for (let i = 0; i < kills; i++) {
+      const p = startNode(dir);
+      const exited = new Promise<void>((r) => p.once('exit', () => r()));
+      await waitForLine(p, /"chain ready"/, 20_000);
+      await new Promise((r) => setTimeout(r, randInt(rand, 100, 1500)));
+      p.kill('SIGKILL');
+      await exited;
+      const store = await openStore(join(dir, '.devnet', 'db'));
+      try {
+        const s = checkInvariants(store.kv, store.chain);
+        assert.ok(s.top >= lastTop, `kill ${i}: the chain went back from height ${lastTop} to ${s.top}`);
+        genesis ??= s.canonical[0];
+        assert.equal(s.canonical[0], genesis, 'same genesis after every restart');
+        lastTop = s.top;
+      } finally {
+        store.close();
+      }
+    }
+    assert.ok(lastTop > 0n, 'blocks were produced across the restarts');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
