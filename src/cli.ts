@@ -83,7 +83,7 @@ function newNodeConfigYaml(): string {
     ...ed.map((k) => `      ${k.id}: !Ed25519 ${k.sk}  # ${k.title}`),
     'wallet:',
     '  known_keys:',
-    ...zk.filter((k) => k.title !== 'VaucherMaster').map((k) => `    ${k.id}: ${k.id}  # ${k.title}`),
+    ...zk.map((k) => `    ${k.id}: ${k.id}  # ${k.title}`),
     `  voucher_master_key_id: ${zk.find((k) => k.title === 'VaucherMaster')!.id}`,
     '',
   ];

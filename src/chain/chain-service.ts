@@ -188,6 +188,45 @@ export class ChainService extends EventEmitter<ChainEvents> {
     return run;
   }
 
+  // ---------- reads (what the API serves) ----------
+
+  /** A stored block (any fork still stored, and all canonical history). */
+  block(id: Uint8Array): Block | undefined {
+    const bytes = this.deps.store.block(id);
+    return bytes ? decodeBlock(bytes) : undefined;
+  }
+
+  /** The ledger events of a stored block, as their JSON text. */
+  eventsJson(id: Uint8Array): string | undefined {
+    const bytes = this.deps.store.events(id);
+    return bytes ? new TextDecoder().decode(bytes) : undefined;
+  }
+
+  /** Canonical blocks with slot in [from, to], at most `limit`, oldest first; only up to `maxHeight` if given. */
+  canonicalBySlot(from: bigint, to: bigint, limit?: number): { slot: bigint; id: Uint8Array }[] {
+    return [...this.deps.store.canonicalBySlot(from, to, limit !== undefined ? { limit } : {})];
+  }
+
+  /** Header ids walking back from `from` (default the tip) to `to` (default the LIB), newest first, at most `limit`. */
+  headerIds(from?: Uint8Array, to?: Uint8Array, limit = 512): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    let cur = from ? bytesToHex(from) : this.engine.tip.id;
+    const stop = to ? bytesToHex(to) : this.engine.lib.id;
+    while (out.length < limit) {
+      const info = this.deps.store.info(hexToBytes(cur));
+      if (!info) break;
+      out.push(info.id);
+      if (cur === stop || info.height === 0n) break;
+      cur = bytesToHex(info.parent);
+    }
+    return out;
+  }
+
+  /** Where a transaction of the canonical chain was included. */
+  transactionLocation(hash: Uint8Array): { block: Uint8Array; position: number } | undefined {
+    return this.deps.store.txLocation(hash);
+  }
+
   /** Waits for the blocks being processed. */
   async drain(): Promise<void> {
     await this.queue;

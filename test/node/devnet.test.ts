@@ -97,3 +97,34 @@ describe('single-node devnet', () => {
     }
   });
 });
+
+describe('chain reads', () => {
+  test('blocks, events, header walks and slot ranges come back from storage', async () => {
+    const d2 = mkdtempSync(join(tmpdir(), 'logos-node-reads-'));
+    const node = await LogosNode.start({
+      deployment: FAST,
+      config: { ...config, state: { base_folder: d2 } },
+      baseDir: d2,
+      logger,
+      proofs: INSECURE_TEST_PROOFS,
+    });
+    try {
+      await waitFor(() => node.chain.tip().height >= 4, 10_000, 'four blocks');
+      const tip = node.chain.tip();
+      const block = node.chain.block(tip.id)!;
+      assert.equal(block.header.slot, tip.slot);
+      assert.equal(node.chain.eventsJson(tip.id), '[]');
+      const ids = node.chain.headerIds(tip.id, node.chain.genesis.id);
+      assert.equal(bytesToHex(ids[0]!), bytesToHex(tip.id));
+      assert.equal(bytesToHex(ids[ids.length - 1]!), bytesToHex(node.chain.genesis.id));
+      assert.equal(ids.length, tip.height + 1);
+      const bySlot = node.chain.canonicalBySlot(0n, tip.slot);
+      assert.equal(bySlot.length, tip.height + 1);
+      assert.equal(bytesToHex(bySlot[bySlot.length - 1]!.id), bytesToHex(tip.id));
+      assert.equal(node.chain.block(new Uint8Array(32).fill(9)), undefined);
+    } finally {
+      await node.stop();
+      rmSync(d2, { recursive: true, force: true });
+    }
+  });
+});
