@@ -18,16 +18,19 @@ import { epochStateAt, polPublicInputs } from '../ledger/apply.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
 import type { EpochState, LedgerState, NoteRecord } from '../ledger/state.ts';
 import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
+import { selectTransactions } from './block-builder.ts';
 import type { ChainService } from './chain-service.ts';
 import type { SlotClock } from './clock.ts';
 
-/** Where a leader gets the transactions of its block. */
+/**
+ * Where a leader gets candidate transactions for its block (the mempool), best first. Their proofs
+ * must already be verified (the mempool verifies on admission); selection checks everything else.
+ */
 export interface TransactionSource {
-  /** Transactions valid on `state` at `slot`, within the block limits. */
-  select(state: LedgerState, slot: bigint): SignedMantleTx[];
+  candidates(): Iterable<SignedMantleTx>;
 }
 
-export const NO_TRANSACTIONS: TransactionSource = { select: () => [] };
+export const NO_TRANSACTIONS: TransactionSource = { candidates: () => [] };
 
 export const REWARD_VOUCHER = frFromAscii('REWARD_VOUCHER');
 
@@ -136,7 +139,12 @@ export class LeaderService {
     n: OwnedNote,
   ): Promise<void> {
     const t0 = performance.now();
-    const txs = this.deps.txs.select(parent, slot);
+    const { txs } = selectTransactions(
+      parent,
+      { config: this.deps.chain.config, proofs: ALWAYS },
+      slot,
+      this.deps.txs.candidates(),
+    );
     const leaderKey = new Ed25519Signer(ed25519GenerateSecretKey());
     const voucherSecret = digest([this.opts.voucherMasterKey, slot]);
     const header: Header = {

@@ -107,6 +107,7 @@ export class LogosNode {
         slot_ms: deployment.slot_duration_ms,
         state: this.chain.consensusState,
         data_dir: this.dataDir,
+        api: config.api.backend.listen_address,
       },
       'chain ready',
     );
