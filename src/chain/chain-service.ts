@@ -10,10 +10,16 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { type Block, checkBlockStructure, decodeBlock, encodeBlock } from '../block/block.ts';
-import { headerId } from '../block/header.ts';
+import { encodeHeader, headerId, type SignedHeader } from '../block/header.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import { stringifyJson } from '../codec/json.ts';
-import { type ConsensusState, CryptarchiaEngine, type ReceiveResult } from '../consensus/engine.ts';
+import {
+  type BlockNode,
+  type ConsensusState,
+  CryptarchiaEngine,
+  type ReceiveResult,
+} from '../consensus/engine.ts';
+import { ed25519Verify } from '../crypto/ed25519.ts';
 import { LogosError } from '../errors/base.ts';
 import { applyBlock, type BlockResult } from '../ledger/apply.ts';
 import { epochSchedule } from '../ledger/config.ts';
@@ -70,6 +76,10 @@ export class ChainService extends EventEmitter<ChainEvents> {
   private readonly states = new Map<string, LedgerState>();
   private readonly engine: CryptarchiaEngine;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Blocks whose parent is unknown, by parent id, until the parent arrives (bounded). */
+  private readonly orphans = new Map<string, Block[]>();
+  private orphanCount = 0;
+  static readonly MAX_ORPHANS = 1000;
   private failed: Error | undefined;
 
   constructor(
@@ -188,6 +198,97 @@ export class ChainService extends EventEmitter<ChainEvents> {
     return run;
   }
 
+  // ---------- orphans ----------
+
+  private keepOrphan(parentHex: string, block: Block): void {
+    if (this.orphanCount >= ChainService.MAX_ORPHANS) return;
+    const list = this.orphans.get(parentHex) ?? [];
+    const id = bytesToHex(headerId(block.header));
+    if (list.some((b) => bytesToHex(headerId(b.header)) === id)) return;
+    list.push(block);
+    this.orphans.set(parentHex, list);
+    this.orphanCount++;
+  }
+
+  /** Orphans waiting for `parentHex` are processed now that it is applied. */
+  private adoptOrphans(parentHex: string): void {
+    const waiting = this.orphans.get(parentHex);
+    if (!waiting) return;
+    this.orphans.delete(parentHex);
+    this.orphanCount -= waiting.length;
+    for (const b of waiting) {
+      this.submit(b).catch((e: Error) => this.deps.logger.debug({ err: e.message }, 'orphan rejected'));
+    }
+  }
+
+  // ---------- uncles ----------
+
+  private uncleWindow(): bigint {
+    return epochSchedule(this.config.consensus).uncle_window_slots;
+  }
+
+  /** Slots taken by uncles that blocks on the chain ending at `parent` reference, within the window of `slot`. */
+  private occupiedUncleSlots(parent: string, slot: bigint): Set<bigint> {
+    const out = new Set<bigint>();
+    const min = slot - this.uncleWindow();
+    let cur = parent;
+    for (;;) {
+      const node = this.engine.get(cur);
+      if (!node || node.slot < min || node.length === 0) break;
+      const b = this.block(hexToBytes(cur));
+      for (const u of b?.uncle_headers ?? []) out.add(u.header.slot);
+      cur = node.parent;
+    }
+    return out;
+  }
+
+  /** Uncles a new block on `parent` at `slot` should reference (consensus.md §8), with their signed headers. */
+  unclesFor(parent: Uint8Array, slot: bigint): SignedHeader[] {
+    const p = bytesToHex(parent);
+    const nodes = this.engine.selectUncles(p, slot, this.uncleWindow(), {
+      occupiedSlots: this.occupiedUncleSlots(p, slot),
+    });
+    const out: SignedHeader[] = [];
+    for (const n of nodes) {
+      const b = this.block(hexToBytes(n.id));
+      if (b) out.push({ header: b.header, signature: b.signature });
+    }
+    return out;
+  }
+
+  /**
+   * A block's uncles must be known blocks that start a fork off its parent's chain, within the
+   * window, at slots not taken by the chain or by uncles its ancestors reference, one per slot,
+   * each signed by its leader.
+   */
+  private checkUncles(block: Block, parentHex: string): void {
+    if (block.uncle_headers.length === 0) return;
+    const slot = block.header.slot;
+    const window = this.uncleWindow();
+    const occupied = this.occupiedUncleSlots(parentHex, slot);
+    const chain = new Map<string, BlockNode>();
+    for (const n of this.engine.ancestors(parentHex, this.engine.lib.id)) chain.set(n.id, n);
+    const seen = new Set<bigint>();
+    const chainSlots = new Set([...chain.values()].map((n) => n.slot));
+    for (const u of block.uncle_headers) {
+      const uid = bytesToHex(headerId(u.header));
+      const node = this.engine.get(uid);
+      const up = node ? chain.get(node.parent) : undefined;
+      const bad = (why: string) => new BlockRejected('INVALID_UNCLE', `uncle ${uid}: ${why}`);
+      if (!node) throw bad('unknown block');
+      if (chain.has(uid)) throw bad('it is an ancestor of the block');
+      if (!up) throw bad("its parent is not on the block's chain");
+      if (u.header.slot >= slot) throw bad('its slot is not before the block slot');
+      if (slot - up.slot > window || slot - up.slot <= 0n) throw bad('outside the uncle window');
+      if (chainSlots.has(u.header.slot) || occupied.has(u.header.slot) || seen.has(u.header.slot))
+        throw bad('its slot is taken');
+      if (!ed25519Verify(u.header.proof_of_leadership.leader_key, encodeHeader(u.header), u.signature)) {
+        throw bad('its signature is invalid');
+      }
+      seen.add(u.header.slot);
+    }
+  }
+
   // ---------- reads (what the API serves) ----------
 
   /** A stored block (any fork still stored, and all canonical history). */
@@ -241,8 +342,10 @@ export class ChainService extends EventEmitter<ChainEvents> {
     if (this.engine.has(hex)) throw new BlockRejected('ALREADY_APPLIED', `block ${hex} is already applied`);
     const parentHex = bytesToHex(block.header.parent_block);
     const parent = this.states.get(parentHex);
-    if (!parent)
+    if (!parent) {
+      this.keepOrphan(parentHex, block);
       throw new BlockRejected('PARENT_MISSING', `the parent ${parentHex} of block ${hex} is unknown`);
+    }
     if (block.header.slot > clock.currentSlot()) {
       throw new BlockRejected(
         'FUTURE_BLOCK',
@@ -254,6 +357,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
     } catch (e) {
       throw new BlockRejected('INVALID_BLOCK', (e as Error).message, { cause: e });
     }
+    this.checkUncles(block, parentHex);
     let r: BlockResult;
     try {
       r = await applyBlockVerified(parent, block, this.config, proofs, { skipProofOfLeadership: own });
@@ -314,6 +418,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
     };
     this.emit('block', processed);
     if (lib.id !== prevLib) this.emit('lib', processed.lib);
+    this.adoptOrphans(hex);
     return processed;
   }
 

@@ -145,6 +145,7 @@ export class LeaderService {
       slot,
       this.deps.txs.candidates(),
     );
+    const _uncles = this.deps.chain.unclesFor(parentId, slot);
     const leaderKey = new Ed25519Signer(ed25519GenerateSecretKey());
     const voucherSecret = digest([this.opts.voucherMasterKey, slot]);
     const header: Header = {

@@ -36,7 +36,9 @@ export function ctxOf(d: Deployment = DEVNET): LedgerContext {
 
 export const CTX = ctxOf();
 
-const leader = new Ed25519Signer(new Uint8Array(32).fill(42));
+/** The one-time leader key TestChain signs its headers with. */
+export const TEST_LEADER = new Ed25519Signer(new Uint8Array(32).fill(42));
+const leader = TEST_LEADER;
 
 /** Placeholder proofs of the right sizes, replaced after the tx hash is known. */
 export function placeholderProof(op: Op): OpProof {

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { pino } from 'pino';
+import { type Block, bodyRoot } from '../../src/block/block.ts';
+import { encodeHeader, headerId, type SignedHeader } from '../../src/block/header.ts';
+import { ChainService } from '../../src/chain/chain-service.ts';
+import { SlotClock } from '../../src/chain/clock.ts';
+import { bytesToHex } from '../../src/codec/hex.ts';
+import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
+import { openStore } from '../../src/storage/open.ts';
+import { DEVNET, TEST_LEADER, TestChain } from '../ledger/helpers.ts';
+
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+async function service(): Promise<{ chain: ChainService; close(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'logos-chain-'));
+  dirs.push(dir);
+  const store = await openStore(dir);
+  const clock = new SlotClock(1_700_000_000_000, DEVNET.slot_duration_ms, () => 1_700_000_000_000 + 10 ** 9);
+  const chain = new ChainService(
+    { deployment: DEVNET, genesisTimeMs: 1_700_000_000_000, online: false },
+    {
+      store: store.chain,
+      proofs: INSECURE_TEST_PROOFS,
+      clock,
+      logger: pino({ level: process.env.LOGOS_TEST_LOG ?? 'silent' }),
+    },
+  );
+  await chain.start();
+  return { chain, close: () => store.close() };
+}
+
+/** The same block with uncles referenced (body root and signature redone). */
+function withUncles(b: Block, uncles: SignedHeader[]): Block {
+  const header = { ...b.header, body_root: bodyRoot(uncles, []) };
+  return { ...b, header, uncle_headers: uncles, signature: TEST_LEADER.sign(encodeHeader(header)) };
+}
+
+test('an orphan waits for its parent and is applied when the parent arrives', async () => {
+  const s = await service();
+  try {
+    const t = new TestChain();
+    assert.equal(bytesToHex(t.genesis.id), bytesToHex(s.chain.genesis.id));
+    const b1 = t.block([], 1n);
+    t.apply([], 1n);
+    const b2 = t.block([], 2n);
+    await assert.rejects(s.chain.submit(b2), /PARENT_MISSING|is unknown/);
+    await s.chain.submit(b1);
+    await s.chain.drain();
+    await new Promise((r) => setTimeout(r, 50));
+    await s.chain.drain();
+    assert.equal(s.chain.tip().height, 2);
+    assert.equal(bytesToHex(s.chain.tip().id), bytesToHex(headerId(b2.header)));
+  } finally {
+    s.close();
+  }
+});
+
+test('uncles: a fork block is offered as an uncle and accepted; unknown or misplaced uncles are refused', async () => {
+  const s = await service();
+  try {
+    const t = new TestChain();
+    const a1 = t.block([], 1n);
+    const b1 = t.block([], 2n, 8n);
+    await s.chain.submit(a1);
+    await s.chain.submit(b1);
+    assert.equal(
+      bytesToHex(s.chain.tip().id),
+      bytesToHex(headerId(a1.header)),
+      'a tie keeps the first block',
+    );
+    const uncles = s.chain.unclesFor(headerId(a1.header), 3n);
+    assert.equal(uncles.length, 1);
+    assert.equal(bytesToHex(headerId(uncles[0]!.header)), bytesToHex(headerId(b1.header)));
+    t.apply([], 1n);
+    const a2 = withUncles(t.block([], 3n), uncles);
+    const bogus = { ...uncles[0]!, header: { ...uncles[0]!.header, slot: 99n } };
+    await assert.rejects(s.chain.submit(withUncles(t.block([], 3n), [bogus])), /INVALID_UNCLE|unknown block/);
+    const ancestor = { header: a1.header, signature: a1.signature };
+    await assert.rejects(s.chain.submit(withUncles(t.block([], 3n), [ancestor])), /ancestor/);
+    const done = await s.chain.submit(a2);
+    assert.equal(done.height, 2);
+    assert.equal(s.chain.block(done.id)?.uncle_headers.length, 1);
+    // The uncle's slot is now taken: a block on a2 does not reference it again.
+    assert.equal(s.chain.unclesFor(done.id, 4n).length, 0);
+  } finally {
+    s.close();
+  }
+});
