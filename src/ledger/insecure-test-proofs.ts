@@ -11,12 +11,13 @@ import { blake2b256, tag } from '../crypto/blake2b.ts';
 import { type Fr, frToBytes } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
-import type {
-  PocPublicInputs,
-  PolPublicInputs,
-  ProofChecks,
-  ProofSystem,
-  ZkSignStatement,
+import {
+  type PocPublicInputs,
+  type PolPublicInputs,
+  type ProofChecks,
+  type ProofSystem,
+  polPublicInputList,
+  type ZkSignStatement,
 } from './proof-system.ts';
 
 const ZK = tag('INSECURE_TEST_ZKSIGN');
@@ -41,16 +42,7 @@ function zkSig(st: ZkSignStatement): ZkSignature {
 }
 
 function polProof(i: PolPublicInputs): Uint8Array {
-  const inputs = [
-    i.entropy_contribution,
-    i.slot,
-    i.epoch_nonce,
-    i.lottery_0,
-    i.lottery_1,
-    i.aged_root,
-    i.latest_root,
-  ];
-  return expand(POL, frs([...inputs, i.leader_pk1, i.leader_pk2]), 128);
+  return expand(POL, frs(polPublicInputList(i)), 128);
 }
 
 function pocProof(i: PocPublicInputs): Uint8Array {

@@ -30,6 +30,21 @@ export interface PolPublicInputs {
   readonly leader_pk2: Fr;
 }
 
+/** The PoL public inputs as the circuit takes them, in order. */
+export function polPublicInputList(i: PolPublicInputs): bigint[] {
+  return [
+    i.entropy_contribution,
+    i.slot,
+    i.epoch_nonce,
+    i.lottery_0,
+    i.lottery_1,
+    i.aged_root,
+    i.latest_root,
+    i.leader_pk1,
+    i.leader_pk2,
+  ];
+}
+
 /** The private part of a PoL proof: the winning note and its paths in the aged and latest UTXO trees. */
 export interface PolWitness {
   readonly secret_key: Fr;

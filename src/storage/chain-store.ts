@@ -12,6 +12,7 @@
  * - meta tip is the canonical block at the top height, meta lib a canonical block.
  * An update that would break these is rejected with a StorageError before anything is written.
  */
+import { concatBytes } from '../codec/hex.ts';
 import { Bucket } from './buckets.ts';
 import { StorageError } from './errors.ts';
 import { type KvStore, type KvWriteTx, readU64Key, u64Key } from './kv.ts';
@@ -90,20 +91,8 @@ function equal(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
   return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
 }
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-
 function encodeInfo(info: StoredBlockInfo): Uint8Array {
-  return concat(u64Key(info.slot), u64Key(info.height), info.parent);
+  return concatBytes(u64Key(info.slot), u64Key(info.height), info.parent);
 }
 
 function decodeInfo(id: Uint8Array, v: Uint8Array): StoredBlockInfo {
@@ -443,7 +432,7 @@ export class ChainStore {
         tx.put(Bucket.BlockInfo, id, encodeInfo(b.info));
         tx.put(Bucket.Events, id, b.events);
         tx.put(Bucket.BlockTxs, id, encodeTxHashes(b.txHashes));
-        tx.put(Bucket.BlocksByHeight, concat(u64Key(b.info.height), id), new Uint8Array(0));
+        tx.put(Bucket.BlocksByHeight, concatBytes(u64Key(b.info.height), id), new Uint8Array(0));
       }
       for (const l of leavingTxs) {
         if (newAt(l.height) === undefined) tx.del(Bucket.CanonicalByHeight, u64Key(l.height));
@@ -470,7 +459,7 @@ export class ChainStore {
         tx.del(Bucket.BlockInfo, info.id);
         tx.del(Bucket.Events, info.id);
         tx.del(Bucket.BlockTxs, info.id);
-        tx.del(Bucket.BlocksByHeight, concat(u64Key(info.height), info.id));
+        tx.del(Bucket.BlocksByHeight, concatBytes(u64Key(info.height), info.id));
       }
     };
   }

@@ -20,6 +20,7 @@ import {
   type PolPublicInputs,
   type PolWitness,
   type ProofSystem,
+  polPublicInputList,
   ZKSIGN_MAX_KEYS,
   type ZkSignStatement,
 } from '../ledger/proof-system.ts';
@@ -39,19 +40,7 @@ function zkSignPublic(st: ZkSignStatement): bigint[] {
   return [...pks, st.msg];
 }
 
-function polPublic(i: PolPublicInputs): bigint[] {
-  return [
-    i.entropy_contribution,
-    i.slot,
-    i.epoch_nonce,
-    i.lottery_0,
-    i.lottery_1,
-    i.aged_root,
-    i.latest_root,
-    i.leader_pk1,
-    i.leader_pk2,
-  ];
-}
+const polPublic = polPublicInputList;
 
 function pocPublic(i: PocPublicInputs): bigint[] {
   return [i.voucher_nullifier, i.voucher_root, i.mantle_tx_hash];
