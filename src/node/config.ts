@@ -3,9 +3,9 @@
  * Strict: an unknown key or a value of the wrong type is an error naming the key. Missing keys take
  * the reference defaults. Durations are seconds, as numbers or strings such as '3600.000000000'.
  *
- * Sections this node does not use yet (network, blend, time, sdp, pow) are accepted as mappings so
- * that a reference configuration loads; their contents are checked when the services they configure
- * exist.
+ * Sections of services this node does not run yet (network, blend, time, sdp, pow) are checked for
+ * their key layout (unknown keys are refused) so that a reference configuration loads and a typo is
+ * caught; their values are read when the services they configure exist.
  */
 import { parse } from 'yaml';
 import { LogosError } from '../errors/base.ts';
@@ -150,6 +150,59 @@ function hex64(raw: unknown, path: string): string {
   return v.toLowerCase();
 }
 
+/** Key layout of the sections read later: `true` = any value below this key. */
+type Layout = { readonly [key: string]: true | Layout };
+const LATER: Readonly<Record<string, Layout>> = {
+  network: {
+    backend: {
+      swarm: {
+        host: true,
+        port: true,
+        node_key: true,
+        gossipsub: true,
+        kademlia: true,
+        identify: true,
+        chain_sync: true,
+        nat: true,
+      },
+      initial_peers: true,
+    },
+  },
+  blend: {
+    non_ephemeral_signing_key_id: true,
+    core: {
+      backend: {
+        listening_address: true,
+        max_dial_attempts_per_peer: true,
+        peering_degree_check_interval: true,
+      },
+      zk: { secret_key_kms_id: true },
+    },
+    edge: { backend: { max_dial_attempts_per_peer_per_message: true, replication_factor: true } },
+    abstain_on_failure: true,
+  },
+  time: {
+    backend: { server: true, client: { timeout: true, listening_interface: true }, update_interval: true },
+  },
+  sdp: {
+    declaration_id: true,
+    wallet: { max_tx_fee: true, funding_pk: true },
+    active_message_tracker: { status_check_interval_in_tip_changes: true },
+  },
+  pow: {
+    mining: { max_threads: true, max_tickets_per_block: true },
+    auto_claim: { targets: true, tick: true },
+  },
+};
+
+function checkLayout(v: unknown, layout: Layout, path: string): void {
+  const o = mapping(v, path);
+  only(o, Object.keys(layout), path);
+  for (const [k, sub] of Object.entries(layout)) {
+    if (sub !== true && o[k] !== undefined && o[k] !== null) checkLayout(o[k], sub, `${path}.${k}`);
+  }
+}
+
 const TOP = [
   'network',
   'blend',
@@ -180,7 +233,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   }
   const root = mapping(doc, source);
   only(root, TOP, '');
-  for (const k of ['network', 'blend', 'time', 'sdp', 'pow']) mapping(root[k], k);
+  for (const [k, layout] of Object.entries(LATER)) checkLayout(root[k], layout, k);
   const D = DEFAULT_CONFIG;
 
   const api = mapping(root.api, 'api');

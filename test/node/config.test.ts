@@ -65,6 +65,8 @@ tracing:
       [`kms: { backend: { keys: { ${'11'.repeat(32)}: plain } } }`, /expected !Zk <hex> or !Ed25519 <hex>/],
       ['tracing: { level: LOUD }', /^tracing\.level/],
       ['network: 5', /^network: expected a mapping/],
+      ['network: { backend: { swarm: { prot: 3000 } } }', /^network\.backend\.swarm\.prot: unknown key/],
+      ['pow: { mining: { max_threads: 2 }, autoclaim: {} }', /^pow\.autoclaim: unknown key/],
       ['[1, 2]', /expected a mapping/],
       ['a: [', /not valid YAML/],
     ];
