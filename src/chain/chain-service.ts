@@ -27,6 +27,7 @@ import type { Deployment } from '../ledger/deployment.ts';
 import { eventsToJson, type LedgerEvent } from '../ledger/events.ts';
 import { buildGenesis, type Genesis } from '../ledger/genesis.ts';
 import type { ProofChecks, ProofSystem } from '../ledger/proof-system.ts';
+import { decodeLedgerState, encodeLedgerState } from '../ledger/snapshot.ts';
 import type { LedgerState } from '../ledger/state.ts';
 import { applyBlockVerified } from '../ledger/verified.ts';
 import { txHash } from '../mantle/tx.ts';
@@ -56,6 +57,8 @@ export interface ChainServiceOptions {
   readonly genesisTimeMs: number;
   /** Start Online right away (a node that knows it is caught up); otherwise Bootstrapping. */
   readonly online: boolean;
+  /** A ledger snapshot is stored each time the LIB has advanced this many blocks (default 1000). */
+  readonly snapshotInterval?: number;
 }
 
 export interface ChainServiceDeps {
@@ -74,7 +77,10 @@ export interface ChainEvents {
 export class ChainService extends EventEmitter<ChainEvents> {
   readonly genesis: Genesis;
   private readonly states = new Map<string, LedgerState>();
-  private readonly engine: CryptarchiaEngine;
+  private engine: CryptarchiaEngine;
+  private lastSnapshotHeight = 0;
+  /** Whether the last start restored the ledger from a stored snapshot (rather than from genesis). */
+  restoredFromSnapshot = false;
   private queue: Promise<unknown> = Promise.resolve();
   /** Blocks whose parent is unknown, by parent id, until the parent arrives (bounded). */
   private readonly orphans = new Map<string, Block[]>();
@@ -93,15 +99,37 @@ export class ChainService extends EventEmitter<ChainEvents> {
       { config: d.ledger, proofs: ALREADY_VERIFIED },
       Math.floor(opts.genesisTimeMs / 1000),
     );
-    const s = epochSchedule(d.ledger.consensus);
     const gid = bytesToHex(this.genesis.id);
-    this.engine = new CryptarchiaEngine({
-      genesis: { id: gid, slot: 0n },
-      k: d.ledger.consensus.security_param,
-      sGen: s.s_gen,
-      state: 'Bootstrapping',
-    });
+    this.engine = this.newEngine();
     this.states.set(gid, this.genesis.state);
+  }
+
+  private newEngine(lib?: BlockNode): CryptarchiaEngine {
+    const c = this.opts.deployment.ledger.consensus;
+    return new CryptarchiaEngine({
+      genesis: { id: bytesToHex(this.genesis.id), slot: 0n },
+      k: c.security_param,
+      sGen: epochSchedule(c).s_gen,
+      state: 'Bootstrapping',
+      ...(lib ? { lib } : {}),
+    });
+  }
+
+  /** Stores a snapshot of the LIB's ledger state when the LIB has moved far enough since the last one. */
+  private async maybeSnapshot(): Promise<void> {
+    const lib = this.engine.lib;
+    const interval = this.opts.snapshotInterval ?? 1000;
+    if (lib.length - this.lastSnapshotHeight < interval) return;
+    const state = this.states.get(lib.id);
+    if (!state) return;
+    const t0 = performance.now();
+    const bytes = encodeLedgerState(state);
+    await this.deps.store.saveSnapshot(hexToBytes(lib.id), bytes);
+    this.lastSnapshotHeight = lib.length;
+    this.deps.logger.info(
+      { height: lib.length, bytes: bytes.length, ms: Math.round(performance.now() - t0) },
+      'ledger snapshot stored',
+    );
   }
 
   get config() {
@@ -138,12 +166,27 @@ export class ChainService extends EventEmitter<ChainEvents> {
       logger.info({ genesis: gid }, 'new chain: genesis block stored');
     } else {
       const t0 = performance.now();
+      let from = 1n;
+      const snap = store.latestSnapshot();
+      if (snap) {
+        const lib: BlockNode = {
+          id: bytesToHex(snap.info.id),
+          parent: bytesToHex(snap.info.parent),
+          slot: snap.info.slot,
+          length: Number(snap.info.height),
+        };
+        this.engine = this.newEngine(lib);
+        this.states.clear();
+        this.states.set(lib.id, decodeLedgerState(snap.bytes));
+        this.lastSnapshotHeight = lib.length;
+        this.restoredFromSnapshot = true;
+        from = snap.info.height + 1n;
+      }
       let n = 0;
-      for (const info of store.allBlocks()) {
-        if (info.height === 0n) continue;
+      for (const info of store.allBlocks(from)) {
         const parent = this.states.get(bytesToHex(info.parent));
         const bytes = store.block(info.id);
-        if (!parent || !bytes) continue; // a fork pruned from memory before its blocks were deleted
+        if (!parent || !bytes) continue; // a fork that left the tree before its blocks were deleted
         const block = decodeBlock(bytes);
         const r = applyBlock(parent, block, { config: this.config, proofs: ALREADY_VERIFIED });
         this.track(r, info.parent);
@@ -151,8 +194,14 @@ export class ChainService extends EventEmitter<ChainEvents> {
       }
       const ms = performance.now() - t0;
       logger.info(
-        { blocks: n, ms: Math.round(ms), tip: this.engine.tip.id, height: this.engine.tip.length },
-        'chain replayed from storage',
+        {
+          snapshot_height: snap ? Number(snap.info.height) : null,
+          blocks: n,
+          ms: Math.round(ms),
+          tip: this.engine.tip.id,
+          height: this.engine.tip.length,
+        },
+        'chain restored from storage',
       );
     }
     if (this.opts.online) this.setOnline();
@@ -417,7 +466,13 @@ export class ChainService extends EventEmitter<ChainEvents> {
       lib: { id: hexToBytes(lib.id), slot: lib.slot, height: lib.length },
     };
     this.emit('block', processed);
-    if (lib.id !== prevLib) this.emit('lib', processed.lib);
+    if (lib.id !== prevLib) {
+      this.emit('lib', processed.lib);
+      // A snapshot only shortens restarts; failing to store one loses nothing.
+      await this.maybeSnapshot().catch((e: Error) =>
+        this.deps.logger.warn({ err: e.message }, 'storing a ledger snapshot failed'),
+      );
+    }
     this.adoptOrphans(hex);
     return processed;
   }

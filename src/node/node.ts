@@ -28,6 +28,8 @@ export interface NodeOptions {
   /** Overrides the proof backend (tests). */
   readonly proofs?: ProofSystem;
   readonly keysDir?: string;
+  /** Blocks between ledger snapshots (default 1000). */
+  readonly snapshotInterval?: number;
   /** Called when the node cannot go on (e.g. its storage failed); the CLI exits. */
   readonly onFatal?: (e: Error) => void;
 }
@@ -89,7 +91,12 @@ export class LogosNode {
       offlineMs <= boot.offline_grace_period.grace_period * 1000;
 
     this.chain = new ChainService(
-      { deployment, genesisTimeMs, online },
+      {
+        deployment,
+        genesisTimeMs,
+        online,
+        ...(this.opts.snapshotInterval ? { snapshotInterval: this.opts.snapshotInterval } : {}),
+      },
       { store: store.chain, proofs, clock: this.clock, logger: logger.child({ module: 'chain' }) },
     );
     await this.chain.start();

@@ -80,6 +80,7 @@ const metaKey = {
   lastOnlineMs: enc.encode('lastOnlineMs'),
   genesisTimeMs: enc.encode('genesisTimeMs'),
   schema: enc.encode('schema'),
+  snapshot: enc.encode('snapshot'),
 } as const;
 
 function hex(b: Uint8Array): string {
@@ -165,6 +166,40 @@ export class ChainStore {
     const run = this.queue.then(() => this.apply(update));
     this.queue = run.catch(() => {});
     return run;
+  }
+
+  /**
+   * Stores the ledger state snapshot of an immutable canonical block, replacing the previous one, in
+   * one transaction (queued after pending commits).
+   */
+  saveSnapshot(id: Uint8Array, bytes: Uint8Array): Promise<void> {
+    const run = this.queue.then(async () => {
+      const info = this.info(id);
+      if (!info || !equal(this.canonicalAt(info.height), id)) {
+        throw new StorageError(
+          'STORAGE_INCONSISTENT_UPDATE',
+          `snapshot block ${hex(id)} is not a stored canonical block`,
+        );
+      }
+      const previous = this.kv.get(Bucket.Meta, metaKey.snapshot);
+      await this.kv.transaction((tx) => {
+        if (previous !== undefined && !equal(previous, id)) tx.del(Bucket.LedgerSnapshots, previous);
+        tx.put(Bucket.LedgerSnapshots, id, bytes);
+        tx.put(Bucket.Meta, metaKey.snapshot, id);
+      });
+    });
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  /** The stored ledger snapshot, if any, with the block it belongs to. */
+  latestSnapshot(): { info: StoredBlockInfo; bytes: Uint8Array } | undefined {
+    const id = this.kv.get(Bucket.Meta, metaKey.snapshot);
+    if (id === undefined) return undefined;
+    const info = this.info(id);
+    const bytes = this.kv.get(Bucket.LedgerSnapshots, id);
+    if (!info || !bytes || !equal(this.canonicalAt(info.height), id)) return undefined;
+    return { info, bytes };
   }
 
   // ---------------------------------------------------------------- reads

@@ -302,6 +302,96 @@ export class UtxoTree {
     return hashOf(this.#root, this.height);
   }
 
+  // snapshot support
+  /**
+   * Everything that determines this tree's future behaviour: the live leaves (ascending index), the
+   * free-list stack (bottom to top: the last element is reused first) and the first never-used index.
+   * With `base`, `leaves` lists only the positions whose value differs from `base` (for `restore(s, base)`).
+   */
+  snapshot(base?: UtxoTree): UtxoTreeSnapshot {
+    if (base !== undefined && base.height !== this.height) {
+      throw new MerkleTreeError(`base tree height ${base.height} differs from ${this.height}`);
+    }
+    // With a base: only the positions whose value differs (0 = emptied); shared subtrees are skipped.
+    const leaves: [number, Fr][] = [];
+    const walk = (node: Node | null, other: Node | null, level: number, at: number): void => {
+      if (node === other) return;
+      if (level === 1) {
+        const p = node as Pair | null;
+        const q = other as Pair | null;
+        const l = p === null ? 0n : p.l;
+        const r = p === null ? 0n : p.r;
+        if (l !== (q === null ? 0n : q.l)) leaves.push([at, l]);
+        if (r !== (q === null ? 0n : q.r)) leaves.push([at + 1, r]);
+        return;
+      }
+      const n = node as Inner | null;
+      const o = other as Inner | null;
+      walk(n === null ? null : n.left, o === null ? null : o.left, level - 1, at);
+      walk(n === null ? null : n.right, o === null ? null : o.right, level - 1, at + 2 ** (level - 1));
+    };
+    walk(this.#root, base === undefined ? null : base.#root, this.height, 0);
+    const free: number[] = [];
+    for (let c = this.#free; c !== null; c = c.next) free.push(c.index);
+    free.reverse();
+    return { height: this.height, leaves, free, next: this.#nextIndex };
+  }
+
+  // snapshot support
+  /**
+   * Rebuilds the tree of a `snapshot()`. Checks that it is consistent: leaf indices strictly
+   * ascending, every position below `next` either live or on the free list exactly once.
+   * Hashing is deferred as for any update. With `base` (a tree of the same height), the result shares
+   * the subtrees the two trees have in common: `leaves` then lists only the positions whose value
+   * differs from `base` (value 0 = emptied), and `free`/`next` are given in full.
+   */
+  static restore(s: UtxoTreeSnapshot, base?: UtxoTree): UtxoTree {
+    const height = s.height ?? TREE_HEIGHT;
+    checkHeight(height);
+    if (base !== undefined && base.height !== height) {
+      throw new MerkleTreeError(`base tree height ${base.height} differs from ${height}`);
+    }
+    const cap = 2 ** height;
+    const next = s.next;
+    if (!Number.isInteger(next) || next < 0 || next > cap) {
+      throw new MerkleTreeError(`next index ${String(next)} is out of range [0, 2^${height}]`);
+    }
+    const edit = ++lastEdit;
+    let root: Node | null = base === undefined ? null : base.#root;
+    let size = base === undefined ? 0 : base.size;
+    let prev = -1;
+    for (const [index, id] of s.leaves) {
+      checkIndex(index, height);
+      if (index <= prev) throw new MerkleTreeError(`leaf index ${index} is not strictly ascending`);
+      prev = index;
+      if (index >= next) throw new MerkleTreeError(`leaf index ${index} is not below next ${next}`);
+      if (base === undefined || id !== 0n) checkNoteId(id);
+      const old = base === undefined ? 0n : leafAt(root, height, index);
+      if (old === id) continue;
+      if (old === 0n) size++;
+      else if (id === 0n) size--;
+      root = setLeaf(root, height, index, id, edit);
+    }
+    let free: FreeCell | null = null;
+    const seen = new Set<number>();
+    for (const index of s.free) {
+      checkIndex(index, height);
+      if (index >= next) throw new MerkleTreeError(`free position ${index} is not below next ${next}`);
+      if (seen.has(index)) throw new MerkleTreeError(`free position ${index} is listed twice`);
+      seen.add(index);
+      if (leafAt(root, height, index) !== 0n) {
+        throw new MerkleTreeError(`free position ${index} holds a note`);
+      }
+      free = { index, next: free };
+    }
+    if (size + seen.size !== next) {
+      throw new MerkleTreeError(
+        `${size} live leaves and ${seen.size} free positions do not account for next index ${next}`,
+      );
+    }
+    return new UtxoTree(height, root, size, next, free);
+  }
+
   /** The `height` siblings of leaf `index`, from the leaf level up (for `merkleRoot(leaf, path, BigInt(index))`). */
   path(index: number): Fr[] {
     checkIndex(index, this.height);
@@ -325,6 +415,18 @@ export class UtxoTree {
     path[0] = p === null ? 0n : (index & 1) === 1 ? p.l : p.r;
     return path;
   }
+}
+
+// snapshot support
+/** See `UtxoTree.snapshot()`. `height` defaults to 32. */
+export interface UtxoTreeSnapshot {
+  readonly height?: number;
+  /** [index, note id], strictly ascending index (with a base tree: changed positions, 0 = emptied). */
+  readonly leaves: readonly (readonly [number, Fr])[];
+  /** The free-list stack, bottom to top (the last element is the next position reused). */
+  readonly free: readonly number[];
+  /** First never-used index. */
+  readonly next: number;
 }
 
 /** Test access: empty trees of a small height (1..32) for comparison with a dense model. Not for production. */

@@ -102,6 +102,37 @@ export class VoucherTree {
     this.#root = root;
     return root;
   }
+
+  // snapshot support
+  /** The internal state: the leaf count and the frontier (length height + 1, 0 where the bit of count is unset). */
+  snapshot(): VoucherTreeSnapshot {
+    return { height: this.height, count: this.count, frontier: this.#frontier.slice() };
+  }
+
+  // snapshot support
+  /** Rebuilds the tree of a `snapshot()`, checking that the frontier is consistent with the count. */
+  static restore(s: VoucherTreeSnapshot): VoucherTree {
+    const height = s.height ?? TREE_HEIGHT;
+    checkHeight(height);
+    const { count, frontier } = s;
+    if (!Number.isInteger(count) || count < 0 || count > 2 ** height) {
+      throw new MerkleTreeError(`voucher count ${String(count)} is out of range [0, 2^${height}]`);
+    }
+    if (frontier.length !== height + 1) {
+      throw new MerkleTreeError(`voucher frontier has ${frontier.length} entries, expected ${height + 1}`);
+    }
+    let c = count;
+    for (let i = 0; i <= height; i++) {
+      const f = frontier[i]!;
+      checkLeaf(f);
+      if (c % 2 === 0 && f !== 0n) {
+        throw new MerkleTreeError(`voucher frontier entry ${i} is set but bit ${i} of the count is not`);
+      }
+      c = Math.floor(c / 2);
+    }
+    if (count === 0 && height === TREE_HEIGHT) return VoucherTree.empty();
+    return new VoucherTree(height, count, frontier.slice());
+  }
 }
 
 function pathOfHeight(leaves: readonly Fr[], index: number, height: number): Fr[] {
@@ -134,6 +165,14 @@ function pathOfHeight(leaves: readonly Fr[], index: number, height: number): Fr[
  */
 export function voucherPath(leaves: readonly Fr[], index: number): Fr[] {
   return pathOfHeight(leaves, index, TREE_HEIGHT);
+}
+
+// snapshot support
+/** See `VoucherTree.snapshot()`. `height` defaults to 32. */
+export interface VoucherTreeSnapshot {
+  readonly height?: number;
+  readonly count: number;
+  readonly frontier: readonly Fr[];
 }
 
 /** Test access: trees and paths of a small height (1..32). Not for production. */
