@@ -189,7 +189,11 @@ export class ChainService extends EventEmitter<ChainEvents> {
         if (!parent || !bytes) continue; // a fork that left the tree before its blocks were deleted
         const block = decodeBlock(bytes);
         const r = applyBlock(parent, block, { config: this.config, proofs: ALREADY_VERIFIED });
-        this.track(r, info.parent);
+        this.track(
+          r,
+          info.parent,
+          block.uncle_headers.map((u) => u.header.slot),
+        );
         n++;
       }
       const ms = performance.now() - t0;
@@ -207,9 +211,9 @@ export class ChainService extends EventEmitter<ChainEvents> {
     if (this.opts.online) this.setOnline();
   }
 
-  private track(r: BlockResult, parent: Uint8Array): ReceiveResult {
+  private track(r: BlockResult, parent: Uint8Array, uncleSlots: readonly bigint[]): ReceiveResult {
     const id = bytesToHex(r.id);
-    const res = this.engine.receive(id, bytesToHex(parent), r.state.slot);
+    const res = this.engine.receive(id, bytesToHex(parent), r.state.slot, uncleSlots);
     this.states.set(id, r.state);
     for (const p of res.pruned) this.states.delete(p);
     return res;
@@ -383,6 +387,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
   }
 
   private async process(block: Block, own: boolean): Promise<ProcessedBlock> {
+    const t0 = performance.now();
     const { store, proofs, clock } = this.deps;
     if (this.failed)
       throw new BlockRejected('STORAGE', `the chain stopped after a storage failure: ${this.failed.message}`);
@@ -414,7 +419,11 @@ export class ChainService extends EventEmitter<ChainEvents> {
       throw new BlockRejected('LEDGER', (e as Error).message, { cause: e });
     }
     const prevLib = this.engine.lib.id;
-    const res = this.track(r, block.header.parent_block);
+    const res = this.track(
+      r,
+      block.header.parent_block,
+      block.uncle_headers.map((u) => u.header.slot),
+    );
     const height = this.engine.get(hex)!.length;
     const update: ChainUpdate = {
       blocks: [
@@ -465,6 +474,18 @@ export class ChainService extends EventEmitter<ChainEvents> {
       tip: { id: hexToBytes(tip.id), slot: tip.slot, height: tip.length },
       lib: { id: hexToBytes(lib.id), slot: lib.slot, height: lib.length },
     };
+    if (!own) {
+      this.deps.logger.info(
+        {
+          slot: Number(block.header.slot),
+          height,
+          txs: block.transactions.length,
+          ms: Math.round(performance.now() - t0),
+          tip_changed: res.tipChanged,
+        },
+        'block applied',
+      );
+    }
     this.emit('block', processed);
     if (lib.id !== prevLib) {
       this.emit('lib', processed.lib);

@@ -127,6 +127,8 @@ interface Rec {
   readonly skip: string | undefined;
   /** Child ids, in arrival order. */
   readonly children: string[];
+  /** Slots of the uncles the block references (they count toward its chain's density). */
+  readonly uncles: readonly bigint[];
 }
 
 const cmp = <T extends bigint | string>(a: T, b: T): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -155,6 +157,8 @@ export class CryptarchiaEngine {
   readonly sGen: bigint;
   readonly genesis: BlockNode;
   readonly #nodes = new Map<string, Rec>();
+  /** Number of blocks received with uncles; the uncle part of the density rule is skipped while 0. */
+  #blocksWithUncles = 0;
   /** Blocks without children, in arrival order (the fork-choice visiting order). */
   readonly #leaves = new Map<string, BlockNode>();
   /** Per fork tip: its last fork-choice comparison. */
@@ -186,7 +190,7 @@ export class CryptarchiaEngine {
         throw new EngineError('InvalidParams', `bad LIB height ${l.length}`);
       root = Object.freeze({ id: l.id, parent: l.parent, slot: l.slot, length: l.length });
     }
-    const rec: Rec = { node: root, skip: undefined, children: [] };
+    const rec: Rec = { node: root, skip: undefined, children: [], uncles: [] };
     this.#nodes.set(root.id, rec);
     this.#leaves.set(root.id, root);
     this.#root = rec;
@@ -224,7 +228,7 @@ export class CryptarchiaEngine {
    * runs fork choice and (Online) moves the LIB. Throws `EngineError` (ParentMissing, AlreadyApplied,
    * InvalidSlot) without changing anything.
    */
-  receive(id: string, parent: string, slot: bigint): ReceiveResult {
+  receive(id: string, parent: string, slot: bigint, uncleSlots: readonly bigint[] = []): ReceiveResult {
     if (this.#nodes.has(id)) throw new EngineError('AlreadyApplied', `block ${id} is already in the tree`);
     const p = this.#nodes.get(parent);
     if (p === undefined)
@@ -239,7 +243,8 @@ export class CryptarchiaEngine {
     const sh = skipHeight(length);
     const skip = sh >= this.#root.node.length ? this.#ancestorRec(p, sh).node.id : undefined;
     const node: BlockNode = Object.freeze({ id, parent, slot, length });
-    this.#nodes.set(id, { node, skip, children: [] });
+    this.#nodes.set(id, { node, skip, children: [], uncles: [...uncleSlots] });
+    if (uncleSlots.length > 0) this.#blocksWithUncles++;
     p.children.push(id);
     this.#leaves.delete(parent);
     this.#compareCache.delete(parent);
@@ -428,6 +433,22 @@ export class CryptarchiaEngine {
     return lo;
   }
 
+  /**
+   * Distinct uncle slots in (lca.slot, lca.slot + s_gen] referenced by the blocks of the chain ending
+   * at `chain` from height `boundHeight` (its last block within the window) down to just above `lca`.
+   */
+  #uncleDensity(chain: Rec, lca: Rec, boundHeight: number): number {
+    const lo = lca.node.slot;
+    const hi = lca.node.slot + this.sGen;
+    const slots = new Set<bigint>();
+    let cur = this.#ancestorRec(chain, boundHeight);
+    while (cur.node.length > lca.node.length) {
+      for (const u of cur.uncles) if (u > lo && u <= hi) slots.add(u);
+      cur = this.#nodes.get(cur.node.parent)!;
+    }
+    return slots.size;
+  }
+
   #forkChoice(): Rec {
     let cmax = this.#tip;
     const online = this.#state === 'Online';
@@ -442,7 +463,14 @@ export class CryptarchiaEngine {
       } else if (!online) {
         c.densFork ??= this.#densityHeight(f, c.lca);
         c.densAnchor ??= this.#densityHeight(cmax, c.lca);
-        if (c.densFork > c.densAnchor) cmax = f;
+        let fork = c.densFork;
+        let anchor = c.densAnchor;
+        if (this.#blocksWithUncles > 0) {
+          // Uncle slots count toward density (consensus.md §8); walked only when uncles exist.
+          fork += this.#uncleDensity(f, c.lca, c.densFork);
+          anchor += this.#uncleDensity(cmax, c.lca, c.densAnchor);
+        }
+        if (fork > anchor) cmax = f;
       }
     }
     return cmax;

@@ -596,3 +596,43 @@ describe('randomized', () => {
     });
   }
 });
+
+describe('uncles count toward density', () => {
+  test('beyond k while Bootstrapping, a fork whose uncles make it denser wins', () => {
+    const build = (withUncle: boolean) => {
+      const e = new CryptarchiaEngine({
+        genesis: { id: 'g', slot: 0n },
+        k: 2,
+        sGen: 100n,
+        state: 'Bootstrapping',
+      });
+      e.receive('a1', 'g', 1n);
+      e.receive('a2', 'a1', 2n);
+      e.receive('a3', 'a2', 3n);
+      e.receive('a4', 'a3', 4n);
+      e.receive('b1', 'g', 5n);
+      e.receive('b2', 'b1', 6n);
+      e.receive('b3', 'b2', 7n);
+      e.receive('b4', 'b3', 10n, withUncle ? [9n] : []);
+      return e.tip.id;
+    };
+    assert.equal(build(false), 'a4', 'equal density keeps the current chain');
+    assert.equal(build(true), 'b4', 'one uncle slot in the window makes the fork denser');
+  });
+
+  test('uncle slots outside the window or repeated do not count', () => {
+    const e = new CryptarchiaEngine({
+      genesis: { id: 'g', slot: 0n },
+      k: 1,
+      sGen: 8n,
+      state: 'Bootstrapping',
+    });
+    e.receive('a1', 'g', 1n);
+    e.receive('a2', 'a1', 2n);
+    e.receive('a3', 'a2', 3n);
+    e.receive('b1', 'g', 4n);
+    e.receive('b2', 'b1', 5n, [20n]);
+    e.receive('b3', 'b2', 6n, [20n]);
+    assert.equal(e.tip.id, 'a3');
+  });
+});
