@@ -81,7 +81,11 @@ export const figures: Figure[] = [
     async measure() {
       // A devnet node with real Groth16 proofs in a fresh directory; the leader's own measure.
       const dir = mkdtempSync(join(tmpdir(), 'logos-bench-'));
-      const config = { ...devnetConfig(), state: { base_folder: dir } };
+      const config = {
+        ...devnetConfig(),
+        api: { backend: { ...devnetConfig().api.backend, listen_address: '127.0.0.1:0' } },
+        state: { base_folder: dir },
+      };
       const node = await LogosNode.start({
         deployment: loadDeployment('devnet'),
         config,

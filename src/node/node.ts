@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
+import { ApiServer } from '../api/server.ts';
 import { ChainService } from '../chain/chain-service.ts';
 import { SlotClock } from '../chain/clock.ts';
 import { LeaderService, NO_TRANSACTIONS } from '../chain/leader.ts';
@@ -41,6 +42,7 @@ export class LogosNode {
   private statusTimer: NodeJS.Timeout | undefined;
   chain!: ChainService;
   leader!: LeaderService;
+  api!: ApiServer;
   clock!: SlotClock;
   dataDir!: string;
 
@@ -140,6 +142,14 @@ export class LogosNode {
       },
     );
     logger.info({ leader_keys: leaderKeys.length }, 'leader keys loaded');
+
+    this.api = new ApiServer(
+      { backend: config.api.backend },
+      { chain: this.chain, clock: this.clock, deployment, phase: () => this.phase },
+      logger.child({ module: 'api' }),
+    );
+    await this.api.start();
+    this.stops.push(() => this.api.stop());
 
     this.runPhases(online);
     this.leader.start();

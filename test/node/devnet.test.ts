@@ -29,6 +29,7 @@ const dir = mkdtempSync(join(tmpdir(), 'logos-node-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const config = {
   ...devnetConfig(),
+  api: { backend: { ...devnetConfig().api.backend, listen_address: '127.0.0.1:0' } },
   state: { base_folder: dir },
   cryptarchia: {
     ...devnetConfig().cryptarchia,

@@ -1,0 +1,152 @@
+/**
+ * The HTTP API server (fastify), driven by the route table. Reference behaviour around the routes:
+ * compact JSON with exact u64 values; `{code, message}` JSON for handled failures; plain-text 400s
+ * for malformed parameters; an empty 404 for unknown paths; an empty 408 after the API timeout;
+ * CORS for any origin unless `cors_origins` restricts it.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import type { Logger } from 'pino';
+import type { UserConfig } from '../node/config.ts';
+import { ApiError, Rejection } from './errors.ts';
+import { openApiDocument } from './openapi.ts';
+import { type ApiContext, type ApiReply, ROUTES } from './routes.ts';
+
+export interface ApiServerOptions {
+  readonly backend: UserConfig['api']['backend'];
+}
+
+const JSON_TYPE = 'application/json';
+const TEXT_TYPE = 'text/plain; charset=utf-8';
+
+class Timeout extends Error {}
+
+export class ApiServer {
+  private readonly app: FastifyInstance;
+  private address: string | undefined;
+
+  constructor(
+    private readonly opts: ApiServerOptions,
+    private readonly ctx: ApiContext,
+    private readonly logger: Logger,
+  ) {
+    this.app = Fastify({ logger: false, bodyLimit: opts.backend.max_body_size, return503OnClosing: false });
+    this.install();
+  }
+
+  /** The bound address, e.g. `127.0.0.1:8080` (the real port when 0 was asked). */
+  get listening(): string | undefined {
+    return this.address;
+  }
+
+  private install(): void {
+    const app = this.app;
+    const origins = this.opts.backend.cors_origins;
+    app.addHook('onRequest', async (req, reply) => {
+      const origin = req.headers.origin;
+      if (origins.length === 0) reply.header('access-control-allow-origin', '*');
+      else if (origin !== undefined && origins.includes(origin))
+        reply.header('access-control-allow-origin', origin);
+      reply.header('vary', 'origin, access-control-request-method, access-control-request-headers');
+    });
+    app.options('*', async (_req, reply) => {
+      reply
+        .code(200)
+        .header('access-control-allow-methods', '*')
+        .header('access-control-allow-headers', 'content-type,user-agent')
+        .send('');
+    });
+    app.setNotFoundHandler((_req, reply) => {
+      reply.code(404).header('content-length', '0').send('');
+    });
+    app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
+      // Fastify's own rejections (malformed body, unsupported content type, oversized body).
+      const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+      if (status === 500) {
+        this.logger.error({ err: err.message }, 'API request failed');
+        this.send(reply, {
+          status: 500,
+          body: JSON.stringify({ code: 500, message: 'Internal server error' }),
+        });
+      } else {
+        this.send(reply, { status, body: err.message, contentType: TEXT_TYPE });
+      }
+    });
+
+    for (const route of ROUTES) {
+      const url = route.path.replace(/\{(\w+)\}/g, ':$1');
+      app.route({
+        method: route.method,
+        url,
+        handler: async (req, reply) => {
+          const params = req.params as Record<string, string>;
+          const rawQuery = req.query as Record<string, string | string[] | undefined>;
+          const query: Record<string, string | undefined> = {};
+          for (const [k, v] of Object.entries(rawQuery)) query[k] = Array.isArray(v) ? v[0] : v;
+          try {
+            const res = await this.withTimeout(
+              Promise.resolve().then(() => route.handle(this.ctx, { params, query })),
+            );
+            this.send(reply, res);
+          } catch (e) {
+            if (e instanceof Timeout) reply.code(408).header('content-length', '0').send('');
+            else if (e instanceof ApiError) {
+              this.send(reply, {
+                status: e.status,
+                body: JSON.stringify({ code: e.status, message: e.message }),
+              });
+            } else if (e instanceof Rejection)
+              this.send(reply, { status: e.status, body: e.message, contentType: TEXT_TYPE });
+            else {
+              this.logger.error(
+                { route: route.operationId, err: (e as Error).message },
+                'API handler failed',
+              );
+              this.send(reply, {
+                status: 500,
+                body: JSON.stringify({ code: 500, message: (e as Error).message || 'Internal server error' }),
+              });
+            }
+          }
+        },
+      });
+    }
+    const doc = JSON.stringify(openApiDocument(ROUTES));
+    app.get('/api-docs/openapi.json', async (_req, reply) => this.send(reply, { body: doc }));
+  }
+
+  private withTimeout<T>(p: Promise<T>): Promise<T> {
+    const ms = this.opts.backend.timeout * 1000;
+    let timer: NodeJS.Timeout | undefined;
+    const t = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Timeout()), ms);
+    });
+    return Promise.race([p, t]).finally(() => clearTimeout(timer));
+  }
+
+  private send(reply: FastifyReply, r: ApiReply): void {
+    // A Buffer body keeps the content type exactly as set (fastify would add a charset to strings).
+    reply
+      .code(r.status ?? 200)
+      .header('content-type', r.contentType ?? JSON_TYPE)
+      .send(Buffer.from(r.body));
+  }
+
+  async start(): Promise<string> {
+    const [host, port] = splitHostPort(this.opts.backend.listen_address);
+    const addr = await this.app.listen({ host, port });
+    const url = new URL(addr);
+    this.address = `${url.hostname.replace(/^\[|\]$/g, '')}:${url.port}`;
+    this.logger.info({ address: this.address }, 'HTTP API listening');
+    return this.address;
+  }
+
+  async stop(): Promise<void> {
+    await this.app.close();
+  }
+}
+
+function splitHostPort(s: string): [string, number] {
+  const i = s.lastIndexOf(':');
+  const host = s.slice(0, i).replace(/^\[|\]$/g, '');
+  return [host, Number(s.slice(i + 1))];
+}

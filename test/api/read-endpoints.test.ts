@@ -1,0 +1,142 @@
+/**
+ * Route-level tests of the read endpoints against a running fast test node (insecure test proofs,
+ * API on an ephemeral port): shapes, content types, statuses and the reference's error quirks.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { pino } from 'pino';
+import { devnetConfig } from '../../src/cli.ts';
+import { parseJson } from '../../src/codec/json.ts';
+import { parseDeployment } from '../../src/ledger/deployment.ts';
+import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
+import { LogosNode } from '../../src/node/node.ts';
+
+const FAST = parseDeployment(
+  readFileSync(new URL('../../deployments/devnet.yaml', import.meta.url), 'utf8')
+    .replace('test: false', 'test: true')
+    .replace('slot_duration_ms: 2000', 'slot_duration_ms: 100')
+    .replace('security_param: 10', 'security_param: 2'),
+);
+const dir = mkdtempSync(join(tmpdir(), 'logos-api-'));
+let node: LogosNode;
+let base: string;
+
+before(async () => {
+  const cfg = devnetConfig();
+  node = await LogosNode.start({
+    deployment: FAST,
+    config: {
+      ...cfg,
+      api: { backend: { ...cfg.api.backend, listen_address: '127.0.0.1:0' } },
+      state: { base_folder: dir },
+    },
+    baseDir: dir,
+    logger: pino({ level: 'silent' }),
+    proofs: INSECURE_TEST_PROOFS,
+  });
+  base = `http://${node.api.listening}`;
+  const end = Date.now() + 10_000;
+  while (node.chain.lib().height < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+});
+after(async () => {
+  await node.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function get(path: string) {
+  const res = await fetch(base + path);
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    text: await res.text(),
+    headers: res.headers,
+  };
+}
+
+describe('read endpoints', () => {
+  test('GET /cryptarchia/info: compact JSON in the reference order', async () => {
+    const r = await get('/cryptarchia/info');
+    assert.equal(r.status, 200);
+    assert.equal(r.type, 'application/json');
+    assert.match(
+      r.text,
+      /^\{"cryptarchia_info":\{"lib":"[0-9a-f]{64}","lib_slot":\d+,"tip":"[0-9a-f]{64}","slot":\d+,"height":\d+,"state":"(Online|Bootstrapping)"\},"phase":"\w+"\}$/,
+    );
+  });
+
+  test('GET /version, /chain/id, /time/info', async () => {
+    const v = parseJson((await get('/version')).text) as Record<string, unknown>;
+    assert.equal(v.version, '0.3.1');
+    assert.deepEqual(Object.keys(v), ['version', 'commit', 'tag', 'target', 'profile', 'rustc']);
+    assert.equal((await get('/chain/id')).text, '{"chain_id":"logos-devnet"}');
+    const t = parseJson((await get('/time/info')).text) as Record<string, number>;
+    assert.equal(t.slot_duration_ms, 100);
+    assert.equal(t.slots_per_epoch, 40);
+  });
+
+  test('blocks: by id, events, headers, slot range; errors as the reference', async () => {
+    const info = parseJson((await get('/cryptarchia/info')).text) as {
+      cryptarchia_info: { tip: string; lib: string; height: number };
+    };
+    const tip = info.cryptarchia_info.tip;
+    const block = parseJson((await get(`/cryptarchia/blocks/${tip}`)).text) as { header: { id: string } };
+    assert.equal(block.header.id, tip);
+    assert.equal((await get(`/cryptarchia/blocks/0x${tip}`)).status, 200);
+    const missing = await get(`/cryptarchia/blocks/${'ee'.repeat(32)}`);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.text, '{"code":404,"message":"Not found"}');
+    const bad = await get('/cryptarchia/blocks/xyz');
+    assert.equal(bad.status, 400);
+    assert.match(bad.type ?? '', /^text\/plain/);
+    assert.equal((await get(`/cryptarchia/blocks/${tip}/events`)).text, '[]');
+    const headers = parseJson((await get('/cryptarchia/headers')).text) as string[];
+    assert.equal(headers[headers.length - 1], info.cryptarchia_info.lib);
+    const noSlot = await get('/cryptarchia/blocks?slot_to=5');
+    assert.equal(noSlot.status, 400);
+    assert.equal(noSlot.text, 'Failed to deserialize query string: missing field `slot_from`');
+    const imm = parseJson(
+      (await get('/cryptarchia/blocks?slot_from=0&slot_to=100000&extra=1')).text,
+    ) as unknown[];
+    assert.ok(imm.length >= 1, 'at least the genesis block is immutable');
+  });
+
+  test('mantle reads: gas prices, channel, declarations', async () => {
+    const g = parseJson((await get('/mantle/gas-prices')).text) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(g), ['tip', 'execution_base_gas_price', 'storage_gas_price']);
+    assert.equal((await get(`/mantle/gas-prices?tip=${'ee'.repeat(32)}`)).status, 404);
+    const ch = await get(`/channel/${'00'.repeat(32)}`);
+    assert.equal(ch.status, 200);
+    assert.equal(
+      (await get(`/channel/${'ab'.repeat(32)}`)).text,
+      '{"code":404,"message":"Channel not found"}',
+    );
+    assert.equal((await get('/mantle/sdp/declarations')).text, '{}');
+  });
+
+  test('unknown paths are an empty 404; CORS allows any origin', async () => {
+    const r = await get('/no/such/path');
+    assert.equal(r.status, 404);
+    assert.equal(r.text, '');
+    assert.equal((await get('/cryptarchia/info')).headers.get('access-control-allow-origin'), '*');
+    const pre = await fetch(`${base}/cryptarchia/info`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://x', 'access-control-request-method': 'GET' },
+    });
+    assert.equal(pre.status, 200);
+    assert.equal(pre.headers.get('access-control-allow-headers'), 'content-type,user-agent');
+  });
+
+  test('the OpenAPI document lists every route', async () => {
+    const doc = parseJson((await get('/api-docs/openapi.json')).text) as { paths: Record<string, unknown> };
+    for (const p of [
+      '/cryptarchia/info',
+      '/cryptarchia/blocks/{id}',
+      '/channel/{id}',
+      '/mantle/sdp/snapshot',
+    ])
+      assert.ok(doc.paths[p], p);
+  });
+});
