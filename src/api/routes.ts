@@ -216,7 +216,7 @@ export const ROUTES: readonly Route[] = [
       const from = queryU64(req.query, 'slot_from', true);
       const to = queryU64(req.query, 'slot_to', true);
       const lib = ctx.chain.lib();
-      const upper = Math.min(to, lib.slot);
+      const upper = to < lib.slot ? to : lib.slot;
       const blocks: Json[] = [];
       for (const { id } of ctx.chain.canonicalBySlot(from, upper)) {
         const b = ctx.chain.block(id);
