@@ -17,6 +17,7 @@ import type { Phase } from '../node/node.ts';
 import { API_VERSION } from '../version.ts';
 import { notFound } from './errors.ts';
 import { id32, type Query, queryId, queryU64 } from './params.ts';
+import { STREAM_ROUTES } from './streams.ts';
 
 export interface ApiContext {
   readonly chain: ChainService;
@@ -37,6 +38,12 @@ export interface ApiReply {
   readonly contentType?: string;
 }
 
+/** An NDJSON stream: `run` writes lines until it is done or `signal` aborts (client gone). */
+export interface ApiStream {
+  readonly ndjson: true;
+  run(write: (line: string) => Promise<void>, signal: AbortSignal): Promise<void>;
+}
+
 export interface Route {
   readonly operationId: string;
   readonly method: 'GET' | 'POST' | 'PUT';
@@ -45,7 +52,7 @@ export interface Route {
   readonly tag: string;
   readonly summary: string;
   readonly query?: readonly { name: string; required: boolean; description: string }[];
-  handle(ctx: ApiContext, req: ApiRequest): ApiReply | Promise<ApiReply>;
+  handle(ctx: ApiContext, req: ApiRequest): ApiReply | ApiStream | Promise<ApiReply | ApiStream>;
 }
 
 const json = (v: Json | unknown, status?: number): ApiReply => ({
@@ -104,6 +111,7 @@ function declarationsJson(m: Iterable<[string, Declaration]>): Json {
 const HEADERS_LIMIT = 512;
 
 export const ROUTES: readonly Route[] = [
+  ...STREAM_ROUTES,
   {
     operationId: 'version',
     method: 'GET',

@@ -4,12 +4,13 @@
  * for malformed parameters; an empty 404 for unknown paths; an empty 408 after the API timeout;
  * CORS for any origin unless `cors_origins` restricts it.
  */
+import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { UserConfig } from '../node/config.ts';
 import { ApiError, Rejection } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
-import { type ApiContext, type ApiReply, ROUTES } from './routes.ts';
+import { type ApiContext, type ApiReply, type ApiStream, ROUTES } from './routes.ts';
 
 export interface ApiServerOptions {
   readonly backend: UserConfig['api']['backend'];
@@ -86,7 +87,8 @@ export class ApiServer {
             const res = await this.withTimeout(
               Promise.resolve().then(() => route.handle(this.ctx, { params, query })),
             );
-            this.send(reply, res);
+            if ('ndjson' in res) await this.stream(req.raw, reply, res);
+            else this.send(reply, res);
           } catch (e) {
             if (e instanceof Timeout) reply.code(408).header('content-length', '0').send('');
             else if (e instanceof ApiError) {
@@ -112,6 +114,44 @@ export class ApiServer {
     }
     const doc = JSON.stringify(openApiDocument(ROUTES));
     app.get('/api-docs/openapi.json', async (_req, reply) => this.send(reply, { body: doc }));
+  }
+
+  /** Writes an NDJSON stream on the raw response, line by line, waiting for the socket to drain. */
+  private async stream(req: IncomingMessage, reply: FastifyReply, s: ApiStream): Promise<void> {
+    const res = reply.raw;
+    reply.hijack();
+    const headers = {
+      ...reply.getHeaders(),
+      'content-type': 'application/x-ndjson',
+      'x-accel-buffering': 'no',
+    };
+    res.writeHead(200, headers as Record<string, string>);
+    const abort = new AbortController();
+    const close = () => abort.abort();
+    req.socket.once('close', close);
+    res.once('close', close);
+    const write = async (line: string): Promise<void> => {
+      if (abort.signal.aborted) throw new Error('client gone');
+      if (!res.write(`${line}\n`)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done);
+            abort.signal.removeEventListener('abort', done);
+            resolve();
+          };
+          res.once('drain', done);
+          abort.signal.addEventListener('abort', done, { once: true });
+        });
+      }
+    };
+    try {
+      await s.run(write, abort.signal);
+    } catch {
+      // The client left, or the stream failed after it started: it just ends (the reference reports nothing).
+    } finally {
+      req.socket.off('close', close);
+      if (!res.writableEnded) res.end();
+    }
   }
 
   private withTimeout<T>(p: Promise<T>): Promise<T> {

@@ -361,6 +361,16 @@ export class ChainService extends EventEmitter<ChainEvents> {
     return [...this.deps.store.canonicalBySlot(from, to, limit !== undefined ? { limit } : {})];
   }
 
+  /** Canonical blocks with slot in [from, to], at most `limit`, newest first. */
+  canonicalBySlotDesc(from: bigint, to: bigint, limit?: number): { slot: bigint; id: Uint8Array }[] {
+    return [
+      ...this.deps.store.canonicalBySlot(from, to, {
+        reverse: true,
+        ...(limit !== undefined ? { limit } : {}),
+      }),
+    ];
+  }
+
   /** Header ids walking back from `from` (default the tip) to `to` (default the LIB), newest first, at most `limit`. */
   headerIds(from?: Uint8Array, to?: Uint8Array, limit = 512): Uint8Array[] {
     const out: Uint8Array[] = [];

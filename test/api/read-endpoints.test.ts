@@ -140,3 +140,79 @@ describe('read endpoints', () => {
       assert.ok(doc.paths[p], p);
   });
 });
+
+describe('NDJSON streams', () => {
+  async function lines(
+    path: string,
+    max: number,
+    ms = 5000,
+  ): Promise<{ type: string | null; lines: string[] }> {
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), ms);
+    const res = await fetch(base + path, { signal: ctl.signal });
+    const out: string[] = [];
+    let buf = '';
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buf += Buffer.from(chunk).toString();
+        let i = buf.indexOf('\n');
+        while (i >= 0) {
+          out.push(buf.slice(0, i));
+          buf = buf.slice(i + 1);
+          i = buf.indexOf('\n');
+        }
+        if (out.length >= max) break;
+      }
+    } catch {
+      // aborted
+    } finally {
+      clearTimeout(timer);
+      ctl.abort();
+    }
+    return { type: res.headers.get('content-type'), lines: out };
+  }
+
+  test('blocks_range: ascending and descending, limits, line shape, errors', async () => {
+    const asc = await lines(
+      '/cryptarchia/blocks_range?order=ascending&slot_from=0&blocks_limit=3&unknown=1',
+      10,
+    );
+    assert.equal(asc.type, 'application/x-ndjson');
+    assert.equal(asc.lines.length, 3);
+    const first = parseJson(asc.lines[0]!) as {
+      block: { header: { slot: number } };
+      tip: string;
+      lib_slot: number;
+    };
+    assert.equal(first.block.header.slot, 0);
+    assert.deepEqual(Object.keys(first), ['block', 'tip', 'tip_slot', 'lib', 'lib_slot']);
+    const desc = await lines('/cryptarchia/blocks_range?blocks_limit=2&server_batch_size=1', 10);
+    const slots = desc.lines.map(
+      (l) => (parseJson(l) as { block: { header: { slot: number } } }).block.header.slot,
+    );
+    assert.equal(slots.length, 2);
+    assert.ok(slots[0]! > slots[1]!);
+    for (const q of ['slot_from=5&slot_to=1', 'blocks_limit=0', 'server_batch_size=1001', 'order=sideways']) {
+      const r = await get(`/cryptarchia/blocks_range?${q}`);
+      assert.equal(r.status, 400, q);
+      assert.match(r.text, /^\{"code":400,"message":/);
+    }
+    assert.equal((await get('/cryptarchia/blocks_range?slot_from=x')).status, 400);
+  });
+
+  test('the events stream delivers newly processed blocks; the LIB stream immutable ones', async () => {
+    const ev = await lines('/cryptarchia/events/blocks/stream', 1);
+    assert.equal(ev.type, 'application/x-ndjson');
+    assert.equal(ev.lines.length, 1);
+    assert.match(ev.lines[0]!, /^\{"block":\{"header":\{"id":"[0-9a-f]{64}"/);
+    const lib = await lines('/cryptarchia/lib-stream', 1);
+    assert.match(lib.lines[0]!, /^\{"height":\d+,"header_id":"[0-9a-f]{64}"\}$/);
+  });
+
+  test('clients that leave release their subscriptions', async () => {
+    const before = node.chain.listenerCount('block');
+    await lines('/cryptarchia/events/blocks/stream', 1);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(node.chain.listenerCount('block'), before);
+  });
+});
