@@ -30,7 +30,13 @@ export class ApiServer {
     private readonly ctx: ApiContext,
     private readonly logger: Logger,
   ) {
-    this.app = Fastify({ logger: false, bodyLimit: opts.backend.max_body_size, return503OnClosing: false });
+    this.app = Fastify({
+      logger: false,
+      bodyLimit: opts.backend.max_body_size,
+      return503OnClosing: false,
+      // Stopping the node must not wait for idle keep-alive connections or open streams.
+      forceCloseConnections: true,
+    });
     this.install();
   }
 

@@ -92,8 +92,11 @@ describe('read endpoints', () => {
     assert.equal(bad.status, 400);
     assert.match(bad.type ?? '', /^text\/plain/);
     assert.equal((await get(`/cryptarchia/blocks/${tip}/events`)).text, '[]');
-    const headers = parseJson((await get('/cryptarchia/headers')).text) as string[];
-    assert.equal(headers[headers.length - 1], info.cryptarchia_info.lib);
+    const lib = info.cryptarchia_info.lib;
+    const headers = parseJson((await get(`/cryptarchia/headers?from=${tip}&to=${lib}`)).text) as string[];
+    assert.equal(headers[0], tip);
+    assert.equal(headers[headers.length - 1], lib);
+    assert.ok(headers.length <= 512);
     const noSlot = await get('/cryptarchia/blocks?slot_to=5');
     assert.equal(noSlot.status, 400);
     assert.equal(noSlot.text, 'Failed to deserialize query string: missing field `slot_from`');
