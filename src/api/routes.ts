@@ -15,11 +15,13 @@ import { locatorToString } from '../mantle/locator.ts';
 import { signedTxToApiJson } from '../mantle/tx.ts';
 import type { Phase } from '../node/node.ts';
 import { API_VERSION } from '../version.ts';
-import { notFound } from './errors.ts';
+import { notFound, Rejection } from './errors.ts';
 import { id32, type Query, queryId, queryU64 } from './params.ts';
 import { STREAM_ROUTES } from './streams.ts';
 
 export interface ApiContext {
+  /** Replaces the log filter: target (module) → level; `*` is the default level. */
+  setLogFilter(filters: Readonly<Record<string, string>>): void;
   readonly chain: ChainService;
   readonly clock: SlotClock;
   readonly deployment: Deployment;
@@ -29,6 +31,8 @@ export interface ApiContext {
 export interface ApiRequest {
   readonly params: Record<string, string>;
   readonly query: Query;
+  /** The parsed JSON body (fastify's parser), if any. */
+  readonly body?: unknown;
 }
 
 export interface ApiReply {
@@ -47,6 +51,8 @@ export interface ApiStream {
 export interface Route {
   readonly operationId: string;
   readonly method: 'GET' | 'POST' | 'PUT';
+  /** Whether the route takes a JSON body. */
+  readonly body?: boolean;
   /** OpenAPI-style path, e.g. `/cryptarchia/blocks/{id}`. */
   readonly path: string;
   readonly tag: string;
@@ -109,6 +115,20 @@ function declarationsJson(m: Iterable<[string, Declaration]>): Json {
 }
 
 const HEADERS_LIMIT = 512;
+
+/** Log levels as the reference accepts them: names in any case, or 1 (error) to 5 (trace). */
+const LEVELS: Readonly<Record<string, string>> = {
+  error: 'error',
+  warn: 'warn',
+  info: 'info',
+  debug: 'debug',
+  trace: 'trace',
+  '1': 'error',
+  '2': 'warn',
+  '3': 'info',
+  '4': 'debug',
+  '5': 'trace',
+};
 
 export const ROUTES: readonly Route[] = [
   ...STREAM_ROUTES,
@@ -285,6 +305,42 @@ export const ROUTES: readonly Route[] = [
     tag: 'SDP',
     summary: 'Service declarations at the tip, by declaration id',
     handle: (ctx) => json(declarationsJson(ctx.chain.tip().state.sdp.declarations.entries())),
+  },
+  {
+    operationId: 'admin_tracing_filter',
+    method: 'PUT',
+    path: '/admin/tracing/filter',
+    tag: 'Administration',
+    summary: 'Replaces the log filter while running: {"filters":{"<target>":"<level>","*":"<level>"}}',
+    body: true,
+    handle(ctx, req) {
+      const b = req.body as { filters?: unknown } | null | undefined;
+      if (
+        b === null ||
+        typeof b !== 'object' ||
+        b.filters === null ||
+        typeof b.filters !== 'object' ||
+        Array.isArray(b.filters)
+      ) {
+        throw new Rejection(
+          422,
+          'Failed to deserialize the JSON body into the target type: missing field `filters`',
+        );
+      }
+      const filters: Record<string, string> = {};
+      for (const [target, raw] of Object.entries(b.filters as Record<string, unknown>)) {
+        const level = LEVELS[String(raw).toLowerCase()];
+        if (level === undefined) {
+          throw new Rejection(
+            422,
+            `Failed to deserialize the JSON body into the target type: filters.${target}: unknown level ${JSON.stringify(raw)}`,
+          );
+        }
+        filters[target] = level;
+      }
+      ctx.setLogFilter(filters);
+      return { body: 'null' };
+    },
   },
   {
     operationId: 'sdp_snapshot',

@@ -90,8 +90,11 @@ export class ApiServer {
           const query: Record<string, string | undefined> = {};
           for (const [k, v] of Object.entries(rawQuery)) query[k] = Array.isArray(v) ? v[0] : v;
           try {
+            if (route.body && !/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+              throw new Rejection(415, 'Expected request with `Content-Type: application/json`');
+            }
             const res = await this.withTimeout(
-              Promise.resolve().then(() => route.handle(this.ctx, { params, query })),
+              Promise.resolve().then(() => route.handle(this.ctx, { params, query, body: req.body })),
             );
             if ('ndjson' in res) await this.stream(req.raw, reply, res);
             else this.send(reply, res);

@@ -38,6 +38,7 @@ export interface NodeOptions {
 export class LogosNode {
   phase: Phase = 'AwaitingGenesisTime';
   private readonly stops: (() => Promise<void> | void)[] = [];
+  private readonly loggers = new Map<string, Logger>();
   private bootstrapTimer: NodeJS.Timeout | undefined;
   private statusTimer: NodeJS.Timeout | undefined;
   chain!: ChainService;
@@ -99,7 +100,7 @@ export class LogosNode {
         online,
         ...(this.opts.snapshotInterval ? { snapshotInterval: this.opts.snapshotInterval } : {}),
       },
-      { store: store.chain, proofs, clock: this.clock, logger: logger.child({ module: 'chain' }) },
+      { store: store.chain, proofs, clock: this.clock, logger: this.logger('chain') },
     );
     await this.chain.start();
     this.stops.push(() => this.chain.drain());
@@ -138,15 +139,21 @@ export class LogosNode {
         clock: this.clock,
         proofs,
         txs: NO_TRANSACTIONS,
-        logger: logger.child({ module: 'leader' }),
+        logger: this.logger('leader'),
       },
     );
     logger.info({ leader_keys: leaderKeys.length }, 'leader keys loaded');
 
     this.api = new ApiServer(
       { backend: config.api.backend },
-      { chain: this.chain, clock: this.clock, deployment, phase: () => this.phase },
-      logger.child({ module: 'api' }),
+      {
+        chain: this.chain,
+        clock: this.clock,
+        deployment,
+        phase: () => this.phase,
+        setLogFilter: (filters) => this.setLogFilter(filters),
+      },
+      this.logger('api'),
     );
     await this.api.start();
     this.stops.push(() => this.api.stop());
@@ -182,6 +189,22 @@ export class LogosNode {
       afterGenesis();
     }
     this.stops.push(() => clearTimeout(this.bootstrapTimer));
+  }
+
+  /** Log levels per module (`chain`, `leader`, `api`, ...); `*` sets the node's default level. */
+  setLogFilter(filters: Readonly<Record<string, string>>): void {
+    const root = this.opts.logger;
+    if (filters['*']) root.level = filters['*'];
+    for (const [name, child] of this.loggers) child.level = filters[name] ?? filters['*'] ?? child.level;
+  }
+
+  private logger(module: string): Logger {
+    let l = this.loggers.get(module);
+    if (!l) {
+      l = this.opts.logger.child({ module });
+      this.loggers.set(module, l);
+    }
+    return l;
   }
 
   private logStatus(): void {

@@ -219,3 +219,20 @@ describe('NDJSON streams', () => {
     assert.equal(node.chain.listenerCount('block'), before);
   });
 });
+
+describe('administration', () => {
+  test('PUT /admin/tracing/filter replaces module levels; bad bodies are plain-text rejections', async () => {
+    const put = (body: string, type = 'application/json') =>
+      fetch(`${base}/admin/tracing/filter`, { method: 'PUT', headers: { 'content-type': type }, body });
+    const ok = await put('{"filters":{"chain":"DEBUG","*":"warn"}}');
+    assert.equal(ok.status, 200);
+    assert.equal(await ok.text(), 'null');
+    const bad = await put('{"filters":{"chain":"loud"}}');
+    assert.equal(bad.status, 422);
+    assert.match(bad.headers.get('content-type') ?? '', /^text\/plain/);
+    assert.equal((await put('{"nofilters":1}')).status, 422);
+    assert.equal((await put('{')).status, 400);
+    assert.equal((await put('{"filters":{}}', 'text/plain')).status, 415);
+    assert.equal((await put('{"filters":{"*":3}}')).status, 200);
+  });
+});
