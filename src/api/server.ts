@@ -5,6 +5,8 @@
  * CORS for any origin unless `cors_origins` restricts it.
  */
 import type { IncomingMessage } from 'node:http';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { UserConfig } from '../node/config.ts';
@@ -43,6 +45,15 @@ export class ApiServer {
   /** The bound address, e.g. `127.0.0.1:8080` (the real port when 0 was asked). */
   get listening(): string | undefined {
     return this.address;
+  }
+
+  /** Swagger UI at /swagger-ui/, its assets served by the node itself (no CDN), on the table's document. */
+  private async installSwaggerUi(): Promise<void> {
+    await this.app.register(swagger, {
+      mode: 'static',
+      specification: { document: openApiDocument(ROUTES) as never },
+    });
+    await this.app.register(swaggerUi, { routePrefix: '/swagger-ui' });
   }
 
   private install(): void {
@@ -181,6 +192,7 @@ export class ApiServer {
   }
 
   async start(): Promise<string> {
+    await this.installSwaggerUi();
     const [host, port] = splitHostPort(this.opts.backend.listen_address);
     const addr = await this.app.listen({ host, port });
     const url = new URL(addr);

@@ -236,3 +236,15 @@ describe('administration', () => {
     assert.equal((await put('{"filters":{"*":3}}')).status, 200);
   });
 });
+
+describe('Swagger UI', () => {
+  test('is served at /swagger-ui/ with its assets from the node itself', async () => {
+    const page = await get('/swagger-ui/');
+    assert.equal(page.status, 200);
+    assert.match(page.type ?? '', /^text\/html/);
+    assert.ok(!page.text.includes('cdn.'), 'no CDN');
+    const bundle = await fetch(`${base}/swagger-ui/static/swagger-ui-bundle.js`);
+    assert.equal(bundle.status, 200);
+    assert.ok((await bundle.arrayBuffer()).byteLength > 100_000);
+  });
+});
