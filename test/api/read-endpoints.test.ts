@@ -3,23 +3,17 @@
  * API on an ephemeral port): shapes, content types, statuses and the reference's error quirks.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { devnetConfig } from '../../src/cli.ts';
 import { parseJson } from '../../src/codec/json.ts';
-import { parseDeployment } from '../../src/ledger/deployment.ts';
 import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
 import { LogosNode } from '../../src/node/node.ts';
+import { FAST } from '../fast-deployment.ts';
 
-const FAST = parseDeployment(
-  readFileSync(new URL('../../deployments/devnet.yaml', import.meta.url), 'utf8')
-    .replace('test: false', 'test: true')
-    .replace('slot_duration_ms: 2000', 'slot_duration_ms: 100')
-    .replace('security_param: 10', 'security_param: 2'),
-);
 const dir = mkdtempSync(join(tmpdir(), 'logos-api-'));
 let node: LogosNode;
 let base: string;

@@ -5,12 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../src/storage/open.ts';
+import { fastDeploymentYaml } from '../fast-deployment.ts';
 import { checkInvariants, prng, randInt } from '../storage/helpers.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -54,15 +55,7 @@ async function waitForLine(p: ChildProcess, re: RegExp, ms: number): Promise<voi
 test('the node survives SIGKILL at random points and restarts on the same chain', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'logos-crash-'));
   try {
-    const devnet = readFileSync(join(ROOT, 'deployments/devnet.yaml'), 'utf8');
-    writeFileSync(
-      join(dir, 'fast.yaml'),
-      devnet
-        .replace('name: devnet', 'name: fast-test')
-        .replace('test: false', 'test: true')
-        .replace('slot_duration_ms: 2000', 'slot_duration_ms: 50')
-        .replace('security_param: 10', 'security_param: 3'),
-    );
+    writeFileSync(join(dir, 'fast.yaml'), fastDeploymentYaml(50, 3));
     const rand = prng(20261126);
     let lastTop = -1n;
     let genesis: string | undefined;

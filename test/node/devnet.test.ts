@@ -5,25 +5,16 @@
  * directory is refused.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { devnetConfig } from '../../src/cli.ts';
 import { bytesToHex } from '../../src/codec/hex.ts';
-import { parseDeployment } from '../../src/ledger/deployment.ts';
 import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
 import { LogosNode } from '../../src/node/node.ts';
-
-const devnetText = readFileSync(new URL('../../deployments/devnet.yaml', import.meta.url), 'utf8');
-export const FAST = parseDeployment(
-  devnetText
-    .replace('name: devnet', 'name: fast-test')
-    .replace('test: false', 'test: true')
-    .replace('slot_duration_ms: 2000', 'slot_duration_ms: 100')
-    .replace('security_param: 10', 'security_param: 2'),
-);
+import { FAST } from '../fast-deployment.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'logos-node-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
