@@ -7,17 +7,13 @@ import { frFromBytesModOrder } from '../src/crypto/field.ts';
 import { parseDeployment } from '../src/ledger/deployment.ts';
 import { Draft, type LedgerContext } from '../src/ledger/draft.ts';
 import { buildGenesis } from '../src/ledger/genesis.ts';
-import type { ProofChecks } from '../src/ledger/proof-system.ts';
+import { PROOFS_ALREADY_VERIFIED } from '../src/ledger/proof-system.ts';
 import type { LedgerState, NoteRecord } from '../src/ledger/state.ts';
 import { noteId } from '../src/mantle/note.ts';
 import { type Op, Opcode, opId } from '../src/mantle/ops.ts';
 import { type SignedMantleTx, txHash } from '../src/mantle/tx.ts';
 
-export const ACCEPT_ALL: ProofChecks = {
-  verifyZkSign: () => true,
-  verifyPol: () => true,
-  verifyPoc: () => true,
-};
+export const ACCEPT_ALL = PROOFS_ALREADY_VERIFIED;
 
 export function context(): { ctx: LedgerContext; state: LedgerState } {
   const d = parseDeployment(readFileSync(new URL('../deployments/devnet.yaml', import.meta.url), 'utf8'));

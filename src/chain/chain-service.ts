@@ -26,7 +26,7 @@ import { epochSchedule } from '../ledger/config.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import { eventsToJson, type LedgerEvent } from '../ledger/events.ts';
 import { buildGenesis, type Genesis } from '../ledger/genesis.ts';
-import type { ProofChecks, ProofSystem } from '../ledger/proof-system.ts';
+import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
 import { decodeLedgerState, encodeLedgerState } from '../ledger/snapshot.ts';
 import type { LedgerState } from '../ledger/state.ts';
 import { applyBlockVerified } from '../ledger/verified.ts';
@@ -35,13 +35,6 @@ import type { ChainStore, ChainUpdate } from '../storage/chain-store.ts';
 import type { SlotClock } from './clock.ts';
 
 export class BlockRejected extends LogosError {}
-
-/** Checks for replaying blocks this node verified before storing them. */
-const ALREADY_VERIFIED: ProofChecks = {
-  verifyZkSign: () => true,
-  verifyPol: () => true,
-  verifyPoc: () => true,
-};
 
 export interface ProcessedBlock {
   readonly block: Block;
@@ -96,7 +89,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
     const d = opts.deployment;
     this.genesis = buildGenesis(
       d,
-      { config: d.ledger, proofs: ALREADY_VERIFIED },
+      { config: d.ledger, proofs: PROOFS_ALREADY_VERIFIED },
       Math.floor(opts.genesisTimeMs / 1000),
     );
     const gid = bytesToHex(this.genesis.id);
@@ -188,7 +181,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
         const bytes = store.block(info.id);
         if (!parent || !bytes) continue; // a fork that left the tree before its blocks were deleted
         const block = decodeBlock(bytes);
-        const r = applyBlock(parent, block, { config: this.config, proofs: ALREADY_VERIFIED });
+        const r = applyBlock(parent, block, { config: this.config, proofs: PROOFS_ALREADY_VERIFIED });
         this.track(
           r,
           info.parent,
@@ -509,8 +502,6 @@ export class ChainService extends EventEmitter<ChainEvents> {
   }
 
   private txHashesOf(hexId: string): Uint8Array[] {
-    const bytes = this.deps.store.block(hexToBytes(hexId));
-    if (!bytes) return [];
-    return decodeBlock(bytes).transactions.map((t) => txHash(t.mantle_tx));
+    return this.deps.store.blockTxHashes(hexToBytes(hexId)) ?? [];
   }
 }

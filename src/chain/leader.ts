@@ -15,7 +15,7 @@ import { type Fr, frFromAscii } from '../crypto/field.ts';
 import { compress, digest } from '../crypto/poseidon2/index.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { epochStateAt, polPublicInputs } from '../ledger/apply.ts';
-import type { ProofSystem } from '../ledger/proof-system.ts';
+import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
 import type { EpochState, LedgerState, NoteRecord } from '../ledger/state.ts';
 import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
 import { selectTransactions } from './block-builder.ts';
@@ -114,7 +114,11 @@ export class LeaderService {
     const tip = this.deps.chain.tip();
     if (slot <= tip.slot) return;
     const parent = tip.state;
-    const es = epochStateAt(parent, { config: this.deps.chain.config, proofs: ALWAYS }, slot);
+    const es = epochStateAt(
+      parent,
+      { config: this.deps.chain.config, proofs: PROOFS_ALREADY_VERIFIED },
+      slot,
+    );
     for (const n of this.owned(es)) {
       if (!parent.notes.has(n.id)) continue; // spent since the snapshot
       const ticket = leaderTicket(es.nonce, slot, n.id, n.sk);
@@ -141,7 +145,7 @@ export class LeaderService {
     const t0 = performance.now();
     const { txs } = selectTransactions(
       parent,
-      { config: this.deps.chain.config, proofs: ALWAYS },
+      { config: this.deps.chain.config, proofs: PROOFS_ALREADY_VERIFIED },
       slot,
       this.deps.txs.candidates(),
     );
@@ -198,5 +202,3 @@ export class LeaderService {
     );
   }
 }
-
-const ALWAYS = { verifyZkSign: () => true, verifyPol: () => true, verifyPoc: () => true };

@@ -3,7 +3,7 @@
  * storage (locked data directory) → proof backend → chain (replay) → bootstrap phases → leader.
  */
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.ts';
 import { ChainService } from '../chain/chain-service.ts';
@@ -235,5 +235,3 @@ export class LogosNode {
     }
   }
 }
-
-export const DEVNET_DATA_DIR = join('.devnet');
