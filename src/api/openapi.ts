@@ -1,41 +1,87 @@
 /** The OpenAPI document, generated from the route table (served at /api-docs/openapi.json). */
 import { API_VERSION } from '../version.ts';
-import type { Route } from './routes.ts';
+import type { RouteDef } from './definitions.ts';
 
-export function openApiDocument(routes: readonly Route[]): object {
+const ERROR_BODY = {
+  type: 'object',
+  properties: { code: { type: 'integer' }, message: { type: 'string' } },
+  required: ['code', 'message'],
+};
+
+const ERROR_TEXT: Readonly<Record<number, string>> = {
+  400: 'invalid parameters: {code, message}',
+  404: 'not found: {code, message}',
+};
+
+export function openApiDocument(routes: readonly { operationId: string; def: RouteDef }[]): object {
   const paths: Record<string, Record<string, object>> = {};
-  for (const r of routes) {
-    const params = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+  for (const { operationId, def } of routes) {
+    const params: object[] = [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
       name: m[1],
       in: 'path',
       required: true,
       schema: { type: 'string', pattern: '^(0x)?[0-9a-fA-F]{64}$' },
     }));
-    for (const q of r.query ?? []) {
+    for (const [name, p] of Object.entries(def.query ?? {})) {
       params.push({
-        name: q.name,
+        name,
         in: 'query',
-        required: q.required,
-        schema: { type: 'string', pattern: '' },
+        required: p.required,
+        description: p.description,
+        schema: p.jsonSchema,
       });
     }
-    paths[r.path] ??= {};
-    paths[r.path]![r.method.toLowerCase()] = {
-      operationId: r.operationId,
-      tags: [r.tag],
-      summary: r.summary,
-      parameters: params,
-      responses: {
-        '200': { description: 'success', content: { 'application/json': {} } },
-        '400': { description: 'malformed parameters (plain text)' },
-        '404': { description: 'not found: {code, message}' },
-        '500': { description: 'failure: {code, message}' },
+    const success =
+      'json' in def.response
+        ? { 'application/json': { schema: def.response.json.jsonSchema } }
+        : { 'application/x-ndjson': { schema: def.response.ndjson.jsonSchema } };
+    const responses: Record<string, object> = {
+      [String(def.status ?? 200)]: {
+        description: 'ndjson' in def.response ? 'one JSON value per line' : 'success',
+        content: success,
       },
+    };
+    for (const status of def.errors ?? []) {
+      responses[String(status)] = {
+        description: ERROR_TEXT[status] ?? 'failure: {code, message}',
+        content: { 'application/json': { schema: ERROR_BODY } },
+      };
+    }
+    responses['400'] ??= { description: 'malformed path or query (plain text)' };
+    if (def.body) {
+      responses['415'] = { description: 'body is not application/json (plain text)' };
+      responses['422'] = { description: 'body does not match the schema (plain text)' };
+    }
+    if (def.gatedWhileBootstrapping) {
+      responses['408'] = { description: 'still Bootstrapping when the API timeout ran out (empty)' };
+    }
+    responses['500'] = {
+      description: 'failure: {code, message}',
+      content: { 'application/json': { schema: ERROR_BODY } },
+    };
+    paths[def.path] ??= {};
+    paths[def.path]![def.method.toLowerCase()] = {
+      operationId,
+      tags: [def.tag],
+      summary: def.summary,
+      parameters: params,
+      ...(def.body
+        ? {
+            requestBody: { required: true, content: { 'application/json': { schema: def.body.jsonSchema } } },
+          }
+        : {}),
+      responses,
     };
   }
   return {
-    openapi: '3.0.3',
-    info: { title: 'Logos blockchain node API', version: API_VERSION },
+    openapi: '3.1.0',
+    info: {
+      title: 'Logos blockchain node API',
+      version: API_VERSION,
+      description:
+        'u64 values (format uint64) are JSON integers that may exceed 2^53: parse them exactly. ' +
+        'Unknown paths answer 404 with an empty body; requests running past the API timeout answer 408.',
+    },
     paths,
   };
 }

@@ -1,6 +1,6 @@
 /**
- * The route table: every endpoint once, with its method, path, parameters and handler. It drives the
- * server and the OpenAPI document (and later the typed client), so they cannot drift apart.
+ * The handlers of the route table (definitions.ts): one per operation, checked by the compiler, so
+ * that no endpoint is documented without being served or served without being documented.
  */
 import { blockToApiJson } from '../block/block.ts';
 import type { ChainService } from '../chain/chain-service.ts';
@@ -15,9 +15,10 @@ import { locatorToString } from '../mantle/locator.ts';
 import { signedTxToApiJson } from '../mantle/tx.ts';
 import type { Phase } from '../node/node.ts';
 import { API_VERSION } from '../version.ts';
+import { API, type OperationId, type RouteDef } from './definitions.ts';
 import { notFound, Rejection } from './errors.ts';
 import { id32, type Query, queryId, queryU64 } from './params.ts';
-import { STREAM_ROUTES } from './streams.ts';
+import { STREAM_HANDLERS } from './streams.ts';
 
 export interface ApiContext {
   /** Replaces the log filter: target (module) → level; `*` is the default level. */
@@ -48,17 +49,15 @@ export interface ApiStream {
   run(write: (line: string) => Promise<void>, signal: AbortSignal): Promise<void>;
 }
 
-export interface Route {
+export type Handler = (
+  ctx: ApiContext,
+  req: ApiRequest,
+) => ApiReply | ApiStream | Promise<ApiReply | ApiStream>;
+
+export interface ServerRoute {
   readonly operationId: string;
-  readonly method: 'GET' | 'POST' | 'PUT';
-  /** Whether the route takes a JSON body. */
-  readonly body?: boolean;
-  /** OpenAPI-style path, e.g. `/cryptarchia/blocks/{id}`. */
-  readonly path: string;
-  readonly tag: string;
-  readonly summary: string;
-  readonly query?: readonly { name: string; required: boolean; description: string }[];
-  handle(ctx: ApiContext, req: ApiRequest): ApiReply | ApiStream | Promise<ApiReply | ApiStream>;
+  readonly def: RouteDef;
+  readonly handle: Handler;
 }
 
 const json = (v: Json | unknown, status?: number): ApiReply => ({
@@ -130,224 +129,123 @@ const LEVELS: Readonly<Record<string, string>> = {
   '5': 'trace',
 };
 
-export const ROUTES: readonly Route[] = [
-  ...STREAM_ROUTES,
-  {
-    operationId: 'version',
-    method: 'GET',
-    path: '/version',
-    tag: 'Node',
-    summary: 'Version of the node',
-    handle: () => json(versionInfo()),
+const HANDLERS: { readonly [K in OperationId]: Handler } = {
+  ...STREAM_HANDLERS,
+  version: () => json(versionInfo()),
+  chainId: (ctx) => json({ chain_id: ctx.chain.genesis.parameter.chain_id }),
+  cryptarchiaInfo(ctx) {
+    const tip = ctx.chain.tip();
+    const lib = ctx.chain.lib();
+    return json({
+      cryptarchia_info: {
+        lib: bytesToHex(lib.id),
+        lib_slot: u64.toJson(lib.slot),
+        tip: bytesToHex(tip.id),
+        slot: u64.toJson(tip.slot),
+        height: tip.height,
+        state: ctx.chain.consensusState,
+      },
+      phase: ctx.phase(),
+    });
   },
-  {
-    operationId: 'chain_id',
-    method: 'GET',
-    path: '/chain/id',
-    tag: 'Node',
-    summary: 'Chain id, fixed by the deployment',
-    handle: (ctx) => json({ chain_id: ctx.chain.genesis.parameter.chain_id }),
+  timeInfo(ctx) {
+    const s = epochSchedule(ctx.deployment.ledger.consensus);
+    const slot = ctx.clock.currentSlot();
+    return json({
+      slot_duration_ms: ctx.clock.slotDurationMs,
+      genesis_time_unix_ms: ctx.clock.genesisTimeMs,
+      current_slot: u64.toJson(slot),
+      current_epoch: Number(slot / s.epoch_length),
+      slots_per_epoch: u64.toJson(s.epoch_length),
+    });
   },
-  {
-    operationId: 'cryptarchia_info',
-    method: 'GET',
-    path: '/cryptarchia/info',
-    tag: 'Consensus',
-    summary: "The node's view of the chain",
-    handle(ctx) {
-      const tip = ctx.chain.tip();
-      const lib = ctx.chain.lib();
-      return json({
-        cryptarchia_info: {
-          lib: bytesToHex(lib.id),
-          lib_slot: u64.toJson(lib.slot),
-          tip: bytesToHex(tip.id),
-          slot: u64.toJson(tip.slot),
-          height: tip.height,
-          state: ctx.chain.consensusState,
-        },
-        phase: ctx.phase(),
-      });
-    },
+  cryptarchiaHeaders(ctx, req) {
+    const from = queryId(req.query, 'from');
+    const to = queryId(req.query, 'to');
+    if (from && !ctx.chain.block(from)) throw notFound('Block not found');
+    return json(ctx.chain.headerIds(from, to, HEADERS_LIMIT).map(bytesToHex));
   },
-  {
-    operationId: 'time_info',
-    method: 'GET',
-    path: '/time/info',
-    tag: 'Consensus',
-    summary: 'Slot clock',
-    handle(ctx) {
-      const s = epochSchedule(ctx.deployment.ledger.consensus);
-      const slot = ctx.clock.currentSlot();
-      return json({
-        slot_duration_ms: ctx.clock.slotDurationMs,
-        genesis_time_unix_ms: ctx.clock.genesisTimeMs,
-        current_slot: u64.toJson(slot),
-        current_epoch: Number(slot / s.epoch_length),
-        slots_per_epoch: u64.toJson(s.epoch_length),
-      });
-    },
+  cryptarchiaBlock(ctx, req) {
+    const id = id32(req.params.id, 'id');
+    const b = ctx.chain.block(id);
+    if (!b) throw notFound();
+    return json(blockToApiJson(b, id));
   },
-  {
-    operationId: 'cryptarchia_headers',
-    method: 'GET',
-    path: '/cryptarchia/headers',
-    tag: 'Consensus',
-    summary: 'Block ids from `from` (default tip) back to `to` (default LIB), newest first, at most 512',
-    query: [
-      { name: 'from', required: false, description: 'newest block id (default: the tip)' },
-      { name: 'to', required: false, description: 'oldest block id (default: the latest immutable block)' },
-    ],
-    handle(ctx, req) {
-      const from = queryId(req.query, 'from');
-      const to = queryId(req.query, 'to');
-      if (from && !ctx.chain.block(from)) throw notFound('Block not found');
-      return json(ctx.chain.headerIds(from, to, HEADERS_LIMIT).map(bytesToHex));
-    },
+  cryptarchiaBlockEvents(ctx, req) {
+    const events = ctx.chain.eventsJson(id32(req.params.id, 'id'));
+    if (events === undefined) throw notFound();
+    return { body: events };
   },
-  {
-    operationId: 'cryptarchia_block',
-    method: 'GET',
-    path: '/cryptarchia/blocks/{id}',
-    tag: 'Consensus',
-    summary: 'A stored block',
-    handle(ctx, req) {
-      const id = id32(req.params.id, 'id');
+  cryptarchiaBlocks(ctx, req) {
+    const from = queryU64(req.query, 'slot_from', true);
+    const to = queryU64(req.query, 'slot_to', true);
+    const lib = ctx.chain.lib();
+    const upper = to < lib.slot ? to : lib.slot;
+    const blocks: Json[] = [];
+    for (const { id } of ctx.chain.canonicalBySlot(from, upper)) {
       const b = ctx.chain.block(id);
-      if (!b) throw notFound();
-      return json(blockToApiJson(b, id));
-    },
+      if (b) blocks.push(blockToApiJson(b, id));
+    }
+    return json(blocks);
   },
-  {
-    operationId: 'cryptarchia_block_events',
-    method: 'GET',
-    path: '/cryptarchia/blocks/{id}/events',
-    tag: 'Consensus',
-    summary: 'Ledger events of a block',
-    handle(ctx, req) {
-      const events = ctx.chain.eventsJson(id32(req.params.id, 'id'));
-      if (events === undefined) throw notFound();
-      return { body: events };
-    },
+  cryptarchiaTransaction(ctx, req) {
+    const hash = id32(req.params.id, 'id');
+    const loc = ctx.chain.transactionLocation(hash);
+    const tx = loc ? ctx.chain.block(loc.block)?.transactions[loc.position] : undefined;
+    if (!tx) throw notFound();
+    return json(signedTxToApiJson(tx, hash));
   },
-  {
-    operationId: 'cryptarchia_blocks',
-    method: 'GET',
-    path: '/cryptarchia/blocks',
-    tag: 'Consensus',
-    summary: 'Immutable blocks with slot_from <= slot <= slot_to',
-    query: [
-      { name: 'slot_from', required: true, description: 'first slot' },
-      { name: 'slot_to', required: true, description: 'last slot, inclusive' },
-    ],
-    handle(ctx, req) {
-      const from = queryU64(req.query, 'slot_from', true);
-      const to = queryU64(req.query, 'slot_to', true);
-      const lib = ctx.chain.lib();
-      const upper = to < lib.slot ? to : lib.slot;
-      const blocks: Json[] = [];
-      for (const { id } of ctx.chain.canonicalBySlot(from, upper)) {
-        const b = ctx.chain.block(id);
-        if (b) blocks.push(blockToApiJson(b, id));
-      }
-      return json(blocks);
-    },
+  mantleGasPrices(ctx, req) {
+    const at = queryId(req.query, 'tip') ?? ctx.chain.tip().id;
+    const state = ctx.chain.stateOf(at);
+    if (!state) throw notFound('No ledger state at this block');
+    return json({
+      tip: bytesToHex(at),
+      execution_base_gas_price: u64.toJson(state.gas.execution_base_gas_price),
+      storage_gas_price: u64.toJson(state.gas.storage_gas_price),
+    });
   },
-  {
-    operationId: 'cryptarchia_transaction',
-    method: 'GET',
-    path: '/cryptarchia/transaction/{id}',
-    tag: 'Consensus',
-    summary: 'A transaction included in the canonical chain',
-    handle(ctx, req) {
-      const hash = id32(req.params.id, 'id');
-      const loc = ctx.chain.transactionLocation(hash);
-      const tx = loc ? ctx.chain.block(loc.block)?.transactions[loc.position] : undefined;
-      if (!tx) throw notFound();
-      return json(signedTxToApiJson(tx, hash));
-    },
+  channel(ctx, req) {
+    const id = id32(req.params.id, 'id');
+    const c = ctx.chain.tip().state.channels.get(bytesToHex(id));
+    if (!c) throw notFound('Channel not found');
+    return json(channelJson(c));
   },
-  {
-    operationId: 'mantle_gas_prices',
-    method: 'GET',
-    path: '/mantle/gas-prices',
-    tag: 'Mantle',
-    summary: 'Gas prices at a block (default: the tip)',
-    query: [{ name: 'tip', required: false, description: 'block id' }],
-    handle(ctx, req) {
-      const at = queryId(req.query, 'tip') ?? ctx.chain.tip().id;
-      const state = ctx.chain.stateOf(at);
-      if (!state) throw notFound('No ledger state at this block');
-      return json({
-        tip: bytesToHex(at),
-        execution_base_gas_price: u64.toJson(state.gas.execution_base_gas_price),
-        storage_gas_price: u64.toJson(state.gas.storage_gas_price),
-      });
-    },
-  },
-  {
-    operationId: 'channel',
-    method: 'GET',
-    path: '/channel/{id}',
-    tag: 'Mantle',
-    summary: 'State of a channel at the tip',
-    handle(ctx, req) {
-      const id = id32(req.params.id, 'id');
-      const c = ctx.chain.tip().state.channels.get(bytesToHex(id));
-      if (!c) throw notFound('Channel not found');
-      return json(channelJson(c));
-    },
-  },
-  {
-    operationId: 'sdp_declarations',
-    method: 'GET',
-    path: '/mantle/sdp/declarations',
-    tag: 'SDP',
-    summary: 'Service declarations at the tip, by declaration id',
-    handle: (ctx) => json(declarationsJson(ctx.chain.tip().state.sdp.declarations.entries())),
-  },
-  {
-    operationId: 'admin_tracing_filter',
-    method: 'PUT',
-    path: '/admin/tracing/filter',
-    tag: 'Administration',
-    summary: 'Replaces the log filter while running: {"filters":{"<target>":"<level>","*":"<level>"}}',
-    body: true,
-    handle(ctx, req) {
-      const b = req.body as { filters?: unknown } | null | undefined;
-      if (
-        b === null ||
-        typeof b !== 'object' ||
-        b.filters === null ||
-        typeof b.filters !== 'object' ||
-        Array.isArray(b.filters)
-      ) {
+  sdpDeclarations: (ctx) => json(declarationsJson(ctx.chain.tip().state.sdp.declarations.entries())),
+  adminTracingFilter(ctx, req) {
+    const b = req.body as { filters?: unknown } | null | undefined;
+    if (
+      b === null ||
+      typeof b !== 'object' ||
+      b.filters === null ||
+      typeof b.filters !== 'object' ||
+      Array.isArray(b.filters)
+    ) {
+      throw new Rejection(
+        422,
+        'Failed to deserialize the JSON body into the target type: missing field `filters`',
+      );
+    }
+    const filters: Record<string, string> = {};
+    for (const [target, raw] of Object.entries(b.filters as Record<string, unknown>)) {
+      const level = LEVELS[String(raw).toLowerCase()];
+      if (level === undefined) {
         throw new Rejection(
           422,
-          'Failed to deserialize the JSON body into the target type: missing field `filters`',
+          `Failed to deserialize the JSON body into the target type: filters.${target}: unknown level ${JSON.stringify(raw)}`,
         );
       }
-      const filters: Record<string, string> = {};
-      for (const [target, raw] of Object.entries(b.filters as Record<string, unknown>)) {
-        const level = LEVELS[String(raw).toLowerCase()];
-        if (level === undefined) {
-          throw new Rejection(
-            422,
-            `Failed to deserialize the JSON body into the target type: filters.${target}: unknown level ${JSON.stringify(raw)}`,
-          );
-        }
-        filters[target] = level;
-      }
-      ctx.setLogFilter(filters);
-      return { body: 'null' };
-    },
+      filters[target] = level;
+    }
+    ctx.setLogFilter(filters);
+    return { body: 'null' };
   },
-  {
-    operationId: 'sdp_snapshot',
-    method: 'GET',
-    path: '/mantle/sdp/snapshot',
-    tag: 'SDP',
-    summary: 'Service declarations as frozen for the current epoch',
-    handle: (ctx) => json(declarationsJson(ctx.chain.tip().state.sdp.snapshot.entries())),
-  },
-];
+  sdpSnapshot: (ctx) => json(declarationsJson(ctx.chain.tip().state.sdp.snapshot.entries())),
+};
+
+/** The served routes: every definition of the table with its handler. */
+export const ROUTES: readonly ServerRoute[] = (Object.keys(API) as OperationId[]).map((operationId) => ({
+  operationId,
+  def: API[operationId],
+  handle: HANDLERS[operationId],
+}));

@@ -2,7 +2,9 @@
  * The HTTP API server (fastify), driven by the route table. Reference behaviour around the routes:
  * compact JSON with exact u64 values; `{code, message}` JSON for handled failures; plain-text 400s
  * for malformed parameters; an empty 404 for unknown paths; an empty 408 after the API timeout;
- * CORS for any origin unless `cors_origins` restricts it.
+ * CORS for any origin unless `cors_origins` restricts it; at most `max_concurrent_requests` requests
+ * handled at once (the others wait, within the timeout); the endpoints gated while Bootstrapping
+ * wait for Online.
  */
 import type { IncomingMessage } from 'node:http';
 import swagger from '@fastify/swagger';
@@ -10,9 +12,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { UserConfig } from '../node/config.ts';
+import { Semaphore } from '../util/semaphore.ts';
 import { ApiError, Rejection } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
-import { type ApiContext, type ApiReply, type ApiStream, ROUTES } from './routes.ts';
+import { type ApiContext, type ApiReply, type ApiStream, ROUTES, type ServerRoute } from './routes.ts';
 
 export interface ApiServerOptions {
   readonly backend: UserConfig['api']['backend'];
@@ -27,11 +30,16 @@ export class ApiServer {
   private readonly app: FastifyInstance;
   private address: string | undefined;
 
+  private readonly slots: Semaphore;
+
   constructor(
     private readonly opts: ApiServerOptions,
     private readonly ctx: ApiContext,
     private readonly logger: Logger,
+    /** The served routes: the node's table, or another for tests of the server itself. */
+    private readonly routes: readonly ServerRoute[] = ROUTES,
   ) {
+    this.slots = new Semaphore(opts.backend.max_concurrent_requests);
     this.app = Fastify({
       logger: false,
       bodyLimit: opts.backend.max_body_size,
@@ -51,7 +59,7 @@ export class ApiServer {
   private async installSwaggerUi(): Promise<void> {
     await this.app.register(swagger, {
       mode: 'static',
-      specification: { document: openApiDocument(ROUTES) as never },
+      specification: { document: openApiDocument(this.routes) as never },
     });
     await this.app.register(swaggerUi, { routePrefix: '/swagger-ui' });
   }
@@ -90,49 +98,46 @@ export class ApiServer {
       }
     });
 
-    for (const route of ROUTES) {
-      const url = route.path.replace(/\{(\w+)\}/g, ':$1');
+    for (const route of this.routes) {
+      const { def } = route;
       app.route({
-        method: route.method,
-        url,
+        method: def.method,
+        url: def.path.replace(/\{(\w+)\}/g, ':$1'),
         handler: async (req, reply) => {
           const params = req.params as Record<string, string>;
           const rawQuery = req.query as Record<string, string | string[] | undefined>;
           const query: Record<string, string | undefined> = {};
           for (const [k, v] of Object.entries(rawQuery)) query[k] = Array.isArray(v) ? v[0] : v;
+          // The API timeout covers the wait for a permit, the wait for Online and the handler.
+          const deadline = new AbortController();
+          const timer = setTimeout(() => deadline.abort(new Timeout()), this.opts.backend.timeout * 1000);
+          let release: (() => void) | undefined;
           try {
-            if (route.body && !/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+            if (def.body && !/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
               throw new Rejection(415, 'Expected request with `Content-Type: application/json`');
             }
-            const res = await this.withTimeout(
+            release = await this.slots.acquire(deadline.signal);
+            if (def.gatedWhileBootstrapping) await this.untilOnline(deadline.signal);
+            const res = await untilAborted(
               Promise.resolve().then(() => route.handle(this.ctx, { params, query, body: req.body })),
+              deadline.signal,
             );
+            clearTimeout(timer);
+            // As the reference's concurrency limit, a permit is held until the response starts: an
+            // open stream does not hold one.
+            release();
             if ('ndjson' in res) await this.stream(req.raw, reply, res);
             else this.send(reply, res);
           } catch (e) {
-            if (e instanceof Timeout) reply.code(408).header('content-length', '0').send('');
-            else if (e instanceof ApiError) {
-              this.send(reply, {
-                status: e.status,
-                body: JSON.stringify({ code: e.status, message: e.message }),
-              });
-            } else if (e instanceof Rejection)
-              this.send(reply, { status: e.status, body: e.message, contentType: TEXT_TYPE });
-            else {
-              this.logger.error(
-                { route: route.operationId, err: (e as Error).message },
-                'API handler failed',
-              );
-              this.send(reply, {
-                status: 500,
-                body: JSON.stringify({ code: 500, message: (e as Error).message || 'Internal server error' }),
-              });
-            }
+            this.fail(reply, route.operationId, e);
+          } finally {
+            clearTimeout(timer);
+            release?.();
           }
         },
       });
     }
-    const doc = JSON.stringify(openApiDocument(ROUTES));
+    const doc = JSON.stringify(openApiDocument(this.routes));
     app.get('/api-docs/openapi.json', async (_req, reply) => this.send(reply, { body: doc }));
   }
 
@@ -174,13 +179,38 @@ export class ApiServer {
     }
   }
 
-  private withTimeout<T>(p: Promise<T>): Promise<T> {
-    const ms = this.opts.backend.timeout * 1000;
-    let timer: NodeJS.Timeout | undefined;
-    const t = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Timeout()), ms);
+  /** Answers a failed request: 408, `{code, message}` JSON, or a plain-text rejection. */
+  private fail(reply: FastifyReply, operationId: string, e: unknown): void {
+    if (e instanceof Timeout) reply.code(408).header('content-length', '0').send('');
+    else if (e instanceof ApiError) {
+      this.send(reply, { status: e.status, body: JSON.stringify({ code: e.status, message: e.message }) });
+    } else if (e instanceof Rejection)
+      this.send(reply, { status: e.status, body: e.message, contentType: TEXT_TYPE });
+    else {
+      this.logger.error({ route: operationId, err: (e as Error).message }, 'API handler failed');
+      this.send(reply, {
+        status: 500,
+        body: JSON.stringify({ code: 500, message: (e as Error).message || 'Internal server error' }),
+      });
+    }
+  }
+
+  /** Resolves once consensus is Online (at once if it is); rejects when `signal` aborts. */
+  private untilOnline(signal: AbortSignal): Promise<void> {
+    const chain = this.ctx.chain;
+    if (chain.consensusState === 'Online') return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const online = () => {
+        signal.removeEventListener('abort', abort);
+        resolve();
+      };
+      const abort = () => {
+        chain.off('online', online);
+        reject(signal.reason);
+      };
+      chain.once('online', online);
+      signal.addEventListener('abort', abort, { once: true });
     });
-    return Promise.race([p, t]).finally(() => clearTimeout(timer));
   }
 
   private send(reply: FastifyReply, r: ApiReply): void {
@@ -204,6 +234,16 @@ export class ApiServer {
   async stop(): Promise<void> {
     await this.app.close();
   }
+}
+
+/** `p`, or the signal's reason once it aborts first. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }
 
 function splitHostPort(s: string): [string, number] {

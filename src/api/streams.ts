@@ -10,7 +10,7 @@ import { bytesToHex } from '../codec/hex.ts';
 import { stringifyJson } from '../codec/json.ts';
 import { ApiError } from './errors.ts';
 import { queryU64 } from './params.ts';
-import type { ApiContext, ApiStream, Route } from './routes.ts';
+import type { ApiContext, ApiStream, Handler } from './routes.ts';
 
 const MAX_BLOCKS_LIMIT = 630_720_000n;
 const MAX_BATCH = 1000n;
@@ -70,100 +70,66 @@ function live<E>(ctx: ApiContext, event: 'block' | 'lib', toLine: (e: E) => stri
   };
 }
 
-export const STREAM_ROUTES: readonly Route[] = [
-  {
-    operationId: 'cryptarchia_blocks_range',
-    method: 'GET',
-    path: '/cryptarchia/blocks_range',
-    tag: 'Consensus',
-    summary: 'NDJSON stream of canonical blocks in a slot range',
-    query: [
-      { name: 'slot_from', required: false, description: 'first slot' },
-      {
-        name: 'slot_to',
-        required: false,
-        description: 'last slot, inclusive (default: the tip, or the LIB with immutable_only)',
-      },
-      { name: 'order', required: false, description: 'descending (default) or ascending' },
-      { name: 'blocks_limit', required: false, description: '1..630720000' },
-      { name: 'server_batch_size', required: false, description: '1..1000, default 100' },
-      {
-        name: 'block_filter',
-        required: false,
-        description: 'immutable_only or mutable_and_immutable (default)',
-      },
-    ],
-    handle(ctx, req): ApiStream {
-      const q = req.query;
-      const order = q.order ?? 'descending';
-      if (order !== 'descending' && order !== 'ascending') throw new ApiError(400, `invalid order ${order}`);
-      const filter = q.block_filter ?? 'mutable_and_immutable';
-      if (filter !== 'immutable_only' && filter !== 'mutable_and_immutable')
-        throw new ApiError(400, `invalid block_filter ${filter}`);
-      const fromQ = queryU64(q, 'slot_from', false);
-      const toQ = queryU64(q, 'slot_to', false);
-      const limit =
-        queryU64(q, 'blocks_limit', false) ??
-        (fromQ !== undefined && toQ !== undefined ? MAX_BLOCKS_LIMIT : 100n);
-      const batch = queryU64(q, 'server_batch_size', false) ?? 100n;
-      if (limit < 1n || limit > MAX_BLOCKS_LIMIT)
-        throw new ApiError(400, `blocks_limit must be between 1 and ${MAX_BLOCKS_LIMIT}`);
-      if (batch < 1n || batch > MAX_BATCH)
-        throw new ApiError(400, `server_batch_size must be between 1 and ${MAX_BATCH}`);
-      const tip = ctx.chain.tip();
-      const lib = ctx.chain.lib();
-      const top = filter === 'immutable_only' ? lib.slot : tip.slot;
-      const to = toQ === undefined || toQ > top ? top : toQ;
-      const f = ctx.deployment.ledger.consensus.active_slot_coeff;
-      const estimate = to - (limit * f.den) / f.num;
-      const from = fromQ ?? (order === 'ascending' ? (estimate > 0n ? estimate : 0n) : 0n);
-      if (fromQ !== undefined && toQ !== undefined && fromQ > toQ)
-        throw new ApiError(400, 'slot_from must not be greater than slot_to');
-      return {
-        ndjson: true,
-        async run(write, signal) {
-          let sent = 0n;
-          let lo = from;
-          let hi = to;
-          while (sent < limit && lo <= hi && !signal.aborted) {
-            const n = Number(limit - sent < batch ? limit - sent : batch);
-            const page =
-              order === 'ascending'
-                ? ctx.chain.canonicalBySlot(lo, hi, n)
-                : ctx.chain.canonicalBySlotDesc(lo, hi, n);
-            if (page.length === 0) break;
-            for (const { id } of page) {
-              const b = ctx.chain.block(id);
-              if (!b) return; // pruned meanwhile: the stream ends early
-              await write(line(b, id, tip, lib));
-              sent++;
-            }
-            const last = page[page.length - 1]!.slot;
-            if (order === 'ascending') lo = last + 1n;
-            else if (last === 0n) break;
-            else hi = last - 1n;
+type StreamOperation = 'cryptarchiaBlocksRange' | 'cryptarchiaBlocksStream' | 'cryptarchiaLibStream';
+
+export const STREAM_HANDLERS: { readonly [K in StreamOperation]: Handler } = {
+  cryptarchiaBlocksRange(ctx, req): ApiStream {
+    const q = req.query;
+    const order = q.order ?? 'descending';
+    if (order !== 'descending' && order !== 'ascending') throw new ApiError(400, `invalid order ${order}`);
+    const filter = q.block_filter ?? 'mutable_and_immutable';
+    if (filter !== 'immutable_only' && filter !== 'mutable_and_immutable')
+      throw new ApiError(400, `invalid block_filter ${filter}`);
+    const fromQ = queryU64(q, 'slot_from', false);
+    const toQ = queryU64(q, 'slot_to', false);
+    const limit =
+      queryU64(q, 'blocks_limit', false) ??
+      (fromQ !== undefined && toQ !== undefined ? MAX_BLOCKS_LIMIT : 100n);
+    const batch = queryU64(q, 'server_batch_size', false) ?? 100n;
+    if (limit < 1n || limit > MAX_BLOCKS_LIMIT)
+      throw new ApiError(400, `blocks_limit must be between 1 and ${MAX_BLOCKS_LIMIT}`);
+    if (batch < 1n || batch > MAX_BATCH)
+      throw new ApiError(400, `server_batch_size must be between 1 and ${MAX_BATCH}`);
+    const tip = ctx.chain.tip();
+    const lib = ctx.chain.lib();
+    const top = filter === 'immutable_only' ? lib.slot : tip.slot;
+    const to = toQ === undefined || toQ > top ? top : toQ;
+    const f = ctx.deployment.ledger.consensus.active_slot_coeff;
+    const estimate = to - (limit * f.den) / f.num;
+    const from = fromQ ?? (order === 'ascending' ? (estimate > 0n ? estimate : 0n) : 0n);
+    if (fromQ !== undefined && toQ !== undefined && fromQ > toQ)
+      throw new ApiError(400, 'slot_from must not be greater than slot_to');
+    return {
+      ndjson: true,
+      async run(write, signal) {
+        let sent = 0n;
+        let lo = from;
+        let hi = to;
+        while (sent < limit && lo <= hi && !signal.aborted) {
+          const n = Number(limit - sent < batch ? limit - sent : batch);
+          const page =
+            order === 'ascending'
+              ? ctx.chain.canonicalBySlot(lo, hi, n)
+              : ctx.chain.canonicalBySlotDesc(lo, hi, n);
+          if (page.length === 0) break;
+          for (const { id } of page) {
+            const b = ctx.chain.block(id);
+            if (!b) return; // pruned meanwhile: the stream ends early
+            await write(line(b, id, tip, lib));
+            sent++;
           }
-        },
-      };
-    },
+          const last = page[page.length - 1]!.slot;
+          if (order === 'ascending') lo = last + 1n;
+          else if (last === 0n) break;
+          else hi = last - 1n;
+        }
+      },
+    };
   },
-  {
-    operationId: 'cryptarchia_blocks_stream',
-    method: 'GET',
-    path: '/cryptarchia/events/blocks/stream',
-    tag: 'Consensus',
-    summary: 'NDJSON stream of each block processed from now on',
-    handle: (ctx) => live(ctx, 'block', (p: ProcessedBlock) => line(p.block, p.id, p.tip, p.lib)),
-  },
-  {
-    operationId: 'cryptarchia_lib_stream',
-    method: 'GET',
-    path: '/cryptarchia/lib-stream',
-    tag: 'Consensus',
-    summary: 'NDJSON stream of each block becoming immutable from now on',
-    handle: (ctx) =>
-      live(ctx, 'lib', (l: { id: Uint8Array; height: number }) =>
-        stringifyJson({ height: l.height, header_id: bytesToHex(l.id) }),
-      ),
-  },
-];
+  cryptarchiaBlocksStream: (ctx) =>
+    live(ctx, 'block', (p: ProcessedBlock) => line(p.block, p.id, p.tip, p.lib)),
+  cryptarchiaLibStream: (ctx) =>
+    live(ctx, 'lib', (l: { id: Uint8Array; height: number }) =>
+      stringifyJson({ height: l.height, header_id: bytesToHex(l.id) }),
+    ),
+};

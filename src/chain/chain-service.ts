@@ -65,6 +65,8 @@ export interface ChainEvents {
   block: [ProcessedBlock];
   fatal: [Error];
   lib: [{ id: Uint8Array; height: number; slot: bigint }];
+  /** Consensus switched from Bootstrapping to Online. */
+  online: [];
 }
 
 export class ChainService extends EventEmitter<ChainEvents> {
@@ -217,6 +219,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
     const res = this.engine.setOnline();
     for (const p of res.pruned) this.states.delete(p);
     this.deps.logger.info({ lib: this.engine.lib.id, height: this.engine.lib.length }, 'consensus is Online');
+    this.emit('online');
   }
 
   tip() {

@@ -1,0 +1,227 @@
+/**
+ * The server's own mechanisms, on a real node's chain with extra routes that only these tests serve:
+ * `max_concurrent_requests` (requests beyond it wait, within the timeout; streams hold no permit)
+ * and the gating of endpoints while consensus is Bootstrapping (408 after the timeout, answered
+ * once Online).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { pino } from 'pino';
+import { type ApiContext, ROUTES, type ServerRoute } from '../../src/api/routes.ts';
+import { object, string } from '../../src/api/schema.ts';
+import { ApiServer } from '../../src/api/server.ts';
+import { devnetConfig } from '../../src/cli.ts';
+import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
+import { LogosNode } from '../../src/node/node.ts';
+import { FAST } from '../fast-deployment.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'logos-api-server-'));
+let node: LogosNode;
+let ctx: ApiContext;
+
+before(async () => {
+  const cfg = devnetConfig();
+  node = await LogosNode.start({
+    deployment: FAST,
+    config: {
+      ...cfg,
+      api: { backend: { ...cfg.api.backend, listen_address: '127.0.0.1:0' } },
+      // Stays Bootstrapping until a test switches it Online.
+      cryptarchia: {
+        ...cfg.cryptarchia,
+        service: {
+          ...cfg.cryptarchia.service,
+          bootstrap: {
+            ...cfg.cryptarchia.service.bootstrap,
+            force_bootstrap: true,
+            prolonged_bootstrap_period: 3600,
+          },
+        },
+      },
+      state: { base_folder: dir },
+    },
+    baseDir: dir,
+    logger: pino({ level: 'silent' }),
+    proofs: INSECURE_TEST_PROOFS,
+  });
+  ctx = {
+    chain: node.chain,
+    clock: node.clock,
+    deployment: FAST,
+    phase: () => node.phase,
+    setLogFilter: () => {},
+  };
+});
+after(async () => {
+  await node.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const byId = (id: string) => ROUTES.find((r) => r.operationId === id)!;
+
+/** A route whose handler waits until the test lets it go. */
+function heldRoute() {
+  const entered: (() => void)[] = [];
+  const route: ServerRoute = {
+    operationId: 'held',
+    def: {
+      method: 'GET',
+      path: '/test/held',
+      tag: 'Test',
+      summary: 'held',
+      response: { json: object({ ok: string }) },
+    },
+    handle: () =>
+      new Promise((resolve) => {
+        entered.push(() => resolve({ body: '{"ok":"yes"}' }));
+      }),
+  };
+  return { route, entered };
+}
+
+async function serve(
+  routes: readonly ServerRoute[],
+  backend: { timeout: number; max_concurrent_requests: number },
+) {
+  const cfg = devnetConfig().api.backend;
+  const server = new ApiServer(
+    { backend: { ...cfg, listen_address: '127.0.0.1:0', ...backend } },
+    ctx,
+    pino({ level: 'silent' }),
+    routes,
+  );
+  const base = `http://${await server.start()}`;
+  return { server, base };
+}
+
+async function until(cond: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('max_concurrent_requests', () => {
+  test('requests beyond the limit wait for a permit, then are served in order', async () => {
+    const { route, entered } = heldRoute();
+    const { server, base } = await serve([route, byId('version')], {
+      timeout: 30,
+      max_concurrent_requests: 2,
+    });
+    try {
+      const replies = [1, 2, 3].map(() => fetch(`${base}/test/held`).then((r) => r.status));
+      await until(() => entered.length === 2);
+      // The third waits; so does any other request while both permits are held.
+      let versionDone = false;
+      const version = fetch(`${base}/version`).then((r) => {
+        versionDone = true;
+        return r.status;
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(entered.length, 2);
+      assert.equal(versionDone, false);
+      entered[0]!();
+      await until(() => entered.length === 3);
+      entered[1]!();
+      assert.equal(await version, 200);
+      entered[2]!();
+      assert.deepEqual(await Promise.all(replies), [200, 200, 200]);
+    } finally {
+      for (const go of entered) go();
+      await server.stop();
+    }
+  });
+
+  test('the timeout covers the wait for a permit: an empty 408, and the permit passes on', async () => {
+    const { route, entered } = heldRoute();
+    const { server, base } = await serve([route, byId('version')], {
+      timeout: 1,
+      max_concurrent_requests: 1,
+    });
+    try {
+      const t0 = Date.now();
+      const first = fetch(`${base}/test/held`);
+      await until(() => entered.length === 1);
+      await new Promise((r) => setTimeout(r, 300));
+      // Queued behind the held request; enters when it times out (its permit is then free again)
+      // and is held in turn until its own deadline.
+      const second = fetch(`${base}/test/held`);
+      const a = await first;
+      assert.equal(a.status, 408);
+      assert.equal(await a.text(), '');
+      await until(() => entered.length === 2);
+      const b = await second;
+      assert.equal(b.status, 408);
+      assert.ok(Date.now() - t0 >= 1200, 'the second request had its own full timeout');
+      const third = await fetch(`${base}/version`);
+      assert.equal(third.status, 200);
+    } finally {
+      for (const go of entered) go();
+      await server.stop();
+    }
+  });
+
+  test('an open stream holds no permit', async () => {
+    const { server, base } = await serve(ROUTES, { timeout: 5, max_concurrent_requests: 1 });
+    const ac = new AbortController();
+    try {
+      const stream = await fetch(`${base}/cryptarchia/events/blocks/stream`, { signal: ac.signal });
+      assert.equal(stream.status, 200);
+      const r = await fetch(`${base}/cryptarchia/info`);
+      assert.equal(r.status, 200);
+    } finally {
+      ac.abort();
+      await server.stop();
+    }
+  });
+});
+
+describe('gating while Bootstrapping', () => {
+  test('a gated endpoint answers 408 while Bootstrapping and is served once Online; others answer at once', async () => {
+    assert.equal(node.chain.consensusState, 'Bootstrapping');
+    const gated: ServerRoute = {
+      operationId: 'gated',
+      def: {
+        method: 'GET',
+        path: '/test/gated',
+        tag: 'Test',
+        summary: 'gated',
+        response: { json: object({ ok: string }) },
+        gatedWhileBootstrapping: true,
+      },
+      handle: () => ({ body: '{"ok":"online"}' }),
+    };
+    const { server, base } = await serve([gated, byId('cryptarchiaInfo')], {
+      timeout: 1,
+      max_concurrent_requests: 10,
+    });
+    try {
+      const t0 = Date.now();
+      const r1 = await fetch(`${base}/test/gated`);
+      assert.equal(r1.status, 408);
+      assert.equal(await r1.text(), '');
+      assert.ok(Date.now() - t0 >= 900, 'answered before the timeout');
+      const info = await fetch(`${base}/cryptarchia/info`);
+      assert.equal(info.status, 200);
+      assert.match(await info.text(), /"state":"Bootstrapping"/);
+
+      let done = false;
+      const r2 = fetch(`${base}/test/gated`).then(async (r) => {
+        done = true;
+        return { status: r.status, text: await r.text() };
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(done, false);
+      node.chain.setOnline();
+      assert.deepEqual(await r2, { status: 200, text: '{"ok":"online"}' });
+      const r3 = await fetch(`${base}/test/gated`);
+      assert.equal(r3.status, 200);
+    } finally {
+      await server.stop();
+    }
+  });
+});
