@@ -155,15 +155,23 @@ export class ApiServer {
     const close = () => abort.abort();
     req.socket.once('close', close);
     res.once('close', close);
+    // A client that takes no data for a whole API timeout is gone: its connection is destroyed, so a
+    // stalled reader holds neither a subscription nor socket buffers for long.
+    const stallMs = this.opts.backend.timeout * 1000;
     const write = async (line: string): Promise<void> => {
       if (abort.signal.aborted) throw new Error('client gone');
       if (!res.write(`${line}\n`)) {
         await new Promise<void>((resolve) => {
           const done = () => {
+            clearTimeout(stalled);
             res.off('drain', done);
             abort.signal.removeEventListener('abort', done);
             resolve();
           };
+          const stalled = setTimeout(() => {
+            res.destroy();
+            close();
+          }, stallMs);
           res.once('drain', done);
           abort.signal.addEventListener('abort', done, { once: true });
         });
@@ -176,6 +184,11 @@ export class ApiServer {
     } finally {
       req.socket.off('close', close);
       if (!res.writableEnded) res.end();
+      if (!res.writableFinished && !res.destroyed) {
+        // Ended, but the client does not read what is left: give it the same time, then let go.
+        const linger = setTimeout(() => res.destroy(), stallMs);
+        res.once('close', () => clearTimeout(linger));
+      }
     }
   }
 

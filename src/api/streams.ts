@@ -2,10 +2,12 @@
  * The NDJSON streams: `blocks_range` (stored canonical blocks in a slot range, read and written in
  * batches), `events/blocks/stream` (every block processed from now on) and `lib-stream` (every
  * block becoming immutable). Writes wait for the socket to drain, and a live stream whose client
- * falls too far behind is closed rather than buffered without bound.
+ * falls too far behind is closed rather than buffered without bound. All clients of a live stream
+ * share one subscription to the chain, and each event is serialised once for all of them.
  */
 import { blockToApiJson } from '../block/block.ts';
-import type { ProcessedBlock } from '../chain/chain-service.ts';
+import type { EventEmitter } from 'node:events';
+import type { ChainEvents, ProcessedBlock } from '../chain/chain-service.ts';
 import { bytesToHex } from '../codec/hex.ts';
 import { stringifyJson } from '../codec/json.ts';
 import { ApiError } from './errors.ts';
@@ -32,17 +34,73 @@ function line(
   });
 }
 
-/** Subscribes to a chain event and writes one line per event, with a bounded queue per client. */
-function live<E>(ctx: ApiContext, event: 'block' | 'lib', toLine: (e: E) => string): ApiStream {
-  const emitter = ctx.chain as unknown as NodeJS.EventEmitter;
+type LiveEvent = 'block' | 'lib';
+
+/**
+ * One subscription to a chain event for all the stream clients of that event: each event is made
+ * into its line once, then handed to every client (a hundred clients cost one serialisation).
+ */
+class Fanout<K extends LiveEvent> {
+  private readonly clients = new Set<(line: string) => void>();
+  private readonly listener: (...e: ChainEvents[K]) => void;
+
+  constructor(
+    private readonly chain: ApiContext['chain'],
+    private readonly event: K,
+    toLine: (...e: ChainEvents[K]) => string,
+  ) {
+    this.listener = (...e) => {
+      const text = toLine(...e);
+      for (const c of [...this.clients]) c(text);
+    };
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  subscribe(client: (line: string) => void): () => void {
+    if (this.clients.size === 0) (this.chain as EventEmitter<ChainEvents>).on<K>(this.event, this.listener as never);
+    this.clients.add(client);
+    return () => {
+      if (this.clients.delete(client) && this.clients.size === 0)
+        (this.chain as EventEmitter<ChainEvents>).off<K>(this.event, this.listener as never);
+    };
+  }
+}
+
+const blockLine = (p: ProcessedBlock) => line(p.block, p.id, p.tip, p.lib);
+const libLine = (l: { id: Uint8Array; height: number }) =>
+  stringifyJson({ height: l.height, header_id: bytesToHex(l.id) });
+
+const fanouts = new WeakMap<object, { block: Fanout<'block'>; lib: Fanout<'lib'> }>();
+
+function fanout(chain: ApiContext['chain'], event: LiveEvent): Pick<Fanout<LiveEvent>, 'size' | 'subscribe'> {
+  let f = fanouts.get(chain);
+  if (!f) {
+    f = { block: new Fanout(chain, 'block', blockLine), lib: new Fanout(chain, 'lib', libLine) };
+    fanouts.set(chain, f);
+  }
+  return f[event];
+}
+
+/** Stream clients currently subscribed to a chain event (for tests and metrics). */
+export function streamClients(chain: ApiContext['chain'], event: LiveEvent): number {
+  return fanouts.get(chain)?.[event].size ?? 0;
+}
+
+/** A live stream: one line per event from now on, with a bounded queue per client. */
+function live(ctx: ApiContext, event: LiveEvent): ApiStream {
   return {
     ndjson: true,
     run(write, signal) {
       return new Promise<void>((resolve) => {
         const queue: string[] = [];
         let writing = false;
+        let unsubscribe = () => {};
         const done = () => {
-          emitter.off(event, listener);
+          unsubscribe();
+          queue.length = 0;
           resolve();
         };
         const pump = async () => {
@@ -55,15 +113,14 @@ function live<E>(ctx: ApiContext, event: 'block' | 'lib', toLine: (e: E) => stri
           }
           writing = false;
         };
-        const listener = (e: E) => {
+        unsubscribe = fanout(ctx.chain, event).subscribe((text) => {
           if (queue.length >= MAX_PENDING_LINES) {
             done();
             return;
           }
-          queue.push(toLine(e));
+          queue.push(text);
           void pump();
-        };
-        emitter.on(event, listener);
+        });
         signal.addEventListener('abort', done, { once: true });
       });
     },
@@ -126,10 +183,6 @@ export const STREAM_HANDLERS: { readonly [K in StreamOperation]: Handler } = {
       },
     };
   },
-  cryptarchiaBlocksStream: (ctx) =>
-    live(ctx, 'block', (p: ProcessedBlock) => line(p.block, p.id, p.tip, p.lib)),
-  cryptarchiaLibStream: (ctx) =>
-    live(ctx, 'lib', (l: { id: Uint8Array; height: number }) =>
-      stringifyJson({ height: l.height, header_id: bytesToHex(l.id) }),
-    ),
+  cryptarchiaBlocksStream: (ctx) => live(ctx, 'block'),
+  cryptarchiaLibStream: (ctx) => live(ctx, 'lib'),
 };

@@ -5,44 +5,25 @@
  * streams as async iterables; and the OpenAPI document made from the same table.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { pino } from 'pino';
 import { API, ApiResponseError, createClient, type LogosClient } from '../../client/index.ts';
-import { devnetConfig } from '../../src/cli.ts';
-import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
-import { LogosNode } from '../../src/node/node.ts';
-import { FAST } from '../fast-deployment.ts';
+import { streamClients } from '../../src/api/streams.ts';
+import type { LogosNode } from '../../src/node/node.ts';
+import { startFastNode, type TestNode, waitUntil } from './helpers.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'logos-api-client-'));
+let tn: TestNode;
 let node: LogosNode;
 let client: LogosClient;
 let base: string;
 
 before(async () => {
-  const cfg = devnetConfig();
-  node = await LogosNode.start({
-    deployment: FAST,
-    config: {
-      ...cfg,
-      api: { backend: { ...cfg.api.backend, listen_address: '127.0.0.1:0' } },
-      state: { base_folder: dir },
-    },
-    baseDir: dir,
-    logger: pino({ level: 'silent' }),
-    proofs: INSECURE_TEST_PROOFS,
-  });
-  base = `http://${node.api.listening}`;
+  tn = await startFastNode();
+  node = tn.node;
+  base = tn.base;
   client = createClient({ baseUrl: base });
-  const end = Date.now() + 15_000;
-  while (node.chain.lib().height < 3 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  await waitUntil(() => node.chain.lib().height >= 3, 15_000, 'three immutable blocks');
 });
-after(async () => {
-  await node.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => tn.stop());
 
 async function rejection(p: Promise<unknown>): Promise<ApiResponseError> {
   try {
@@ -129,7 +110,7 @@ describe('typed client', () => {
   });
 
   test('live streams: lines arrive, close() ends the subscription', async () => {
-    const before = node.chain.listenerCount('block');
+    const before = streamClients(node.chain, 'block');
     const stream = await client.cryptarchiaBlocksStream();
     const got = [];
     for await (const l of stream) {
@@ -143,9 +124,9 @@ describe('typed client', () => {
       libs.close();
     }
     const end = Date.now() + 5000;
-    while (node.chain.listenerCount('block') > before && Date.now() < end)
+    while (streamClients(node.chain, 'block') > before && Date.now() < end)
       await new Promise((r) => setTimeout(r, 20));
-    assert.equal(node.chain.listenerCount('block'), before);
+    assert.equal(streamClients(node.chain, 'block'), before);
   });
 });
 

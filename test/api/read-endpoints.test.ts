@@ -3,42 +3,23 @@
  * API on an ephemeral port): shapes, content types, statuses and the reference's error quirks.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { pino } from 'pino';
-import { devnetConfig } from '../../src/cli.ts';
+import { streamClients } from '../../src/api/streams.ts';
 import { parseJson } from '../../src/codec/json.ts';
-import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
-import { LogosNode } from '../../src/node/node.ts';
-import { FAST } from '../fast-deployment.ts';
+import type { LogosNode } from '../../src/node/node.ts';
+import { startFastNode, type TestNode, waitUntil } from './helpers.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'logos-api-'));
+let tn: TestNode;
 let node: LogosNode;
 let base: string;
 
 before(async () => {
-  const cfg = devnetConfig();
-  node = await LogosNode.start({
-    deployment: FAST,
-    config: {
-      ...cfg,
-      api: { backend: { ...cfg.api.backend, listen_address: '127.0.0.1:0' } },
-      state: { base_folder: dir },
-    },
-    baseDir: dir,
-    logger: pino({ level: 'silent' }),
-    proofs: INSECURE_TEST_PROOFS,
-  });
-  base = `http://${node.api.listening}`;
-  const end = Date.now() + 10_000;
-  while (node.chain.lib().height < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  tn = await startFastNode();
+  node = tn.node;
+  base = tn.base;
+  await waitUntil(() => node.chain.lib().height >= 2, 10_000, 'two immutable blocks');
 });
-after(async () => {
-  await node.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => tn.stop());
 
 async function get(path: string) {
   const res = await fetch(base + path);
@@ -207,10 +188,10 @@ describe('NDJSON streams', () => {
   });
 
   test('clients that leave release their subscriptions', async () => {
-    const before = node.chain.listenerCount('block');
+    const before = streamClients(node.chain, 'block');
     await lines('/cryptarchia/events/blocks/stream', 1);
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(node.chain.listenerCount('block'), before);
+    assert.equal(streamClients(node.chain, 'block'), before);
   });
 });
 

@@ -5,48 +5,24 @@
  * once Online).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { type ApiContext, ROUTES, type ServerRoute } from '../../src/api/routes.ts';
 import { object, string } from '../../src/api/schema.ts';
 import { ApiServer } from '../../src/api/server.ts';
 import { devnetConfig } from '../../src/cli.ts';
-import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
-import { LogosNode } from '../../src/node/node.ts';
+import type { LogosNode } from '../../src/node/node.ts';
 import { FAST } from '../fast-deployment.ts';
+import { startFastNode, type TestNode } from './helpers.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'logos-api-server-'));
+let tn: TestNode;
 let node: LogosNode;
 let ctx: ApiContext;
 
 before(async () => {
-  const cfg = devnetConfig();
-  node = await LogosNode.start({
-    deployment: FAST,
-    config: {
-      ...cfg,
-      api: { backend: { ...cfg.api.backend, listen_address: '127.0.0.1:0' } },
-      // Stays Bootstrapping until a test switches it Online.
-      cryptarchia: {
-        ...cfg.cryptarchia,
-        service: {
-          ...cfg.cryptarchia.service,
-          bootstrap: {
-            ...cfg.cryptarchia.service.bootstrap,
-            force_bootstrap: true,
-            prolonged_bootstrap_period: 3600,
-          },
-        },
-      },
-      state: { base_folder: dir },
-    },
-    baseDir: dir,
-    logger: pino({ level: 'silent' }),
-    proofs: INSECURE_TEST_PROOFS,
-  });
+  // Stays Bootstrapping until a test switches it Online.
+  tn = await startFastNode({ force_bootstrap: true, prolonged_bootstrap_period: 3600 });
+  node = tn.node;
   ctx = {
     chain: node.chain,
     clock: node.clock,
@@ -55,10 +31,7 @@ before(async () => {
     setLogFilter: () => {},
   };
 });
-after(async () => {
-  await node.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => tn.stop());
 
 const byId = (id: string) => ROUTES.find((r) => r.operationId === id)!;
 

@@ -4,35 +4,18 @@
  * node must restart on the same chain and keep producing.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { openStore } from '../../src/storage/open.ts';
+import { spawnCli } from '../cli-process.ts';
 import { fastDeploymentYaml } from '../fast-deployment.ts';
 import { checkInvariants, prng, randInt } from '../storage/helpers.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = import.meta.resolve('tsx');
-
 function startNode(dir: string): ChildProcess {
-  return spawn(
-    process.execPath,
-    [
-      '--import',
-      TSX,
-      '--import',
-      join(ROOT, 'src/polyfills.mjs'),
-      join(ROOT, 'src/main.ts'),
-      'start',
-      '--deployment',
-      join(dir, 'fast.yaml'),
-      '--insecure-test-proofs',
-    ],
-    { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  return spawnCli(['start', '--deployment', join(dir, 'fast.yaml'), '--insecure-test-proofs'], dir);
 }
 
 async function waitForLine(p: ChildProcess, re: RegExp, ms: number): Promise<void> {
