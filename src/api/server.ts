@@ -9,13 +9,21 @@
 import type { IncomingMessage } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { UserConfig } from '../node/config.ts';
 import { Semaphore } from '../util/semaphore.ts';
 import { ApiError, Rejection } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
-import { type ApiContext, type ApiReply, type ApiStream, ROUTES, type ServerRoute } from './routes.ts';
+import {
+  type ApiContext,
+  type ApiReply,
+  type ApiRequest,
+  type ApiStream,
+  type Handler,
+  ROUTES,
+  type ServerRoute,
+} from './routes.ts';
 
 export interface ApiServerOptions {
   readonly backend: UserConfig['api']['backend'];
@@ -67,12 +75,13 @@ export class ApiServer {
   private install(): void {
     const app = this.app;
     const origins = this.opts.backend.cors_origins;
-    app.addHook('onRequest', async (req, reply) => {
+    app.addHook('onRequest', (req, reply, done) => {
       const origin = req.headers.origin;
       if (origins.length === 0) reply.header('access-control-allow-origin', '*');
       else if (origin !== undefined && origins.includes(origin))
         reply.header('access-control-allow-origin', origin);
       reply.header('vary', 'origin, access-control-request-method, access-control-request-headers');
+      done();
     });
     app.options('*', async (_req, reply) => {
       reply
@@ -99,46 +108,88 @@ export class ApiServer {
     });
 
     for (const route of this.routes) {
-      const { def } = route;
       app.route({
-        method: def.method,
-        url: def.path.replace(/\{(\w+)\}/g, ':$1'),
-        handler: async (req, reply) => {
-          const params = req.params as Record<string, string>;
-          const rawQuery = req.query as Record<string, string | string[] | undefined>;
-          const query: Record<string, string | undefined> = {};
-          for (const [k, v] of Object.entries(rawQuery)) query[k] = Array.isArray(v) ? v[0] : v;
-          // The API timeout covers the wait for a permit, the wait for Online and the handler.
-          const deadline = new AbortController();
-          const timer = setTimeout(() => deadline.abort(new Timeout()), this.opts.backend.timeout * 1000);
-          let release: (() => void) | undefined;
-          try {
-            if (def.body && !/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
-              throw new Rejection(415, 'Expected request with `Content-Type: application/json`');
-            }
-            release = await this.slots.acquire(deadline.signal);
-            if (def.gatedWhileBootstrapping) await this.untilOnline(deadline.signal);
-            const res = await untilAborted(
-              Promise.resolve().then(() => route.handle(this.ctx, { params, query, body: req.body })),
-              deadline.signal,
-            );
-            clearTimeout(timer);
-            // As the reference's concurrency limit, a permit is held until the response starts: an
-            // open stream does not hold one.
-            release();
-            if ('ndjson' in res) await this.stream(req.raw, reply, res);
-            else this.send(reply, res);
-          } catch (e) {
-            this.fail(reply, route.operationId, e);
-          } finally {
-            clearTimeout(timer);
-            release?.();
-          }
-        },
+        method: route.def.method,
+        url: route.def.path.replace(/\{(\w+)\}/g, ':$1'),
+        handler: (req, reply) => this.handle(route, req, reply),
       });
     }
     const doc = JSON.stringify(openApiDocument(this.routes));
     app.get('/api-docs/openapi.json', async (_req, reply) => this.send(reply, { body: doc }));
+  }
+
+  /**
+   * Runs a route. The common case (a permit free, not gated, a synchronous handler) answers at once;
+   * otherwise the API timeout covers the wait for a permit, the wait for Online and the handler.
+   */
+  private handle(route: ServerRoute, req: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+    const { def } = route;
+    const query: Record<string, string | undefined> = {};
+    for (const [k, v] of Object.entries(req.query as Record<string, string | string[] | undefined>)) {
+      query[k] = Array.isArray(v) ? v[0] : v;
+    }
+    const request = { params: req.params as Record<string, string>, query, body: req.body };
+    if (def.body && !/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+      this.fail(
+        reply,
+        route.operationId,
+        new Rejection(415, 'Expected request with `Content-Type: application/json`'),
+      );
+      return undefined;
+    }
+    const permit = def.gatedWhileBootstrapping ? undefined : this.slots.tryAcquire();
+    if (permit) {
+      let res: ReturnType<Handler>;
+      try {
+        res = route.handle(this.ctx, request);
+      } catch (e) {
+        permit();
+        this.fail(reply, route.operationId, e);
+        return undefined;
+      }
+      if (!(res instanceof Promise)) {
+        // As the reference's concurrency limit, a permit is held until the response starts: an open
+        // stream does not hold one.
+        permit();
+        if ('ndjson' in res) return this.stream(req.raw, reply, res);
+        this.send(reply, res);
+        return undefined;
+      }
+      return this.finish(route, request, req, reply, res, permit);
+    }
+    return this.finish(route, request, req, reply, undefined, undefined);
+  }
+
+  /** The asynchronous path of `handle`, within the API timeout. */
+  private async finish(
+    route: ServerRoute,
+    request: ApiRequest,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    running: Promise<ApiReply | ApiStream> | undefined,
+    permit: (() => void) | undefined,
+  ): Promise<void> {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Timeout()), this.opts.backend.timeout * 1000);
+    let release = permit;
+    try {
+      let res = running;
+      if (!res) {
+        release = await this.slots.acquire(deadline.signal);
+        if (route.def.gatedWhileBootstrapping) await this.untilOnline(deadline.signal);
+        res = Promise.resolve().then(() => route.handle(this.ctx, request));
+      }
+      const out = await untilAborted(res, deadline.signal);
+      clearTimeout(timer);
+      release?.();
+      if ('ndjson' in out) await this.stream(req.raw, reply, out);
+      else this.send(reply, out);
+    } catch (e) {
+      this.fail(reply, route.operationId, e);
+    } finally {
+      clearTimeout(timer);
+      release?.();
+    }
   }
 
   /** Writes an NDJSON stream on the raw response, line by line, waiting for the socket to drain. */

@@ -5,8 +5,9 @@
  * falls too far behind is closed rather than buffered without bound. All clients of a live stream
  * share one subscription to the chain, and each event is serialised once for all of them.
  */
-import { blockToApiJson } from '../block/block.ts';
+
 import type { EventEmitter } from 'node:events';
+import { blockToApiJson } from '../block/block.ts';
 import type { ChainEvents, ProcessedBlock } from '../chain/chain-service.ts';
 import { bytesToHex } from '../codec/hex.ts';
 import { stringifyJson } from '../codec/json.ts';
@@ -60,7 +61,8 @@ class Fanout<K extends LiveEvent> {
   }
 
   subscribe(client: (line: string) => void): () => void {
-    if (this.clients.size === 0) (this.chain as EventEmitter<ChainEvents>).on<K>(this.event, this.listener as never);
+    if (this.clients.size === 0)
+      (this.chain as EventEmitter<ChainEvents>).on<K>(this.event, this.listener as never);
     this.clients.add(client);
     return () => {
       if (this.clients.delete(client) && this.clients.size === 0)

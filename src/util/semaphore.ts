@@ -18,6 +18,13 @@ export class Semaphore {
     return this.waiters.length;
   }
 
+  /** A release function if a permit is free now, else undefined (never queues). */
+  tryAcquire(): (() => void) | undefined {
+    if (this.free === 0) return undefined;
+    this.free--;
+    return this.releaser();
+  }
+
   /** Resolves with a release function (idempotent) once a permit is free; rejects with the signal's reason. */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);

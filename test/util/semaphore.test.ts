@@ -5,7 +5,9 @@ import { Semaphore } from '../../src/util/semaphore.ts';
 test('semaphore: permits up to its size, FIFO hand-over, release is idempotent', async () => {
   const s = new Semaphore(2);
   const r1 = await s.acquire();
-  const r2 = await s.acquire();
+  const r2 = s.tryAcquire();
+  assert.ok(r2);
+  assert.equal(s.tryAcquire(), undefined);
   const order: number[] = [];
   const w3 = s.acquire().then((r) => {
     order.push(3);
