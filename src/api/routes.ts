@@ -38,8 +38,8 @@ export interface ApiRequest {
 
 export interface ApiReply {
   readonly status?: number;
-  /** The body text (JSON already serialised). */
-  readonly body: string;
+  /** The body (JSON already serialised), as text or bytes. */
+  readonly body: string | Uint8Array;
   readonly contentType?: string;
 }
 
@@ -115,6 +115,8 @@ function declarationsJson(m: Iterable<[string, Declaration]>): Json {
 
 const HEADERS_LIMIT = 512;
 
+const infoCache = new WeakMap<ApiContext, { version: number; phase: Phase; reply: ApiReply }>();
+
 /** Log levels as the reference accepts them: names in any case, or 1 (error) to 5 (trace). */
 const LEVELS: Readonly<Record<string, string>> = {
   error: 'error',
@@ -134,19 +136,29 @@ const HANDLERS: { readonly [K in OperationId]: Handler } = {
   version: () => json(versionInfo()),
   chainId: (ctx) => json({ chain_id: ctx.chain.genesis.parameter.chain_id }),
   cryptarchiaInfo(ctx) {
+    // Asked often (dashboards, health checks): the body is made once per change of the head.
+    const phase = ctx.phase();
+    const cached = infoCache.get(ctx);
+    if (cached && cached.version === ctx.chain.headVersion && cached.phase === phase) return cached.reply;
     const tip = ctx.chain.tip();
     const lib = ctx.chain.lib();
-    return json({
-      cryptarchia_info: {
-        lib: bytesToHex(lib.id),
-        lib_slot: u64.toJson(lib.slot),
-        tip: bytesToHex(tip.id),
-        slot: u64.toJson(tip.slot),
-        height: tip.height,
-        state: ctx.chain.consensusState,
-      },
-      phase: ctx.phase(),
-    });
+    const reply: ApiReply = {
+      body: Buffer.from(
+        stringifyJson({
+          cryptarchia_info: {
+            lib: bytesToHex(lib.id),
+            lib_slot: u64.toJson(lib.slot),
+            tip: bytesToHex(tip.id),
+            slot: u64.toJson(tip.slot),
+            height: tip.height,
+            state: ctx.chain.consensusState,
+          },
+          phase,
+        }),
+      ),
+    };
+    infoCache.set(ctx, { version: ctx.chain.headVersion, phase, reply });
+    return reply;
   },
   timeInfo(ctx) {
     const s = epochSchedule(ctx.deployment.ledger.consensus);

@@ -282,7 +282,7 @@ export class ApiServer {
     reply
       .code(r.status ?? 200)
       .header('content-type', r.contentType ?? JSON_TYPE)
-      .send(Buffer.from(r.body));
+      .send(typeof r.body === 'string' ? Buffer.from(r.body) : r.body);
   }
 
   async start(): Promise<string> {

@@ -20,7 +20,8 @@ const MAX_BATCH = 1000n;
 /** Lines a live stream may hold for a slow client before it is closed. */
 const MAX_PENDING_LINES = 256;
 
-function line(
+/** A line of the block streams: the block, and the tip and LIB when it was read or processed. */
+export function blockStreamLine(
   block: ProcessedBlock['block'],
   id: Uint8Array,
   tip: { id: Uint8Array; slot: bigint },
@@ -71,7 +72,7 @@ class Fanout<K extends LiveEvent> {
   }
 }
 
-const blockLine = (p: ProcessedBlock) => line(p.block, p.id, p.tip, p.lib);
+const blockLine = (p: ProcessedBlock) => blockStreamLine(p.block, p.id, p.tip, p.lib);
 const libLine = (l: { id: Uint8Array; height: number }) =>
   stringifyJson({ height: l.height, header_id: bytesToHex(l.id) });
 
@@ -174,7 +175,7 @@ export const STREAM_HANDLERS: { readonly [K in StreamOperation]: Handler } = {
           for (const { id } of page) {
             const b = ctx.chain.block(id);
             if (!b) return; // pruned meanwhile: the stream ends early
-            await write(line(b, id, tip, lib));
+            await write(blockStreamLine(b, id, tip, lib));
             sent++;
           }
           const last = page[page.length - 1]!.slot;

@@ -76,6 +76,8 @@ export class ChainService extends EventEmitter<ChainEvents> {
   private lastSnapshotHeight = 0;
   /** Whether the last start restored the ledger from a stored snapshot (rather than from genesis). */
   restoredFromSnapshot = false;
+  /** Grows whenever the tip, the LIB or the consensus state may have changed (for readers' caches). */
+  headVersion = 0;
   private queue: Promise<unknown> = Promise.resolve();
   /** Blocks whose parent is unknown, by parent id, until the parent arrives (bounded). */
   private readonly orphans = new Map<string, Block[]>();
@@ -219,6 +221,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
     const res = this.engine.setOnline();
     for (const p of res.pruned) this.states.delete(p);
     this.deps.logger.info({ lib: this.engine.lib.id, height: this.engine.lib.length }, 'consensus is Online');
+    this.headVersion++;
     this.emit('online');
   }
 
@@ -492,6 +495,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
         'block applied',
       );
     }
+    this.headVersion++;
     this.emit('block', processed);
     if (lib.id !== prevLib) {
       this.emit('lib', processed.lib);

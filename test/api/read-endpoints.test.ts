@@ -3,8 +3,10 @@
  * API on an ephemeral port): shapes, content types, statuses and the reference's error quirks.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import { streamClients } from '../../src/api/streams.ts';
+import type { ProcessedBlock } from '../../src/chain/chain-service.ts';
 import { parseJson } from '../../src/codec/json.ts';
 import type { LogosNode } from '../../src/node/node.ts';
 import { startFastNode, type TestNode, waitUntil } from './helpers.ts';
@@ -32,6 +34,19 @@ async function get(path: string) {
 }
 
 describe('read endpoints', () => {
+  test('GET /cryptarchia/info follows the head: each new block shows in the next answer', async () => {
+    for (let i = 0; i < 3; i++) {
+      const [processed] = (await once(node.chain, 'block')) as [ProcessedBlock];
+      const r = await get('/cryptarchia/info');
+      const info = (parseJson(r.text) as { cryptarchia_info: { slot: number } }).cryptarchia_info;
+      // Not older than the block just processed (a later one may have come meanwhile).
+      assert.ok(
+        BigInt(info.slot) >= processed.tip.slot,
+        `stale info: slot ${info.slot} < ${processed.tip.slot}`,
+      );
+    }
+  });
+
   test('GET /cryptarchia/info: compact JSON in the reference order', async () => {
     const r = await get('/cryptarchia/info');
     assert.equal(r.status, 200);

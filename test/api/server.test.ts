@@ -193,6 +193,8 @@ describe('gating while Bootstrapping', () => {
       assert.deepEqual(await r2, { status: 200, text: '{"ok":"online"}' });
       const r3 = await fetch(`${base}/test/gated`);
       assert.equal(r3.status, 200);
+      // The info body is cached per head; the switch to Online shows at once.
+      assert.match(await (await fetch(`${base}/cryptarchia/info`)).text(), /"state":"Online"/);
     } finally {
       await server.stop();
     }
