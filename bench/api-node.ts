@@ -20,8 +20,6 @@ import { blockStreamLine } from '../src/api/streams.ts';
 import { type Block, bodyRoot } from '../src/block/block.ts';
 import { encodeHeader, type Header } from '../src/block/header.ts';
 import { devnetConfig } from '../src/cli.ts';
-import { bytesToHex } from '../src/codec/hex.ts';
-import { stringifyJson } from '../src/codec/json.ts';
 import { Ed25519Signer } from '../src/crypto/ed25519.ts';
 import { epochStateAt, polPublicInputs } from '../src/ledger/apply.ts';
 import { parseDeployment } from '../src/ledger/deployment.ts';
