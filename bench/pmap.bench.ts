@@ -1,16 +1,6 @@
 import { bigintKeys, PMap } from '../src/util/pmap.ts';
+import { xorshift32 as prng } from '../test/prng.ts';
 import { type Figure, rate } from './harness.ts';
-
-/** xorshift32, so that every run builds the same maps. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return s >>> 0;
-  };
-}
 
 /** `n` random 254-bit field-element-like bigints. */
 function fieldKeys(n: number, seed: number): bigint[] {

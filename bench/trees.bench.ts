@@ -7,25 +7,13 @@ import { runInNewContext } from 'node:vm';
 import { FR_MODULUS, type Fr } from '../src/crypto/field.ts';
 import { UtxoTree } from '../src/ledger/trees/utxo-tree.ts';
 import { VoucherTree } from '../src/ledger/trees/voucher-tree.ts';
+import { xorshift32 } from '../test/prng.ts';
 import { durationMs, type Figure, rate } from './harness.ts';
 
 /** Distinct, full-size (about 254-bit), non-zero note ids; deterministic. */
 const MULT = 0x2a4e3bd83bd4b1f1c1f0ab8f0f3c6d2e9a7b3c1d5e4f60718293a4b5c6d7e8f9n;
 function noteId(i: number): Fr {
   return ((BigInt(i) + 1n) * MULT) % FR_MODULUS;
-}
-
-/** xorshift32, for reproducible random positions. */
-function xorshift(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
 }
 
 function buildTree(leaves: number): UtxoTree {
@@ -64,7 +52,7 @@ export const figures: Figure[] = [
       const OPS = 2048;
       const base = buildTree(LEAVES);
       base.root();
-      const rand = xorshift(0x5eed);
+      const rand = xorshift32(0x5eed);
       const blocks: number[][] = [];
       for (let b = 0; b < 8; b++) {
         const picked = new Set<number>();

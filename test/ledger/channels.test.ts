@@ -9,7 +9,7 @@ import { configMessageId, inscriptionMessageId } from '../../src/mantle/channel.
 import { noteId } from '../../src/mantle/note.ts';
 import { type ChannelConfigOp, type ChannelInscribeOp, type Op, Opcode, opId } from '../../src/mantle/ops.ts';
 import type { OpProof } from '../../src/mantle/proofs.ts';
-import { genesisNotes, type Owned, signTx, TestChain, transfer } from './helpers.ts';
+import { feeOp, genesisNotes, type Owned, signTx, TestChain, transfer } from './helpers.ts';
 
 const ZERO = new Uint8Array(32);
 const signers = [1, 2, 3].map((i) => new Ed25519Signer(new Uint8Array(32).fill(100 + i)));
@@ -26,23 +26,11 @@ function channelTx(
   ops: Op[],
   sign: (hash: Uint8Array, op: Op) => OpProof,
 ): { tx: ReturnType<typeof signTx>; change: Owned } {
-  const feeBudget = 100_000n;
-  const transferOp: Op = {
-    opcode: Opcode.Transfer,
-    payload: { inputs: [fund.id], outputs: [{ value: fund.note.value - feeBudget, pk: fund.note.pk }] },
-  };
-  const all = [transferOp, ...ops];
-  const tx = signTx(all, [[fund.sk]], (hash, _msg, op) =>
-    op.opcode === Opcode.Transfer || op.opcode === Opcode.ChannelDeposit ? undefined : sign(hash, op),
+  const { op, change } = feeOp(fund, 100_000n);
+  const tx = signTx([op, ...ops], [[fund.sk]], (hash, _msg, o) =>
+    o.opcode === Opcode.Transfer || o.opcode === Opcode.ChannelDeposit ? undefined : sign(hash, o),
   );
-  return {
-    tx,
-    change: {
-      id: noteId(opId(transferOp), 0, transferOp.payload.outputs[0]!),
-      note: transferOp.payload.outputs[0]!,
-      sk: fund.sk,
-    },
-  };
+  return { tx, change };
 }
 
 function multiSig(hash: Uint8Array, idx: number[]): OpProof {

@@ -142,6 +142,13 @@ export function transfer(
   return { tx, outputs: outs };
 }
 
+/** A transfer of `fund` back to its owner less `fee`: the fee-paying first op of a transaction. */
+export function feeOp(fund: Owned, fee = 200_000n): { op: Op; change: Owned } {
+  const note = { value: fund.note.value - fee, pk: fund.note.pk };
+  const op: Op = { opcode: Opcode.Transfer, payload: { inputs: [fund.id], outputs: [note] } };
+  return { op, change: { id: noteId(opId(op), 0, note), note, sk: fund.sk } };
+}
+
 export const extraKeys: { secretKey: Fr; publicKey: Fr }[] = [];
 
 /** A fresh ZK key pair, remembered so that transfers to it can be spent in tests. */

@@ -14,7 +14,7 @@ import { locatorFromString } from '../../src/mantle/locator.ts';
 import { noteId } from '../../src/mantle/note.ts';
 import { type Op, Opcode, opId } from '../../src/mantle/ops.ts';
 import { declarationId } from '../../src/mantle/sdp.ts';
-import { genesisNotes, newKey, type Owned, signTx, TestChain } from './helpers.ts';
+import { feeOp, genesisNotes, newKey, type Owned, signTx, TestChain } from './helpers.ts';
 
 function rejects(fn: () => unknown, code: string) {
   assert.throws(fn, (e: unknown) => e instanceof LedgerError && e.ledgerCode === code, `expected ${code}`);
@@ -22,11 +22,7 @@ function rejects(fn: () => unknown, code: string) {
 
 /** A fee-paying transfer op plus the given ops, with the ZK keys of each op. */
 function withFee(fund: Owned, ops: Op[], keys: bigint[][], custom?: Parameters<typeof signTx>[2]) {
-  const fee: Op = {
-    opcode: Opcode.Transfer,
-    payload: { inputs: [fund.id], outputs: [{ value: fund.note.value - 200_000n, pk: fund.note.pk }] },
-  };
-  return signTx([fee, ...ops], [[fund.sk], ...keys], custom);
+  return signTx([feeOp(fund).op, ...ops], [[fund.sk], ...keys], custom);
 }
 
 const EPOCH = 200n;

@@ -14,7 +14,8 @@ import type { Op } from '../../src/mantle/ops.ts';
 import { Opcode } from '../../src/mantle/ops.ts';
 import type { OpProof } from '../../src/mantle/proofs.ts';
 import type { PMap } from '../../src/util/pmap.ts';
-import { genesisNotes, KEYS, newKey, type Owned, signTx, TestChain, transfer } from './helpers.ts';
+import { xorshift32 } from '../prng.ts';
+import { feeOp, genesisNotes, KEYS, newKey, type Owned, signTx, TestChain, transfer } from './helpers.ts';
 
 // ------------------------------------------------------------------ fingerprint of every field
 
@@ -111,12 +112,6 @@ const channelSigner = new Ed25519Signer(new Uint8Array(32).fill(77));
 const provider = new Ed25519Signer(new Uint8Array(32).fill(78));
 const zk = newKey('snapshot-sdp-zk');
 const payee = newKey('snapshot-payee');
-
-function feeOp(fund: Owned, fee = 200_000n): { op: Op; change: Owned } {
-  const note = { value: fund.note.value - fee, pk: fund.note.pk };
-  const op: Op = { opcode: Opcode.Transfer, payload: { inputs: [fund.id], outputs: [note] } };
-  return { op, change: { id: 0n, note, sk: fund.sk } };
-}
 
 /** A transfer paying a generous fee (gas prices change at epoch boundaries). */
 function tr(s: LedgerState, inputs: Owned[], payments: { value: bigint; pk: Fr }[]) {
@@ -397,22 +392,10 @@ function withManyNotes(s: LedgerState, n: number): Partial<LedgerState> {
 
 // ------------------------------------------------------------------ tree level
 
-function xorshift(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
-}
-
 describe('UtxoTree snapshot/restore', () => {
   test('random inserts/removes, then restore: same root, free list, and positions of the next 50 inserts', () => {
     for (const seed of [1, 2, 3]) {
-      const rnd = xorshift(seed);
+      const rnd = xorshift32(seed);
       let t = UtxoTree.empty();
       const live: number[] = [];
       let id = 1n;

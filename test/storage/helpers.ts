@@ -7,17 +7,9 @@ import { join } from 'node:path';
 import { Bucket } from '../../src/storage/buckets.ts';
 import type { ChainStore } from '../../src/storage/chain-store.ts';
 import { type KvStore, readU64Key } from '../../src/storage/kv.ts';
+import { prng } from '../prng.ts';
 
-/** xorshift32: a small seeded PRNG, so that every failure reproduces. Returns a float in [0, 1). */
-export function prng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 0x100000000;
-  };
-}
+export { prng };
 
 export function randInt(rand: () => number, lo: number, hi: number): number {
   return lo + Math.floor(rand() * (hi - lo + 1));

@@ -1,17 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { bigintKeys, type KeyKind, type MutablePMap, PMap, stringKeys } from '../../src/util/pmap.ts';
-
-/** xorshift32: a small seeded PRNG, so that every failure reproduces. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 0x100000000;
-  };
-}
+import { prng } from '../prng.ts';
 
 function randomHex(rand: () => number, chars: number): string {
   let out = '';
