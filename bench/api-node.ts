@@ -17,48 +17,23 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { pino } from 'pino';
 import { blockStreamLine } from '../src/api/streams.ts';
-import { type Block, bodyRoot } from '../src/block/block.ts';
-import { encodeHeader, type Header } from '../src/block/header.ts';
 import { devnetConfig } from '../src/cli.ts';
-import { Ed25519Signer } from '../src/crypto/ed25519.ts';
-import { epochStateAt, polPublicInputs } from '../src/ledger/apply.ts';
-import { parseDeployment } from '../src/ledger/deployment.ts';
-import { INSECURE_TEST_PROOFS, insecureTestPolProof } from '../src/ledger/insecure-test-proofs.ts';
-import { PROOFS_ALREADY_VERIFIED } from '../src/ledger/proof-system.ts';
-import type { SignedMantleTx } from '../src/mantle/tx.ts';
-import { txHash } from '../src/mantle/tx.ts';
+import { INSECURE_TEST_PROOFS } from '../src/ledger/insecure-test-proofs.ts';
 import type { UserConfig } from '../src/node/config.ts';
 import { LogosNode } from '../src/node/node.ts';
-import { genesisNotes, type Owned, transfer } from '../test/ledger/helpers.ts';
+import { feedBlocks, followerConfig } from '../test/chain-feed.ts';
+import { fastDeployment } from '../test/fast-deployment.ts';
 
 type Msg = { type: string; [k: string]: unknown };
 
 const send = (m: Msg) => process.send?.(m);
 
-const DEVNET_YAML = readFileSync(new URL('../deployments/devnet.yaml', import.meta.url), 'utf8');
-
-/** The devnet deployment as a test deployment (insecure proofs allowed) with short slots and k = 2. */
-function fastDeployment(slotMs: number, genesisTimeS: number | null) {
-  let yaml = DEVNET_YAML.replace('name: devnet', 'name: bench-fast')
-    .replace('test: false', 'test: true')
-    .replace('slot_duration_ms: 2000', `slot_duration_ms: ${slotMs}`)
-    .replace('security_param: 10', 'security_param: 2');
-  if (genesisTimeS !== null) yaml = yaml.replace('genesis_time: null', `genesis_time: ${genesisTimeS}`);
-  return parseDeployment(yaml, 'bench-fast');
-}
-
 function nodeConfig(dir: string, leaderKeys: boolean): UserConfig {
-  const cfg = devnetConfig();
+  const cfg = leaderKeys ? devnetConfig() : followerConfig();
   return {
     ...cfg,
     api: { backend: { ...cfg.api.backend, listen_address: '127.0.0.1:0' } },
     state: { base_folder: dir },
-    ...(leaderKeys
-      ? {}
-      : {
-          kms: { backend: { keys: {} } },
-          wallet: { ...cfg.wallet, known_keys: {}, voucher_master_key_id: null },
-        }),
   };
 }
 
@@ -85,57 +60,6 @@ async function shutdown(code: number): Promise<never> {
 process.on('disconnect', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 process.on('SIGINT', () => void shutdown(0));
-
-const LEADER = new Ed25519Signer(new Uint8Array(32).fill(42));
-/** Every TX_EVERY-th block carries TX_PER_BLOCK transfers. */
-const TX_EVERY = 4;
-const TX_PER_BLOCK = 4;
-
-/** Feeds `count` valid blocks (slots 1..count) to the node's chain service, one at a time. */
-async function feedBlocks(n: LogosNode, count: number): Promise<void> {
-  const chain = n.chain;
-  const ctx = { config: chain.config, proofs: PROOFS_ALREADY_VERIFIED };
-  // Spendable notes: the funded devnet notes, then the change of each transfer (kept in a FIFO).
-  const notes: Owned[] = genesisNotes(chain.genesis);
-  for (let slot = 1n; slot <= BigInt(count); slot++) {
-    const tip = chain.tip();
-    const state = tip.state;
-    const txs: SignedMantleTx[] = [];
-    if (slot % BigInt(TX_EVERY) === 0n) {
-      for (let i = 0; i < TX_PER_BLOCK && notes.length > 0; i++) {
-        const input = notes.shift()!;
-        const { tx, outputs } = transfer(state, [input], [{ value: 1000n, pk: input.note.pk }], {
-          tip: 5000n,
-        });
-        txs.push(tx);
-        notes.push(outputs[outputs.length - 1]!); // the change
-      }
-    }
-    const header: Header = {
-      parent_block: tip.id,
-      slot,
-      body_root: bodyRoot(
-        [],
-        txs.map((t) => txHash(t.mantle_tx)),
-      ),
-      proof_of_leadership: {
-        proof: new Uint8Array(128),
-        entropy_contribution: slot,
-        leader_key: LEADER.publicKey,
-        voucher_cm: slot,
-      },
-    };
-    const es = epochStateAt(state, ctx, slot);
-    header.proof_of_leadership.proof = insecureTestPolProof(polPublicInputs(es, state.utxos.root(), header));
-    const block: Block = {
-      header,
-      signature: LEADER.sign(encodeHeader(header)),
-      uncle_headers: [],
-      transactions: txs,
-    };
-    await chain.submit(block);
-  }
-}
 
 /**
  * Canonical blocks of slots [0, slotTo], read by pages of `batch` as the blocks_range stream does, each
@@ -186,7 +110,7 @@ async function main(): Promise<void> {
   if (mode === 'live') {
     const slotMs = Number(arg ?? 200);
     node = await LogosNode.start({
-      deployment: fastDeployment(slotMs, null),
+      deployment: fastDeployment(slotMs, 2),
       config: nodeConfig(dir, true),
       baseDir: dir,
       logger,
@@ -208,14 +132,14 @@ async function main(): Promise<void> {
     // Genesis far enough back that every slot 1..count is in the past.
     const genesisS = Math.floor(Date.now() / 1000) - Math.ceil(((count + 20) * slotMs) / 1000);
     node = await LogosNode.start({
-      deployment: fastDeployment(slotMs, genesisS),
+      deployment: fastDeployment(slotMs, 2, genesisS),
       config: nodeConfig(dir, false),
       baseDir: dir,
       logger,
       proofs: INSECURE_TEST_PROOFS,
     });
     const t0 = performance.now();
-    await feedBlocks(node, count);
+    await feedBlocks(node.chain, count);
     const buildMs = performance.now() - t0;
     const tip = node.chain.tip();
     send({

@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { devnetConfig } from '../../src/cli.ts';
+import type { Deployment } from '../../src/ledger/deployment.ts';
 import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
+import type { UserConfig } from '../../src/node/config.ts';
 import { LogosNode } from '../../src/node/node.ts';
 import { FAST } from '../fast-deployment.ts';
 
@@ -43,15 +45,21 @@ export interface TestNode {
  * A node on the FAST deployment (100 ms slots, k = 2) with the insecure test proofs, its API on an
  * ephemeral port of 127.0.0.1 and its state in a temporary directory removed by `stop`.
  */
-export async function startFastNode(
-  bootstrap: { readonly force_bootstrap?: boolean; readonly prolonged_bootstrap_period?: number } = {},
-): Promise<TestNode> {
+export interface FastNodeOptions {
+  readonly bootstrap?: { readonly force_bootstrap?: boolean; readonly prolonged_bootstrap_period?: number };
+  /** Default: FAST (genesis at start). */
+  readonly deployment?: Deployment;
+  /** Default: the devnet configuration (the node leads with the devnet keys). */
+  readonly config?: UserConfig;
+}
+
+export async function startFastNode(opts: FastNodeOptions = {}): Promise<TestNode> {
   const dir = mkdtempSync(join(tmpdir(), 'logos-api-'));
-  const cfg = devnetConfig();
+  const cfg = opts.config ?? devnetConfig();
   let node: LogosNode;
   try {
     node = await LogosNode.start({
-      deployment: FAST,
+      deployment: opts.deployment ?? FAST,
       config: {
         ...cfg,
         api: { backend: { ...cfg.api.backend, listen_address: '127.0.0.1:0' } },
@@ -62,7 +70,7 @@ export async function startFastNode(
             bootstrap: {
               ...cfg.cryptarchia.service.bootstrap,
               prolonged_bootstrap_period: 0.5,
-              ...bootstrap,
+              ...opts.bootstrap,
             },
           },
         },

@@ -21,7 +21,7 @@ let ctx: ApiContext;
 
 before(async () => {
   // Stays Bootstrapping until a test switches it Online.
-  tn = await startFastNode({ force_bootstrap: true, prolonged_bootstrap_period: 3600 });
+  tn = await startFastNode({ bootstrap: { force_bootstrap: true, prolonged_bootstrap_period: 3600 } });
   node = tn.node;
   ctx = {
     chain: node.chain,
