@@ -21,6 +21,8 @@ import { id32, type Query, queryId, queryU64 } from './params.ts';
 import { STREAM_HANDLERS } from './streams.ts';
 
 export interface ApiContext {
+  /** The commit and tag of the code the node runs (null when unknown). */
+  readonly build: { readonly commit: string | null; readonly tag: string | null };
   /** Replaces the log filter: target (module) → level; `*` is the default level. */
   setLogFilter(filters: Readonly<Record<string, string>>): void;
   readonly chain: ChainService;
@@ -65,13 +67,13 @@ const json = (v: Json | unknown, status?: number): ApiReply => ({
   ...(status ? { status } : {}),
 });
 
-function versionInfo(): Json {
+function versionInfo(build: ApiContext['build']): Json {
   const arch = process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : process.arch;
   const os = process.platform === 'linux' ? 'unknown-linux-gnu' : process.platform;
   return {
     version: API_VERSION,
-    commit: null,
-    tag: null,
+    commit: build.commit,
+    tag: build.tag,
     target: `${arch}-${os}`,
     profile: 'release',
     rustc: `node ${process.version}`,
@@ -133,7 +135,7 @@ const LEVELS: Readonly<Record<string, string>> = {
 
 const HANDLERS: { readonly [K in OperationId]: Handler } = {
   ...STREAM_HANDLERS,
-  version: () => json(versionInfo()),
+  version: (ctx) => json(versionInfo(ctx.build)),
   chainId: (ctx) => json({ chain_id: ctx.chain.genesis.parameter.chain_id }),
   cryptarchiaInfo(ctx) {
     // Asked often (dashboards, health checks): the body is made once per change of the head.

@@ -16,6 +16,7 @@ import type { Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
 import { openStore } from '../storage/open.ts';
 import { createProofSystem } from '../zk/index.ts';
+import { buildInfo } from './build-info.ts';
 import type { UserConfig } from './config.ts';
 
 export type Phase = 'AwaitingGenesisTime' | 'InitialBlockDownload' | 'ProlongedBootstrapPeriod' | 'Following';
@@ -147,6 +148,7 @@ export class LogosNode {
     this.api = new ApiServer(
       { backend: config.api.backend },
       {
+        build: buildInfo(),
         chain: this.chain,
         clock: this.clock,
         deployment,

@@ -3,6 +3,7 @@
  * API on an ephemeral port): shapes, content types, statuses and the reference's error quirks.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import { streamClients } from '../../src/api/streams.ts';
@@ -61,6 +62,9 @@ describe('read endpoints', () => {
     const v = parseJson((await get('/version')).text) as Record<string, unknown>;
     assert.equal(v.version, '0.3.1');
     assert.deepEqual(Object.keys(v), ['version', 'commit', 'tag', 'target', 'profile', 'rustc']);
+    // Run from this repository's checkout: the abbreviated commit of HEAD.
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    assert.equal(v.commit, head);
     assert.equal((await get('/chain/id')).text, '{"chain_id":"logos-devnet"}');
     const t = parseJson((await get('/time/info')).text) as Record<string, number>;
     assert.equal(t.slot_duration_ms, 100);

@@ -24,6 +24,7 @@ before(async () => {
   tn = await startFastNode({ bootstrap: { force_bootstrap: true, prolonged_bootstrap_period: 3600 } });
   node = tn.node;
   ctx = {
+    build: { commit: null, tag: null },
     chain: node.chain,
     clock: node.clock,
     deployment: FAST,
