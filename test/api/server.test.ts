@@ -58,7 +58,7 @@ function heldRoute() {
 
 async function serve(
   routes: readonly ServerRoute[],
-  backend: { timeout: number; max_concurrent_requests: number },
+  backend: { timeout: number; max_concurrent_requests: number; max_body_size?: number },
 ) {
   const cfg = devnetConfig().api.backend;
   const server = new ApiServer(
@@ -196,6 +196,36 @@ describe('gating while Bootstrapping', () => {
       assert.equal(r3.status, 200);
       // The info body is cached per head; the switch to Online shows at once.
       assert.match(await (await fetch(`${base}/cryptarchia/info`)).text(), /"state":"Online"/);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('request bodies', () => {
+  test('over max_body_size: 413; malformed JSON: 400; not JSON: 415; wrong shape: 422 (all plain text)', async () => {
+    const { server, base } = await serve([byId('adminTracingFilter')], {
+      timeout: 5,
+      max_concurrent_requests: 10,
+      max_body_size: 64,
+    });
+    const put = (body: string, type = 'application/json') =>
+      fetch(`${base}/admin/tracing/filter`, { method: 'PUT', headers: { 'content-type': type }, body });
+    try {
+      const ok = await put('{"filters":{"*":"info"}}');
+      assert.equal(ok.status, 200);
+      assert.equal(await ok.text(), 'null');
+      for (const [body, type, status] of [
+        [`{"filters":{"*":"${'x'.repeat(100)}"}}`, 'application/json', 413],
+        ['{"filters":', 'application/json', 400],
+        ['{"filters":{"*":"info"}}', 'text/plain', 415],
+        ['{"filters":[]}', 'application/json', 422],
+      ] as const) {
+        const r = await put(body, type);
+        assert.equal(r.status, status, `${body} as ${type}`);
+        assert.match(r.headers.get('content-type') ?? '', /^text\/plain/);
+        assert.ok((await r.text()).length > 0);
+      }
     } finally {
       await server.stop();
     }
