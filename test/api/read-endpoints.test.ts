@@ -240,5 +240,9 @@ describe('Swagger UI', () => {
     const bundle = await fetch(`${base}/swagger-ui/static/swagger-ui-bundle.js`);
     assert.equal(bundle.status, 200);
     assert.ok((await bundle.arrayBuffer()).byteLength > 100_000);
+    // The reference serves /swagger-ui too.
+    const bare = await fetch(`${base}/swagger-ui`);
+    assert.equal(bare.status, 200);
+    assert.match(bare.headers.get('content-type') ?? '', /^text\/html/);
   });
 });
