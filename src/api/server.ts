@@ -33,12 +33,14 @@ const JSON_TYPE = 'application/json';
 const TEXT_TYPE = 'text/plain; charset=utf-8';
 
 class Timeout extends Error {}
+class ClientGone extends Error {}
 
 export class ApiServer {
   private readonly app: FastifyInstance;
   private address: string | undefined;
 
   private readonly slots: Semaphore;
+  private online: Promise<void> | undefined;
 
   constructor(
     private readonly opts: ApiServerOptions,
@@ -171,9 +173,13 @@ export class ApiServer {
   ): Promise<void> {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new Timeout()), this.opts.backend.timeout * 1000);
+    // A client that leaves while its request waits gives up its place (and never starts a stream).
+    const socket = req.raw.socket;
+    const gone = () => deadline.abort(new ClientGone());
+    socket.once('close', gone);
     let release = permit;
+    let res = running;
     try {
-      let res = running;
       if (!res) {
         release = await this.slots.acquire(deadline.signal);
         if (route.def.gatedWhileBootstrapping) await this.untilOnline(deadline.signal);
@@ -181,14 +187,22 @@ export class ApiServer {
       }
       const out = await untilAborted(res, deadline.signal);
       clearTimeout(timer);
+      socket.off('close', gone);
       release?.();
+      release = undefined;
       if ('ndjson' in out) await this.stream(req.raw, reply, out);
       else this.send(reply, out);
     } catch (e) {
-      this.fail(reply, route.operationId, e);
+      if (!(e instanceof ClientGone)) this.fail(reply, route.operationId, e);
     } finally {
       clearTimeout(timer);
-      release?.();
+      socket.off('close', gone);
+      // A handler still running after its 408 keeps its permit until it ends: the limit bounds the
+      // work in progress, not just the requests being answered.
+      if (release) {
+        if (res) res.then(release, release);
+        else release();
+      }
     }
   }
 
@@ -202,6 +216,11 @@ export class ApiServer {
       'x-accel-buffering': 'no',
     };
     res.writeHead(200, headers as Record<string, string>);
+    // HEAD: the headers only (writes of a HEAD body are dropped without backpressure).
+    if (req.method === 'HEAD' || req.socket.destroyed || res.destroyed) {
+      res.end();
+      return;
+    }
     const abort = new AbortController();
     const close = () => abort.abort();
     req.socket.once('close', close);
@@ -263,18 +282,14 @@ export class ApiServer {
   private untilOnline(signal: AbortSignal): Promise<void> {
     const chain = this.ctx.chain;
     if (chain.consensusState === 'Online') return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const online = () => {
-        signal.removeEventListener('abort', abort);
+    // One listener on the chain for all the waiting requests.
+    this.online ??= new Promise<void>((resolve) => {
+      chain.once('online', () => {
+        this.online = undefined;
         resolve();
-      };
-      const abort = () => {
-        chain.off('online', online);
-        reject(signal.reason);
-      };
-      chain.once('online', online);
-      signal.addEventListener('abort', abort, { once: true });
+      });
     });
+    return untilAborted(this.online, signal);
   }
 
   private send(reply: FastifyReply, r: ApiReply): void {

@@ -97,6 +97,7 @@ function live(ctx: ApiContext, event: LiveEvent): ApiStream {
   return {
     ndjson: true,
     run(write, signal) {
+      if (signal.aborted) return Promise.resolve();
       return new Promise<void>((resolve) => {
         const queue: string[] = [];
         let writing = false;

@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { type ApiContext, ROUTES, type ServerRoute } from '../../src/api/routes.ts';
 import { object, string } from '../../src/api/schema.ts';
 import { ApiServer } from '../../src/api/server.ts';
+import { streamClients } from '../../src/api/streams.ts';
 import { devnetConfig } from '../../src/cli.ts';
 import type { LogosNode } from '../../src/node/node.ts';
 import { FAST } from '../fast-deployment.ts';
@@ -110,29 +111,55 @@ describe('max_concurrent_requests', () => {
     }
   });
 
-  test('the timeout covers the wait for a permit: an empty 408, and the permit passes on', async () => {
+  test('a request waiting past the timeout for a permit gets an empty 408; a timed-out handler keeps its permit until it ends', async () => {
     const { route, entered } = heldRoute();
     const { server, base } = await serve([route, byId('version')], {
       timeout: 1,
       max_concurrent_requests: 1,
     });
     try {
-      const t0 = Date.now();
       const first = fetch(`${base}/test/held`);
       await until(() => entered.length === 1);
       await new Promise((r) => setTimeout(r, 300));
-      // Queued behind the held request; enters when it times out (its permit is then free again)
-      // and is held in turn until its own deadline.
       const second = fetch(`${base}/test/held`);
       const a = await first;
       assert.equal(a.status, 408);
       assert.equal(await a.text(), '');
-      await until(() => entered.length === 2);
+      // The first handler still runs, so its permit is still taken: the second request never enters.
       const b = await second;
       assert.equal(b.status, 408);
-      assert.ok(Date.now() - t0 >= 1200, 'the second request had its own full timeout');
+      assert.equal(await b.text(), '');
+      assert.equal(entered.length, 1);
+      // Once the first handler ends, the permit is free again.
+      entered[0]!();
+      await new Promise((r) => setTimeout(r, 50));
       const third = await fetch(`${base}/version`);
       assert.equal(third.status, 200);
+    } finally {
+      for (const go of entered) go();
+      await server.stop();
+    }
+  });
+
+  test('a client that leaves while waiting gives up its place and starts no stream', async () => {
+    const { route, entered } = heldRoute();
+    const { server, base } = await serve([route, byId('cryptarchiaLibStream')], {
+      timeout: 10,
+      max_concurrent_requests: 1,
+    });
+    try {
+      const held = fetch(`${base}/test/held`);
+      await until(() => entered.length === 1);
+      const ac = new AbortController();
+      const queued = fetch(`${base}/cryptarchia/lib-stream`, { signal: ac.signal }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 200));
+      ac.abort();
+      await queued;
+      await new Promise((r) => setTimeout(r, 100));
+      entered[0]!();
+      assert.equal((await held).status, 200);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(streamClients(node.chain, 'lib'), 0);
     } finally {
       for (const go of entered) go();
       await server.stop();
@@ -183,6 +210,10 @@ describe('gating while Bootstrapping', () => {
       assert.equal(info.status, 200);
       assert.match(await info.text(), /"state":"Bootstrapping"/);
 
+      // Many waiting requests share one listener on the chain.
+      const waiting = Array.from({ length: 12 }, () => fetch(`${base}/test/gated`).then((r) => r.status));
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(node.chain.listenerCount('online'), 1);
       let done = false;
       const r2 = fetch(`${base}/test/gated`).then(async (r) => {
         done = true;
@@ -192,6 +223,8 @@ describe('gating while Bootstrapping', () => {
       assert.equal(done, false);
       node.chain.setOnline();
       assert.deepEqual(await r2, { status: 200, text: '{"ok":"online"}' });
+      assert.deepEqual(await Promise.all(waiting), Array(12).fill(200));
+      assert.equal(node.chain.listenerCount('online'), 0);
       const r3 = await fetch(`${base}/test/gated`);
       assert.equal(r3.status, 200);
       // The info body is cached per head; the switch to Online shows at once.
@@ -226,6 +259,26 @@ describe('request bodies', () => {
         assert.match(r.headers.get('content-type') ?? '', /^text\/plain/);
         assert.ok((await r.text()).length > 0);
       }
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('HEAD', () => {
+  test('on the streams: the headers only, at once, without reading the range or subscribing', async () => {
+    const { server, base } = await serve(ROUTES, { timeout: 5, max_concurrent_requests: 10 });
+    try {
+      for (const path of [
+        '/cryptarchia/blocks_range?slot_from=0&slot_to=18446744073709551615',
+        '/cryptarchia/events/blocks/stream',
+      ]) {
+        const r = await fetch(`${base}${path}`, { method: 'HEAD', signal: AbortSignal.timeout(5000) });
+        assert.equal(r.status, 200);
+        assert.equal(r.headers.get('content-type'), 'application/x-ndjson');
+        assert.equal(await r.text(), '');
+      }
+      assert.equal(streamClients(node.chain, 'block'), 0);
     } finally {
       await server.stop();
     }
