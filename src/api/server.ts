@@ -32,6 +32,11 @@ export interface ApiServerOptions {
 const JSON_TYPE = 'application/json';
 const TEXT_TYPE = 'text/plain; charset=utf-8';
 
+/** The Swagger UI's top-bar logo: the node's name, in white on the bar. */
+const SWAGGER_LOGO =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="180" height="40"><text x="0" y="28" font-family="sans-serif" ' +
+  'font-size="22" font-weight="bold" fill="#fff">Logos node API</text></svg>';
+
 class Timeout extends Error {}
 class ClientGone extends Error {}
 
@@ -71,7 +76,11 @@ export class ApiServer {
       mode: 'static',
       specification: { document: openApiDocument(this.routes) as never },
     });
-    await this.app.register(swaggerUi, { routePrefix: '/swagger-ui' });
+    await this.app.register(swaggerUi, {
+      routePrefix: '/swagger-ui',
+      logo: { type: 'image/svg+xml', content: SWAGGER_LOGO },
+      theme: { title: 'Logos node API' },
+    });
   }
 
   private install(): void {
