@@ -84,6 +84,12 @@ export class ChainService extends EventEmitter<ChainEvents> {
   private orphanCount = 0;
   static readonly MAX_ORPHANS = 1000;
   private failed: Error | undefined;
+  /**
+   * The head as last committed to storage. Readers (the API, the leader) see this one: while a block
+   * is being stored the block tree is already ahead, and its tip must not be visible before its block
+   * can be read back.
+   */
+  private head!: { readonly tip: BlockNode; readonly state: LedgerState; readonly lib: BlockNode };
 
   constructor(
     private readonly opts: ChainServiceOptions,
@@ -99,6 +105,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
     const gid = bytesToHex(this.genesis.id);
     this.engine = this.newEngine();
     this.states.set(gid, this.genesis.state);
+    this.publishHead();
   }
 
   private newEngine(lib?: BlockNode): CryptarchiaEngine {
@@ -205,7 +212,14 @@ export class ChainService extends EventEmitter<ChainEvents> {
         'chain restored from storage',
       );
     }
+    this.publishHead();
     if (this.opts.online) this.setOnline();
+  }
+
+  /** Makes the block tree's current tip and LIB the head that readers see. */
+  private publishHead(): void {
+    const tip = this.engine.tip;
+    this.head = { tip, state: this.states.get(tip.id)!, lib: this.engine.lib };
   }
 
   private track(r: BlockResult, parent: Uint8Array, uncleSlots: readonly bigint[]): ReceiveResult {
@@ -221,17 +235,18 @@ export class ChainService extends EventEmitter<ChainEvents> {
     const res = this.engine.setOnline();
     for (const p of res.pruned) this.states.delete(p);
     this.deps.logger.info({ lib: this.engine.lib.id, height: this.engine.lib.length }, 'consensus is Online');
+    this.publishHead();
     this.headVersion++;
     this.emit('online');
   }
 
   tip() {
-    const t = this.engine.tip;
-    return { id: hexToBytes(t.id), slot: t.slot, height: t.length, state: this.states.get(t.id)! };
+    const { tip: t, state } = this.head;
+    return { id: hexToBytes(t.id), slot: t.slot, height: t.length, state };
   }
 
   lib() {
-    const l = this.engine.lib;
+    const l = this.head.lib;
     return { id: hexToBytes(l.id), slot: l.slot, height: l.length };
   }
 
@@ -373,8 +388,8 @@ export class ChainService extends EventEmitter<ChainEvents> {
   /** Header ids walking back from `from` (default the tip) to `to` (default the LIB), newest first, at most `limit`. */
   headerIds(from?: Uint8Array, to?: Uint8Array, limit = 512): Uint8Array[] {
     const out: Uint8Array[] = [];
-    let cur = from ? bytesToHex(from) : this.engine.tip.id;
-    const stop = to ? bytesToHex(to) : this.engine.lib.id;
+    let cur = from ? bytesToHex(from) : this.head.tip.id;
+    const stop = to ? bytesToHex(to) : this.head.lib.id;
     while (out.length < limit) {
       const info = this.deps.store.info(hexToBytes(cur));
       if (!info) break;
@@ -473,8 +488,8 @@ export class ChainService extends EventEmitter<ChainEvents> {
         cause: e,
       });
     }
-    const tip = this.engine.tip;
-    const lib = this.engine.lib;
+    this.publishHead();
+    const { tip, lib } = this.head;
     const processed: ProcessedBlock = {
       block,
       id,

@@ -93,3 +93,37 @@ test('uncles: a fork block is offered as an uncle and accepted; unknown or mispl
     s.close();
   }
 });
+
+test('readers see a new tip only once its block is stored', async () => {
+  const s = await service();
+  try {
+    const store = (s.chain as unknown as { deps: { store: { commit(u: unknown): Promise<void> } } }).deps
+      .store;
+    const commit = store.commit.bind(store);
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let committing = false;
+    store.commit = async (u) => {
+      committing = true;
+      await held;
+      return commit(u);
+    };
+    const t = new TestChain();
+    const b1 = t.block([], 1n);
+    const before = bytesToHex(s.chain.tip().id);
+    const done = s.chain.submit(b1);
+    while (!committing) await new Promise((r) => setTimeout(r, 5));
+    // The block tree has the block, storage does not yet: readers still see the previous head.
+    assert.equal(bytesToHex(s.chain.tip().id), before);
+    assert.equal(s.chain.headerIds()[0] && bytesToHex(s.chain.headerIds()[0]!), before);
+    release();
+    await done;
+    const tip = s.chain.tip();
+    assert.equal(bytesToHex(tip.id), bytesToHex(headerId(b1.header)));
+    assert.ok(s.chain.block(tip.id), 'the tip can be read back');
+  } finally {
+    s.close();
+  }
+});
