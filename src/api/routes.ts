@@ -62,10 +62,7 @@ export interface ServerRoute {
   readonly handle: Handler;
 }
 
-const json = (v: Json | unknown, status?: number): ApiReply => ({
-  body: stringifyJson(v),
-  ...(status ? { status } : {}),
-});
+const json = (v: unknown): ApiReply => ({ body: stringifyJson(v) });
 
 function versionInfo(build: ApiContext['build']): Json {
   const arch = process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : process.arch;
