@@ -107,6 +107,7 @@ async function main(): Promise<void> {
   if (!dir || (mode !== 'live' && mode !== 'range'))
     throw new Error('usage: api-node.ts live|range <dir> <n>');
   const logger = pino({ level: 'warn' }, pino.destination(2));
+  let buildMs: number | undefined;
   if (mode === 'live') {
     const slotMs = Number(arg ?? 200);
     node = await LogosNode.start({
@@ -119,13 +120,6 @@ async function main(): Promise<void> {
     // Wait for the first blocks so that the chain moves and the LIB is past genesis.
     const end = Date.now() + 30_000;
     while (node.chain.tip().height < 3 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-    const tip = node.chain.tip();
-    send({
-      type: 'ready',
-      url: `http://${node.api.listening}`,
-      tipSlot: String(tip.slot),
-      height: tip.height,
-    });
   } else {
     const count = Number(arg ?? 10_000);
     const slotMs = 100;
@@ -140,16 +134,16 @@ async function main(): Promise<void> {
     });
     const t0 = performance.now();
     await feedBlocks(node.chain, count);
-    const buildMs = performance.now() - t0;
-    const tip = node.chain.tip();
-    send({
-      type: 'ready',
-      url: `http://${node.api.listening}`,
-      tipSlot: String(tip.slot),
-      height: tip.height,
-      buildMs,
-    });
+    buildMs = performance.now() - t0;
   }
+  const tip = node.chain.tip();
+  send({
+    type: 'ready',
+    url: `http://${node.api.listening}`,
+    tipSlot: String(tip.slot),
+    height: tip.height,
+    ...(buildMs === undefined ? {} : { buildMs }),
+  });
   process.on('message', (m: Msg) => {
     if (!node) return;
     if (m.type === 'stop') void shutdown(0);

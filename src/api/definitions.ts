@@ -38,9 +38,12 @@ const param =
     jsonSchema,
   });
 
+/** A 32-byte id as a path or query parameter (lower or upper case hex, 0x allowed). */
+export const ID_PARAM_PATTERN = '^(0x)?[0-9a-fA-F]{64}$';
+
 const q = {
   u64: param<bigint | number>(u64.jsonSchema),
-  id: param<string>({ type: 'string', pattern: '^(0x)?[0-9a-fA-F]{64}$' }),
+  id: param<string>({ type: 'string', pattern: ID_PARAM_PATTERN }),
   oneOf: <const T extends readonly string[]>(values: T, description: string) =>
     param<T[number]>({ type: 'string', enum: values })(description),
 };

@@ -1,6 +1,6 @@
 /** The OpenAPI document, generated from the route table (served at /api-docs/openapi.json). */
 import { API_VERSION } from '../version.ts';
-import type { RouteDef } from './definitions.ts';
+import { ID_PARAM_PATTERN, type RouteDef } from './definitions.ts';
 
 const ERROR_BODY = {
   type: 'object',
@@ -20,7 +20,7 @@ export function openApiDocument(routes: readonly { operationId: string; def: Rou
       name: m[1],
       in: 'path',
       required: true,
-      schema: { type: 'string', pattern: '^(0x)?[0-9a-fA-F]{64}$' },
+      schema: { type: 'string', pattern: ID_PARAM_PATTERN },
     }));
     for (const [name, p] of Object.entries(def.query ?? {})) {
       params.push({

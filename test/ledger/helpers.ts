@@ -18,6 +18,7 @@ import {
   insecureTestZkSign,
 } from '../../src/ledger/insecure-test-proofs.ts';
 import type { LedgerState } from '../../src/ledger/state.ts';
+import { locatorFromString } from '../../src/mantle/locator.ts';
 import { type Note, noteId } from '../../src/mantle/note.ts';
 import { type Op, Opcode, opId } from '../../src/mantle/ops.ts';
 import { type OpProof, PROOF_TYPE_OF } from '../../src/mantle/proofs.ts';
@@ -147,6 +148,25 @@ export function feeOp(fund: Owned, fee = 200_000n): { op: Op; change: Owned } {
   const note = { value: fund.note.value - fee, pk: fund.note.pk };
   const op: Op = { opcode: Opcode.Transfer, payload: { inputs: [fund.id], outputs: [note] } };
   return { op, change: { id: noteId(opId(op), 0, note), note, sk: fund.sk } };
+}
+
+/** An SDP declaration of a Blend node locking `serviceNote`, at one locator. */
+export function declareOp(
+  serviceNote: Fr,
+  providerId: Uint8Array,
+  zkId: Fr,
+  locator = '/ip4/127.0.0.1/udp/3000/quic-v1',
+): Op {
+  return {
+    opcode: Opcode.SDPDeclare,
+    payload: {
+      service_type: 'BN',
+      locators: [locatorFromString(locator)],
+      provider_id: providerId,
+      zk_id: zkId,
+      service_note_id: serviceNote,
+    },
+  };
 }
 
 export const extraKeys: { secretKey: Fr; publicKey: Fr }[] = [];

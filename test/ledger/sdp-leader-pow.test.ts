@@ -10,11 +10,10 @@ import { LedgerError } from '../../src/ledger/errors.ts';
 import { insecureTestPocProof, insecureTestZkSign } from '../../src/ledger/insecure-test-proofs.ts';
 import { voucherRewardAmount } from '../../src/ledger/leader.ts';
 import { powTicket } from '../../src/ledger/pow.ts';
-import { locatorFromString } from '../../src/mantle/locator.ts';
 import { noteId } from '../../src/mantle/note.ts';
 import { type Op, Opcode, opId } from '../../src/mantle/ops.ts';
 import { declarationId } from '../../src/mantle/sdp.ts';
-import { feeOp, genesisNotes, newKey, type Owned, signTx, TestChain } from './helpers.ts';
+import { declareOp, feeOp, genesisNotes, newKey, type Owned, signTx, TestChain } from './helpers.ts';
 
 function rejects(fn: () => unknown, code: string) {
   assert.throws(fn, (e: unknown) => e instanceof LedgerError && e.ledgerCode === code, `expected ${code}`);
@@ -35,16 +34,7 @@ describe('SDP', () => {
     const c = new TestChain();
     const notes = genesisNotes(c.genesis);
     const service = notes[0]!;
-    const declare: Op = {
-      opcode: Opcode.SDPDeclare,
-      payload: {
-        service_type: 'BN',
-        locators: [locatorFromString('/ip4/127.0.0.1/udp/3000/quic-v1')],
-        provider_id: provider.publicKey,
-        zk_id: zk.publicKey,
-        service_note_id: service.id,
-      },
-    };
+    const declare = declareOp(service.id, provider.publicKey, zk.publicKey);
     const declSig = (hash: Uint8Array, msg: bigint, op: Op) =>
       op.opcode === Opcode.SDPDeclare
         ? {
@@ -168,16 +158,12 @@ describe('SDP', () => {
     const notes = genesisNotes(c.genesis);
     const service = notes[0]!;
     const zk2 = newKey('sdp-zk-2');
-    const declare: Op = {
-      opcode: Opcode.SDPDeclare,
-      payload: {
-        service_type: 'BN',
-        locators: [locatorFromString('/ip4/10.0.0.1/udp/3000/quic-v1')],
-        provider_id: provider.publicKey,
-        zk_id: zk2.publicKey,
-        service_note_id: service.id,
-      },
-    };
+    const declare = declareOp(
+      service.id,
+      provider.publicKey,
+      zk2.publicKey,
+      '/ip4/10.0.0.1/udp/3000/quic-v1',
+    );
     c.apply([
       withFee(notes[1]!, [declare], [[]], (hash, msg, op) =>
         op.opcode === Opcode.SDPDeclare

@@ -9,13 +9,22 @@ import { decodeLedgerState, encodeLedgerState } from '../../src/ledger/snapshot.
 import type { EpochState, LedgerState, NoteRecord } from '../../src/ledger/state.ts';
 import { UtxoTree } from '../../src/ledger/trees/utxo-tree.ts';
 import { VoucherTree } from '../../src/ledger/trees/voucher-tree.ts';
-import { locatorFromString } from '../../src/mantle/locator.ts';
 import type { Op } from '../../src/mantle/ops.ts';
 import { Opcode } from '../../src/mantle/ops.ts';
 import type { OpProof } from '../../src/mantle/proofs.ts';
 import type { PMap } from '../../src/util/pmap.ts';
 import { xorshift32 } from '../prng.ts';
-import { feeOp, genesisNotes, KEYS, newKey, type Owned, signTx, TestChain, transfer } from './helpers.ts';
+import {
+  declareOp,
+  feeOp,
+  genesisNotes,
+  KEYS,
+  newKey,
+  type Owned,
+  signTx,
+  TestChain,
+  transfer,
+} from './helpers.ts';
 
 // ------------------------------------------------------------------ fingerprint of every field
 
@@ -157,16 +166,7 @@ function buildChain(): Built {
     payload: { channel_id: CH, inputs: [g[2]!.id], metadata: Uint8Array.of(1, 2) },
   };
   const depTx = signTx([feeOp(g[1]!).op, deposit], [[g[1]!.sk], [g[2]!.sk]]);
-  const declare: Op = {
-    opcode: Opcode.SDPDeclare,
-    payload: {
-      service_type: 'BN',
-      locators: [locatorFromString('/ip4/127.0.0.1/udp/3000/quic-v1')],
-      provider_id: provider.publicKey,
-      zk_id: zk.publicKey,
-      service_note_id: g[3]!.id,
-    },
-  };
+  const declare = declareOp(g[3]!.id, provider.publicKey, zk.publicKey);
   const declTx = signTx([feeOp(g[4]!).op, declare], [[g[4]!.sk], []], (hash, msg, op) =>
     op.opcode === Opcode.SDPDeclare
       ? {
