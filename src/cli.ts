@@ -21,7 +21,13 @@ import { createProofSystem } from './zk/index.ts';
 const DEPLOYMENTS = new URL('../deployments/', import.meta.url);
 
 export function loadDeployment(nameOrPath: string): Deployment {
-  const path = ['devnet', 'testnet'].includes(nameOrPath)
+  if (nameOrPath === 'testnet' || nameOrPath === 'mainnet') {
+    throw new InvalidArgumentError(
+      `there is no ${nameOrPath} deployment: this node cannot join the public network (its genesis ` +
+        `and Groth16 keys are its own); 'reference' runs a local chain with the reference's parameters`,
+    );
+  }
+  const path = ['devnet', 'reference'].includes(nameOrPath)
     ? new URL(`${nameOrPath}.yaml`, DEPLOYMENTS)
     : resolve(nameOrPath);
   let text: string;
@@ -98,7 +104,7 @@ export function buildCli(): Command {
     .command('start', { isDefault: true })
     .description('run a node (without --config: the local devnet, state in ./.devnet)')
     .option('-c, --config <path>', 'user_config.yaml')
-    .option('-d, --deployment <name|path>', 'devnet, testnet or a deployment file', 'devnet')
+    .option('-d, --deployment <name|path>', 'devnet, reference or a deployment file', 'devnet')
     .option('--keys <dir>', 'folder of the Groth16 circuit keys (default: the shipped devnet keys)')
     .option('--insecure-test-proofs', 'use the insecure test proof backend (only test deployments accept it)')
     .action(

@@ -25,16 +25,23 @@ describe('deployment files', () => {
     assert.equal(d.genesis.notes.length, 20);
   });
 
-  test('testnet: the reference parameters', () => {
-    const d = parseDeployment(read('testnet.yaml'));
+  test('reference: the reference testnet template parameters on a local genesis', () => {
+    const d = parseDeployment(read('reference.yaml'));
+    assert.equal(d.name, 'reference');
+    assert.equal(d.slot_duration_ms, 1000);
+    assert.deepEqual(d.ledger.consensus.stake_inference_learning_rate, { num: 1n, den: 1n });
+    assert.equal(d.ledger.consensus.uncle_reference_window_in_blocks, 12);
+    assert.equal(d.ledger.sdp.inactivity_period, 2);
     const s = epochSchedule(d.ledger.consensus);
     assert.equal(d.ledger.consensus.security_param, 120);
     assert.deepEqual(d.ledger.consensus.active_slot_coeff, { num: 1n, den: 30n });
     assert.equal(s.epoch_length, 36_000n);
     assert.equal(d.ledger.sdp.min_stake, 1_000_000_000n);
-    const g = buildGenesis(d, { config: d.ledger, proofs: INSECURE_TEST_CHECKS });
-    assert.equal(g.parameter.chain_id, 'logos-testnet');
-    assert.equal(g.parameter.genesis_time, 1790758800);
+    const g = buildGenesis(d, { config: d.ledger, proofs: INSECURE_TEST_CHECKS }, 1_800_000_000);
+    assert.equal(g.parameter.chain_id, 'logos-reference-local');
+    assert.equal(g.parameter.genesis_time, 1_800_000_000);
+    // Its own genesis: the time is fixed at first start, never the public network's.
+    assert.equal(d.genesis.genesis_time, null);
   });
 
   test('bad files are refused with the key named', () => {

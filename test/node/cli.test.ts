@@ -37,3 +37,11 @@ test('unknown commands and options are refused', async () => {
   await assert.rejects(run(['frobnicate']), /unknown command|too many arguments/);
   await assert.rejects(run(['init']), /required option/);
 });
+
+test('deployments by name: devnet and reference load; testnet and mainnet are refused, not faked', async () => {
+  const { loadDeployment } = await import('../../src/cli.ts');
+  assert.equal(loadDeployment('devnet').name, 'devnet');
+  assert.equal(loadDeployment('reference').genesis.genesis_time, null);
+  for (const name of ['testnet', 'mainnet'])
+    assert.throws(() => loadDeployment(name), /cannot join the public network/);
+});
