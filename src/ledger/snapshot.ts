@@ -609,6 +609,7 @@ function readVouchers(r: Reader): VoucherTree {
 
 // ---------------------------------------------------------------- block density
 
+// inferred: occupied slots stored as a count and ascending slots (docs/fidelity.md)
 function writeOccupiedSlots(w: Writer, occupied: PMap<bigint, true>): void {
   const slots = [...occupied.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   u32(w, slots.length, 'occupied slot count');
