@@ -1,7 +1,8 @@
 /**
  * Epochs: the leader lottery of epoch N is drawn against a UTXO set frozen at the start of epoch N−1,
  * a nonce frozen part-way through N−1, and a total stake inferred from the block density of the
- * previous epoch's inference period. Everything that happens "at an epoch change" is driven from `advanceEpoch`.
+ * previous epoch's inference period. Everything that happens "at an epoch change" is driven from
+ * `advanceEpoch`.
  */
 import { epochLottery, lotteryConstants } from '../consensus/lottery.ts';
 import { blockDensity, densityPeriod, markOccupiedSlots, NO_OCCUPIED_SLOTS } from './block-density.ts';
