@@ -6,7 +6,7 @@
  * Block order: epoch change effects (header events) → proof of leadership → voucher commitment →
  * transactions in order (each op verified against the state the previous ops left, then executed;
  * fees checked per transaction) → execution gas limit → block rewards → gas market → PoW retarget
- * → nonce update.
+ * → nonce update → block density (the block's slot and its uncles' slots).
  */
 import { type Block, MAX_BLOCK_TRANSACTIONS, MAX_BLOCK_TRANSACTIONS_SIZE } from '../block/block.ts';
 import { type Header, headerId } from '../block/header.ts';
@@ -23,7 +23,7 @@ import {
 } from './channels.ts';
 import { MAX_BLOCK_EXECUTION_GAS } from './config.ts';
 import { Draft, type LedgerContext } from './draft.ts';
-import { advanceEpoch } from './epoch.ts';
+import { advanceEpoch, markBlockDensity } from './epoch.ts';
 import { fail, LedgerError } from './errors.ts';
 import type { LedgerEvent, TxEventPayload } from './events.ts';
 import { blockRewards, executionGas, updateExecutionMarket } from './gas.ts';
@@ -282,6 +282,11 @@ export function applyBlock(
   draft.nonce = nextEpochNonce(draft.nonce, h.proof_of_leadership.entropy_contribution, slot);
   draft.block_number = blockNumber;
   draft.slot = slot;
-  draft.blocks_in_epoch += 1n;
+  markBlockDensity(
+    draft,
+    ctx.config,
+    slot,
+    block.uncle_headers.map((u) => u.header.slot),
+  );
   return { state: draft.state(), events: draft.events, id };
 }

@@ -2,6 +2,7 @@
  * Parameters of the ledger and of the consensus epochs, as a deployment fixes them.
  * Every derived quantity (base period, epoch length, snapshot offsets) is computed here, once.
  */
+import { LogosError } from '../errors/base.ts';
 
 /** A positive rational number, e.g. the active slot coefficient f = 1/30. */
 export interface Ratio {
@@ -71,11 +72,21 @@ export const SDP_WITHDRAW_DELAY = 2;
 
 // ---------- derived epoch schedule ----------
 
+/** An epoch before the first one was asked for (a snapshot slot of epoch 0). */
+export class EpochScheduleError extends LogosError {
+  constructor(message: string) {
+    super('EPOCH_SCHEDULE', message);
+  }
+}
+
 export interface EpochSchedule {
   /** floor(k / f) slots. */
   readonly base_period: bigint;
   readonly epoch_length: bigint;
-  /** Offset of the nonce (and total stake) snapshot inside the previous epoch. */
+  /**
+   * Offset of the nonce (and total stake) snapshot inside the previous epoch: the stake distribution
+   * stabilization and nonce buffer phases. Also the length of the total stake inference period.
+   */
   readonly nonce_snapshot_offset: bigint;
   /** floor(k / (4 f)) slots, the density window of the Genesis fork choice. */
   readonly s_gen: bigint;
@@ -84,10 +95,23 @@ export interface EpochSchedule {
   readonly uncle_window_slots: bigint;
 }
 
+/** f as the reference evaluates it: numerator / denominator in binary64. */
+export function slotCoeffAsF64(f: Ratio): number {
+  return Number(f.num) / Number(f.den);
+}
+
+/**
+ * floor(blocks / f) evaluated in binary64, as the reference does (`average_slots_for_blocks`); this
+ * differs from the exact rational floor for some f (e.g. 99 / (9/11) gives 120, not 121).
+ * F: consensus/cryptarchia-engine/src/config.rs
+ */
+export function averageSlotsForBlocks(blocks: number, f: Ratio): bigint {
+  return BigInt(Math.floor(blocks / slotCoeffAsF64(f)));
+}
+
 export function epochSchedule(c: ConsensusParams): EpochSchedule {
-  const k = BigInt(c.security_param);
   const f = c.active_slot_coeff;
-  const base = (k * f.den) / f.num;
+  const base = averageSlotsForBlocks(c.security_param, f);
   const periods =
     c.epoch_stake_distribution_stabilization +
     c.epoch_period_nonce_buffer +
@@ -98,9 +122,10 @@ export function epochSchedule(c: ConsensusParams): EpochSchedule {
     epoch_length,
     nonce_snapshot_offset:
       base * BigInt(c.epoch_stake_distribution_stabilization + c.epoch_period_nonce_buffer),
-    s_gen: (k * f.den) / (4n * f.num),
+    // F: consensus/cryptarchia-engine/src/config.rs `s_gen`, in binary64 as well.
+    s_gen: BigInt(Math.floor(c.security_param / (4 * slotCoeffAsF64(f)))),
     expected_blocks_per_epoch: (epoch_length * f.num) / f.den,
-    uncle_window_slots: (BigInt(c.uncle_reference_window_in_blocks) * f.den) / f.num,
+    uncle_window_slots: averageSlotsForBlocks(c.uncle_reference_window_in_blocks, f),
   };
 }
 
@@ -108,14 +133,29 @@ export function epochOf(slot: bigint, s: EpochSchedule): number {
   return Number(slot / s.epoch_length);
 }
 
+function previousEpoch(epoch: number): bigint {
+  if (epoch < 1) throw new EpochScheduleError(`epoch ${epoch} has no previous epoch to take a snapshot in`);
+  return BigInt(epoch - 1);
+}
+
 /** First slot at which the UTXO set for `epoch` is frozen: the first slot of the epoch before. */
 export function stakeDistributionSnapshotSlot(epoch: number, s: EpochSchedule): bigint {
-  return BigInt(epoch - 1) * s.epoch_length;
+  return previousEpoch(epoch) * s.epoch_length;
 }
 
 /** Slot at which the nonce for `epoch` is frozen, inside the epoch before. */
 export function nonceSnapshotSlot(epoch: number, s: EpochSchedule): bigint {
-  return BigInt(epoch - 1) * s.epoch_length + s.nonce_snapshot_offset;
+  return previousEpoch(epoch) * s.epoch_length + s.nonce_snapshot_offset;
+}
+
+/** Slot at which the total stake for `epoch` is inferred: the nonce snapshot slot. */
+export function totalStakeSnapshotSlot(epoch: number, s: EpochSchedule): bigint {
+  return nonceSnapshotSlot(epoch, s);
+}
+
+/** Length of the total stake inference period, in slots (the phases before the nonce snapshot). */
+export function totalStakeInferencePeriod(s: EpochSchedule): bigint {
+  return s.nonce_snapshot_offset;
 }
 
 export const DEFAULT_CONSENSUS: ConsensusParams = {

@@ -128,8 +128,14 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
   const f = ratio(field(c, 'active_slot_coeff', cp), `${cp}.active_slot_coeff`);
   if (!(f.num > 0n && f.num < f.den))
     throw new DeploymentError(`${cp}.active_slot_coeff: must be between 0 and 1`);
+  // F: utils/src/math.rs `NonNegativeRatio` holds a u32 numerator and denominator.
+  if (f.den > 0xffffffffn)
+    throw new DeploymentError(`${cp}.active_slot_coeff: numerator and denominator must fit in 32 bits`);
+  // inferred: f below 1/1000 refused, the stake inference would divide by zero (docs/fidelity.md)
+  if (Math.trunc((Number(f.num) / Number(f.den)) * 1000) === 0)
+    throw new DeploymentError(`${cp}.active_slot_coeff: must be at least 1/1000 (stake inference precision)`);
+  // F: the learning rate is any non-negative number (`NonNegativeF64`).
   const lr = ratio(field(c, 'stake_inference_learning_rate', cp), `${cp}.stake_inference_learning_rate`);
-  if (lr.num > lr.den) throw new DeploymentError(`${cp}.stake_inference_learning_rate: must be at most 1`);
 
   const s = obj(field(root, 'sdp', p), `${p}.sdp`);
   const pw = obj(field(obj(field(root, 'pow', p), `${p}.pow`), 'reward', `${p}.pow`), `${p}.pow.reward`);
@@ -187,16 +193,19 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
           field(c, 'epoch_stake_distribution_stabilization', cp),
           `${cp}.epoch_stake_distribution_stabilization`,
           1,
+          255, // F: consensus/cryptarchia-engine/src/time.rs `EpochConfig`, NonZero<u8>
         ),
         epoch_period_nonce_buffer: small(
           field(c, 'epoch_period_nonce_buffer', cp),
           `${cp}.epoch_period_nonce_buffer`,
           1,
+          255, // F: consensus/cryptarchia-engine/src/time.rs `EpochConfig`, NonZero<u8>
         ),
         epoch_period_nonce_stabilization: small(
           field(c, 'epoch_period_nonce_stabilization', cp),
           `${cp}.epoch_period_nonce_stabilization`,
           1,
+          255, // F: consensus/cryptarchia-engine/src/time.rs `EpochConfig`, NonZero<u8>
         ),
         stake_inference_learning_rate: lr,
         uncle_reference_window_in_blocks: small(

@@ -35,7 +35,7 @@ export class Draft {
   prev_epoch_nonce: Fr;
   epoch_state: EpochState;
   next_epoch_state: EpochState;
-  blocks_in_epoch: bigint;
+  occupied_slots: PMap<bigint, true>;
   notes: PMap<Fr, NoteRecord>;
   utxos: UtxoTree;
   gas: GasState;
@@ -52,7 +52,7 @@ export class Draft {
     this.prev_epoch_nonce = s.prev_epoch_nonce;
     this.epoch_state = s.epoch_state;
     this.next_epoch_state = s.next_epoch_state;
-    this.blocks_in_epoch = s.blocks_in_epoch;
+    this.occupied_slots = s.occupied_slots;
     this.notes = s.notes;
     this.utxos = s.utxos;
     this.gas = s.gas;
@@ -74,7 +74,7 @@ export class Draft {
       prev_epoch_nonce: this.prev_epoch_nonce,
       epoch_state: this.epoch_state,
       next_epoch_state: this.next_epoch_state,
-      blocks_in_epoch: this.blocks_in_epoch,
+      occupied_slots: this.occupied_slots,
       notes: this.notes,
       utxos: this.utxos,
       gas: this.gas,

@@ -1,9 +1,11 @@
 /**
  * Epochs: the leader lottery of epoch N is drawn against a UTXO set frozen at the start of epoch N−1,
- * a nonce frozen part-way through N−1, and a total stake inferred from how many blocks the previous
- * epoch produced. Everything that happens "at an epoch change" is driven from `advanceEpoch`.
+ * a nonce frozen part-way through N−1, and a total stake inferred from the block density of the
+ * previous epoch's inference period. Everything that happens "at an epoch change" is driven from
+ * `advanceEpoch`.
  */
 import { epochLottery, lotteryConstants } from '../consensus/lottery.ts';
+import { blockDensity, densityPeriod, markOccupiedSlots, NO_OCCUPIED_SLOTS } from './block-density.ts';
 import {
   type ConsensusParams,
   type EpochSchedule,
@@ -12,6 +14,7 @@ import {
   type LedgerConfig,
   nonceSnapshotSlot,
   stakeDistributionSnapshotSlot,
+  totalStakeInferencePeriod,
 } from './config.ts';
 import type { Draft } from './draft.ts';
 import type { HeaderEvent } from './events.ts';
@@ -19,6 +22,7 @@ import { updateStorageMarket } from './gas.ts';
 import { leaderEpochChange } from './leader.ts';
 import { powEpochChange } from './pow.ts';
 import { sdpEpochChange } from './sdp.ts';
+import { type StakeInference, stakeInference, totalStakeInference } from './stake.ts';
 import type { EpochState, LotteryValues } from './state.ts';
 
 const schedules = new WeakMap<ConsensusParams, EpochSchedule>();
@@ -36,43 +40,57 @@ export function lotteryFor(c: ConsensusParams, totalStake: bigint): LotteryValue
   return epochLottery(lotteryConstants(c.active_slot_coeff), totalStake < 1n ? 1n : totalStake);
 }
 
+const inferences = new WeakMap<ConsensusParams, StakeInference>();
+
+function inferenceOf(c: ConsensusParams): StakeInference {
+  let i = inferences.get(c);
+  if (!i) {
+    i = stakeInference(
+      c.stake_inference_learning_rate,
+      c.active_slot_coeff,
+      totalStakeInferencePeriod(scheduleOf(c)),
+    );
+    inferences.set(c, i);
+  }
+  return i;
+}
+
 /**
- * Total stake inference: with h the learning rate, T the epoch length and N the blocks produced,
- * `S' = S − h·S·(T·f − N)/(T·f)`, at least 1. With h = 1 this is `S·N/(T·f)`: stake is scaled by the
- * observed over the expected block density.
+ * Total stake inference from the block density measured over the inference period (`stake.ts`):
+ * the stake is scaled towards observed over expected density, at least 1.
  */
-export function inferTotalStake(c: ConsensusParams, s: EpochSchedule, stake: bigint, blocks: bigint): bigint {
-  const f = c.active_slot_coeff;
-  const h = c.stake_inference_learning_rate;
-  const expectedNum = s.epoch_length * f.num; // T·f = expectedNum / f.den
-  const num = stake * (h.den - h.num) * expectedNum + h.num * stake * blocks * f.den;
-  const next = num / (h.den * expectedNum);
-  return next < 1n ? 1n : next;
+export function inferTotalStake(c: ConsensusParams, stake: bigint, density: bigint): bigint {
+  return totalStakeInference(inferenceOf(c), stake, density);
 }
 
 /**
  * Brings the epoch states from the parent's slot to `slot` (the slot of the block being applied).
  * Runs before the block's own contents, with the draft still holding the parent's values.
+ * F: ledger/src/cryptarchia/mod.rs `update_epoch_state`.
  */
 export function advanceEpoch(draft: Draft, config: LedgerConfig, slot: bigint): HeaderEvent[] {
   const c = config.consensus;
   const s = scheduleOf(c);
   const current = epochOf(draft.slot, s);
   const next = epochOf(slot, s);
+  // The next epoch's snapshots follow the parent first, whichever case follows: on the block that
+  // crosses into the next epoch too, the parent may still be before the nonce snapshot slot.
+  const refreshed = refreshFromParent(draft.next_epoch_state, draft, s);
   if (next === current) {
-    draft.next_epoch_state = refreshFromParent(draft.next_epoch_state, draft, s);
+    draft.next_epoch_state = refreshed;
     return [];
   }
 
-  // Close the current epoch, then any skipped ones (no blocks, no storage used).
-  let stake = inferTotalStake(c, s, draft.epoch_state.total_stake, draft.blocks_in_epoch);
+  // Close the current epoch with its measured density, then any skipped ones (no blocks, no
+  // storage used).
+  let stake = inferTotalStake(c, draft.epoch_state.total_stake, blockDensity(draft.occupied_slots));
   let market = updateStorageMarket(
     draft.gas.storage_gas_price,
     draft.gas.storage_gas_ema,
     draft.gas.storage_gas_consumed_in_epoch,
   );
   for (let e = current + 1; e < next; e++) {
-    stake = inferTotalStake(c, s, stake, 0n);
+    stake = inferTotalStake(c, stake, 0n);
     market = updateStorageMarket(market.price, market.ema, 0n);
   }
   draft.gas = {
@@ -93,12 +111,13 @@ export function advanceEpoch(draft: Draft, config: LedgerConfig, slot: bigint): 
     lottery,
   });
   if (next === current + 1) {
-    draft.epoch_state = { ...draft.next_epoch_state, epoch: next, total_stake: stake, lottery };
+    draft.epoch_state = { ...refreshed, epoch: next, total_stake: stake, lottery };
   } else {
+    // Too many epochs were skipped for any snapshot of `next` to have been taken: the parent's.
     draft.epoch_state = fromParent(next);
   }
   draft.next_epoch_state = fromParent(next + 1);
-  draft.blocks_in_epoch = 0n;
+  draft.occupied_slots = NO_OCCUPIED_SLOTS;
 
   const events = sdpEpochChange(draft, next - 1, next, config.sdp);
   leaderEpochChange(draft);
@@ -106,7 +125,25 @@ export function advanceEpoch(draft: Draft, config: LedgerConfig, slot: bigint): 
   return events;
 }
 
-/** Within an epoch, the next epoch's snapshots follow the parent until their snapshot slots pass. */
+/**
+ * Marks the slots a block occupies, with those of the uncles it references, in the density of the
+ * block's epoch. Runs after `advanceEpoch` for the block's slot.
+ */
+export function markBlockDensity(
+  draft: Draft,
+  config: LedgerConfig,
+  slot: bigint,
+  uncleSlots: readonly bigint[],
+): void {
+  const period = densityPeriod(draft.epoch_state.epoch, scheduleOf(config.consensus));
+  draft.occupied_slots = markOccupiedSlots(draft.occupied_slots, period, slot, uncleSlots);
+}
+
+/**
+ * The next epoch's snapshots follow the parent until their snapshot slots pass (the nonce until the
+ * nonce snapshot slot, the UTXO set until the first slot of the epoch before).
+ * F: ledger/src/cryptarchia/mod.rs `EpochState::update_from_ledger`.
+ */
 function refreshFromParent(e: EpochState, draft: Draft, s: EpochSchedule): EpochState {
   const takeNonce = draft.slot < nonceSnapshotSlot(e.epoch, s);
   const takeUtxos = draft.slot < stakeDistributionSnapshotSlot(e.epoch, s);

@@ -19,6 +19,7 @@ import type { OpProof } from '../mantle/proofs.ts';
 import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
 import { bigintKeys, PMap, stringKeys } from '../util/pmap.ts';
 import { executeTx } from './apply.ts';
+import { NO_OCCUPIED_SLOTS } from './block-density.ts';
 import { GENESIS_EXECUTION_GAS_PRICE, GENESIS_STORAGE_GAS_PRICE, type LedgerConfig } from './config.ts';
 import type { Deployment } from './deployment.ts';
 import { Draft, type LedgerContext } from './draft.ts';
@@ -137,7 +138,7 @@ function emptyState(config: LedgerConfig, nonce: bigint): LedgerState {
     prev_epoch_nonce: nonce,
     epoch_state: epoch0,
     next_epoch_state: { ...epoch0, epoch: 1 },
-    blocks_in_epoch: 0n,
+    occupied_slots: NO_OCCUPIED_SLOTS,
     notes,
     utxos,
     gas: {

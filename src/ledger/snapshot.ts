@@ -8,7 +8,8 @@
  * without a trailing zero byte, for unbounded sums):
  *
  *   u8 version (= 1)
- *   u64 block_number, u64 slot, Fr nonce, Fr prev_epoch_nonce, u64 blocks_in_epoch
+ *   u64 block_number, u64 slot, Fr nonce, Fr prev_epoch_nonce,
+ *   occupied slots  u32 n, n × u64 slot (strictly ascending)
  *   tree table   u8 n, n × tree         (the distinct UTXO trees of state, epoch_state, next_epoch_state)
  *   note table   u8 n, n × map          (the distinct note maps, same three places)
  *   u8 utxos ref, u8 notes ref, epoch_state, next_epoch_state (each: u32 epoch, Fr nonce, u8 tree ref,
@@ -606,6 +607,28 @@ function readVouchers(r: Reader): VoucherTree {
   return VoucherTree.restore({ height, count, frontier });
 }
 
+// ---------------------------------------------------------------- block density
+
+// inferred: occupied slots stored as a count and ascending slots (docs/fidelity.md)
+function writeOccupiedSlots(w: Writer, occupied: PMap<bigint, true>): void {
+  const slots = [...occupied.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  u32(w, slots.length, 'occupied slot count');
+  for (const s of slots) u64(w, s, 'occupied slot');
+}
+
+function readOccupiedSlots(r: Reader): PMap<bigint, true> {
+  const n = readCountOf(r, 8);
+  let previous = -1n;
+  return PMap.empty<bigint, true>(bigintKeys).withMutations((m) => {
+    for (let i = 0; i < n; i++) {
+      const s = r.u64();
+      if (s <= previous) throw new DecodeError('occupied slots are not strictly ascending');
+      previous = s;
+      m.set(s, true);
+    }
+  });
+}
+
 // ---------------------------------------------------------------- entry points
 
 /** The snapshot bytes of `state` (format version 1, see the file header). */
@@ -616,7 +639,7 @@ export function encodeLedgerState(state: LedgerState): Uint8Array {
   u64(w, state.slot, 'slot');
   writeFr(w, state.nonce);
   writeFr(w, state.prev_epoch_nonce);
-  u64(w, state.blocks_in_epoch, 'blocks in epoch');
+  writeOccupiedSlots(w, state.occupied_slots);
 
   // Oldest first: later (usually newer) structures are encoded as differences from earlier ones.
   const trees = table([state.epoch_state.utxos, state.next_epoch_state.utxos, state.utxos]);
@@ -672,7 +695,7 @@ export function decodeLedgerState(bytes: Uint8Array): LedgerState {
     const slot = r.u64();
     const nonce = within('nonce', () => readFr(r));
     const prev_epoch_nonce = within('prev_epoch_nonce', () => readFr(r));
-    const blocks_in_epoch = r.u64();
+    const occupied_slots = within('occupied_slots', () => readOccupiedSlots(r));
     const trees = within('utxo_trees', () => readTreeTable(r));
     const noteMaps = within('note_maps', () => readMapTable(r, NOTE_MAPS));
     const utxos = within('utxos', () => readRef(r, trees));
@@ -727,7 +750,7 @@ export function decodeLedgerState(bytes: Uint8Array): LedgerState {
       prev_epoch_nonce,
       epoch_state,
       next_epoch_state,
-      blocks_in_epoch,
+      occupied_slots,
       notes,
       utxos,
       gas,

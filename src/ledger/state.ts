@@ -125,8 +125,11 @@ export interface LedgerState {
   readonly prev_epoch_nonce: Fr;
   readonly epoch_state: EpochState;
   readonly next_epoch_state: EpochState;
-  /** Blocks applied in the current epoch (stake inference). */
-  readonly blocks_in_epoch: bigint;
+  /**
+   * Distinct slots occupied by this chain's blocks and the uncles they reference, inside the current
+   * epoch's stake inference period (`block-density.ts`); their count drives the total stake inference.
+   */
+  readonly occupied_slots: PMap<bigint, true>;
   readonly notes: PMap<Fr, NoteRecord>;
   readonly utxos: UtxoTree;
   readonly gas: GasState;

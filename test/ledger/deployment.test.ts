@@ -59,6 +59,18 @@ describe('deployment files', () => {
         good.replace('slot_duration_ms: 2000', 'slot_duration_ms: fast'),
         /time\.slot_duration_ms: expected an integer/,
       ],
+      [
+        good.replace('active_slot_coeff: 1/2', 'active_slot_coeff: 1/1001'),
+        /cryptarchia\.active_slot_coeff: must be at least 1\/1000/,
+      ],
+      [
+        good.replace('active_slot_coeff: 1/2', 'active_slot_coeff: 1/4294967296'),
+        /cryptarchia\.active_slot_coeff: numerator and denominator must fit in 32 bits/,
+      ],
+      [
+        good.replace('epoch_period_nonce_buffer: 3', 'epoch_period_nonce_buffer: 256'),
+        /cryptarchia\.epoch_period_nonce_buffer: 256 is outside 1\.\.255/,
+      ],
       [good.replace('chain_id: logos-devnet', 'chain_id: ""'), /genesis\.chain_id: must be 1\.\.255 bytes/],
       [good.replace(/pk: 9f44[0-9a-f]+/, 'pk: 00'), /genesis\.notes\[0\]\.pk: expected a field element/],
       [good.replace('  min_stake: 1000\n', ''), /sdp\.min_stake: missing/],
@@ -71,6 +83,21 @@ describe('deployment files', () => {
         (e: unknown) => e instanceof DeploymentError && re.test(e.message),
         String(re),
       );
+  });
+
+  test('the stake inference learning rate is any non-negative ratio, as in the reference', () => {
+    const good = read('devnet.yaml');
+    for (const lr of ['0/1', '1/10', '3/2', '2']) {
+      const d = parseDeployment(
+        good.replace('stake_inference_learning_rate: 1/1', `stake_inference_learning_rate: ${lr}`),
+      );
+      assert.ok(d.ledger.consensus.stake_inference_learning_rate.num >= 0n);
+    }
+    assert.equal(
+      parseDeployment(good.replace('active_slot_coeff: 1/2', 'active_slot_coeff: 1/1000')).ledger.consensus
+        .active_slot_coeff.den,
+      1000n,
+    );
   });
 
   test('u64 values beyond 2^53 are read exactly', () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { lotteryConstants, nextEpochNonce } from '../../src/consensus/lottery.ts';
 import { applyBlock } from '../../src/ledger/apply.ts';
+import { blockDensity } from '../../src/ledger/block-density.ts';
 import { epochSchedule } from '../../src/ledger/config.ts';
 import { inferTotalStake } from '../../src/ledger/epoch.ts';
 import { blockRewards, updateExecutionMarket, updateStorageMarket } from '../../src/ledger/gas.ts';
@@ -85,14 +86,15 @@ describe('epochs', () => {
     assert.equal(t.s_gen, 900n);
   });
 
-  test('stake inference scales the stake by observed over expected blocks', () => {
+  test('stake inference scales the stake by observed over expected density of the inference period', () => {
+    // Devnet: a 120-slot inference period at f = 1/2, so 60 occupied slots are expected.
     const c = DEVNET.ledger.consensus;
-    const s = epochSchedule(c);
-    assert.equal(inferTotalStake(c, s, 1000n, 100n), 1000n);
-    assert.equal(inferTotalStake(c, s, 1000n, 50n), 500n);
-    assert.equal(inferTotalStake(c, s, 1000n, 0n), 1n);
+    assert.equal(inferTotalStake(c, 1000n, 60n), 1000n);
+    assert.equal(inferTotalStake(c, 1000n, 30n), 500n);
+    assert.equal(inferTotalStake(c, 1000n, 0n), 1n);
+    assert.equal(inferTotalStake(c, 1000n, 120n), 2000n);
     const half = { ...c, stake_inference_learning_rate: { num: 1n, den: 2n } };
-    assert.equal(inferTotalStake(half, s, 1000n, 50n), 750n);
+    assert.equal(inferTotalStake(half, 1000n, 30n), 750n);
   });
 
   test('epoch change: the lottery is drawn against the previous epoch snapshot, nonce frozen at its slot', () => {
@@ -108,7 +110,8 @@ describe('epochs', () => {
     }
     const rootAtEnd0 = c.state.utxos.root();
     assert.notEqual(rootAtEnd0, genesisRoot);
-    const blocks0 = c.state.blocks_in_epoch;
+    const density0 = blockDensity(c.state.occupied_slots);
+    assert.equal(density0, 6n); // slots 10, 20, 40, 60, 80 and 100 of the period [0, 119]
     const stake0 = c.state.epoch_state.total_stake;
     const nonceEnd0 = c.state.nonce;
     c.apply([], EPOCH + 1n);
@@ -118,10 +121,7 @@ describe('epochs', () => {
     assert.equal(c.state.epoch_state.epoch, 1);
     assert.equal(c.state.epoch_state.utxos.root(), genesisRoot);
     assert.equal(c.state.epoch_state.nonce, nonces[4]);
-    assert.equal(
-      c.state.epoch_state.total_stake,
-      inferTotalStake(DEVNET.ledger.consensus, epochSchedule(DEVNET.ledger.consensus), stake0, blocks0),
-    );
+    assert.equal(c.state.epoch_state.total_stake, inferTotalStake(DEVNET.ledger.consensus, stake0, density0));
     // Epoch 2 will use the UTXO set at the end of epoch 0 and the nonce at the start of epoch 1.
     assert.equal(c.state.next_epoch_state.epoch, 2);
     assert.equal(c.state.next_epoch_state.utxos.root(), rootAtEnd0);

@@ -12,7 +12,7 @@ import { VoucherTree } from '../../src/ledger/trees/voucher-tree.ts';
 import type { Op } from '../../src/mantle/ops.ts';
 import { Opcode } from '../../src/mantle/ops.ts';
 import type { OpProof } from '../../src/mantle/proofs.ts';
-import type { PMap } from '../../src/util/pmap.ts';
+import { bigintKeys, PMap } from '../../src/util/pmap.ts';
 import { xorshift32 } from '../prng.ts';
 import {
   declareOp,
@@ -65,7 +65,7 @@ function fingerprint(s: LedgerState): string {
     slot: s.slot,
     nonce: s.nonce,
     prev_epoch_nonce: s.prev_epoch_nonce,
-    blocks_in_epoch: s.blocks_in_epoch,
+    occupied_slots: s.occupied_slots.sortedEntries(cmpBig),
     epoch_state: epochFp(s.epoch_state),
     next_epoch_state: epochFp(s.next_epoch_state),
     notes: notesFp(s.notes),
@@ -327,6 +327,30 @@ describe('ledger state snapshot', () => {
     assert.equal(fingerprint(rl), fingerprint(later));
     assert.equal(rl.epoch_state.notes, rl.next_epoch_state.notes);
     assert.notEqual(rl.notes, rl.epoch_state.notes);
+  });
+
+  test('occupied slots (blocks and uncles of the density period) round-trip; out-of-order slots are refused', () => {
+    const base = built.c.state;
+    const occupied = PMap.from<bigint, true>(bigintKeys, [
+      [107n, true],
+      [3n, true],
+      [40n, true],
+    ]);
+    const s: LedgerState = { ...base, occupied_slots: occupied };
+    const bytes = encodeLedgerState(s);
+    const r = decodeLedgerState(bytes);
+    assert.deepEqual(r.occupied_slots.sortedEntries(cmpBig), occupied.sortedEntries(cmpBig));
+    assert.equal(fingerprint(r), fingerprint(s));
+    // u8 version, u64 block number, u64 slot, two Fr: the count starts at byte 81, slots ascending.
+    const at = 81;
+    assert.equal(new DataView(bytes.buffer, bytes.byteOffset).getUint32(at, true), 3);
+    const swapped = bytes.slice();
+    swapped.set(bytes.subarray(at + 4 + 8, at + 4 + 16), at + 4);
+    swapped.set(bytes.subarray(at + 4, at + 4 + 8), at + 4 + 8);
+    assert.throws(
+      () => decodeLedgerState(swapped),
+      (e: unknown) => e instanceof DecodeError && /ascending/.test((e as Error).message),
+    );
   });
 
   test('rejects bad versions, truncation and trailing bytes', () => {
