@@ -2,7 +2,8 @@
  * Ledger state snapshots: a whole `LedgerState` as bytes and back, exactly. The node stores the state
  * of an immutable block this way and, on restart, decodes it and replays only the blocks above it, so
  * `decodeLedgerState(encodeLedgerState(s))` must behave like `s` for every later block: same roots,
- * same UTXO positions (free-list order and next-unused counter included), same maps, same epoch states.
+ * same UTXO positions (a UTXO tree is a function of its live leaves: the next insert takes the smallest
+ * empty position), same maps, same epoch states.
  *
  * Format (all integers little-endian; Fr = 32 bytes LE, canonical; `big` = u8 length ‖ LE bytes
  * without a trailing zero byte, for unbounded sums):
@@ -24,7 +25,7 @@
  * Deduplication: a structure referenced several times (`===`) is encoded once in its table and
  * referred to by index, and decodes to one object again. A table entry after the first may be encoded
  * as a difference from an earlier entry (`u8 kind = 1, u8 base`): a tree as its changed positions (via
- * the tree's structural sharing) plus its full free list and next index, a map as removed keys and
+ * the tree's structural sharing, 0 = emptied), a map as removed keys and
  * added/changed entries. Decoding applies the difference to the decoded base, so the restored
  * structures share their common parts as the originals did. `kind = 0` is a full encoding.
  *
@@ -459,9 +460,6 @@ function writeTreeTable(w: Writer, trees: readonly UtxoTree[]): void {
       w.u32(index);
       writeFr(w, id);
     }
-    w.u32(s.free.length);
-    for (const index of s.free) w.u32(index);
-    count64(w, s.next, 'next index');
   });
 }
 
@@ -482,18 +480,12 @@ function readTreeTable(r: Reader): UtxoTree[] {
           // A difference may empty a leaf (0); a full encoding is checked by restore (0 is refused).
           leaves[e] = [index, readFr(r)];
         }
-        const nFree = readCountOf(r, 4);
-        const free: number[] = new Array(nFree);
-        for (let e = 0; e < nFree; e++) free[e] = r.u32();
-        const next = readCount64(r);
-        let tree: UtxoTree;
         try {
-          tree = UtxoTree.restore({ height, leaves, free, next }, base);
+          return UtxoTree.restore({ height, leaves }, base);
         } catch (e) {
           if (e instanceof MerkleTreeError || e instanceof FieldError) throw new DecodeError(e.message);
           throw e;
         }
-        return tree.size === 0 && next === 0 && height === UtxoTree.empty().height ? UtxoTree.empty() : tree;
       }),
     );
   }

@@ -5,13 +5,18 @@
  *
  * Hashing (zero-hashes.ts): node = compress(left, right), empty leaf = 0, empty subtree of height h = z_h.
  *
- * Positions (deterministic, consensus-relevant):
- * - `insert(noteId)` places the note at the most recently freed position if there is one (the free
- *   list is a LIFO stack: the last position freed is the first reused), otherwise at the next
- *   never-used index (0, 1, 2, ... in order).
- * - `remove(index)` empties that leaf (sets it to 0) and pushes the index onto the free list.
- * Removing an empty or out-of-range position throws MerkleTreeError; inserting a non-canonical Fr throws
- * FieldError; note id 0 is refused (it is the empty leaf), and so is an insert into a full tree.
+ * Positions (deterministic, consensus-relevant; F: merkle/dynamic-merkle/src/lib.rs):
+ * - `insert(noteId)` places the note at the smallest empty position (positions freed by removals and
+ *   never-used ones alike), found by descending from the root into the left subtree whenever it is
+ *   not full: every internal node keeps the number of live leaves below it, so this costs `height`
+ *   steps, never a scan.
+ * - `remove(index)` empties that leaf (sets it to 0); the tree keeps its height (32) and never
+ *   reorders or compacts the other leaves.
+ * The tree is therefore a function of its live leaves alone: the same (index, note id) pairs give
+ * the same tree, whatever the history that produced them.
+ * Removing an empty or out-of-range position throws MerkleTreeError, and so does asking for the path
+ * of an empty position (F returns no path there); inserting a non-canonical Fr throws FieldError;
+ * note id 0 is refused (it is the empty leaf), and so is an insert into a full tree.
  *
  * Persistence: a UtxoTree is an immutable value; an update copies only the root-to-leaf path, so
  * hundreds of versions (one per block, across forks) share their untouched subtrees. `withMutations(fn)`
@@ -36,6 +41,8 @@ import { checkHeight, MerkleTreeError, TREE_HEIGHT, ZERO_HASHES } from './zero-h
 class Pair {
   l: Fr;
   r: Fr;
+  /** Number of non-empty leaves among l and r. */
+  count: number;
   /** compress(l, r) once computed; null while dirty. */
   hash: Fr | null = null;
   /** Number of the batch that created the node (mutable in place only within that batch). */
@@ -43,6 +50,7 @@ class Pair {
   constructor(l: Fr, r: Fr, edit: number) {
     this.l = l;
     this.r = r;
+    this.count = (l === 0n ? 0 : 1) + (r === 0n ? 0 : 1);
     this.edit = edit;
   }
 }
@@ -51,21 +59,23 @@ class Pair {
 class Inner {
   left: Node | null;
   right: Node | null;
+  /** Number of live leaves below this node. */
+  count: number;
   hash: Fr | null = null;
   edit: number;
   constructor(left: Node | null, right: Node | null, edit: number) {
     this.left = left;
     this.right = right;
+    this.count = countOf(left) + countOf(right);
     this.edit = edit;
   }
 }
 
 type Node = Pair | Inner;
 
-/** Persistent LIFO stack of freed positions. */
-interface FreeCell {
-  readonly index: number;
-  readonly next: FreeCell | null;
+/** Live leaves of a subtree. */
+function countOf(node: Node | null): number {
+  return node === null ? 0 : node.count;
 }
 
 /** Set by UtxoTree's static block (the constructor is private): an empty tree of any height. */
@@ -112,6 +122,7 @@ function setLeaf(node: Node | null, level: number, index: number, value: Fr, edi
     if (p !== null && p.edit === edit) {
       p.l = l;
       p.r = r;
+      p.count = (l === 0n ? 0 : 1) + (r === 0n ? 0 : 1);
       p.hash = null;
       return p;
     }
@@ -127,10 +138,31 @@ function setLeaf(node: Node | null, level: number, index: number, value: Fr, edi
   if (n !== null && n.edit === edit) {
     n.left = left;
     n.right = right;
+    n.count = countOf(left) + countOf(right);
     n.hash = null;
     return n;
   }
   return new Inner(left, right, edit);
+}
+
+/**
+ * The smallest empty position of a tree of `height` that is not full: go left while the left
+ * subtree has room (F: merkle/dynamic-merkle/src/lib.rs `first_empty_index`).
+ */
+function firstEmptyIndex(root: Node | null, height: number): number {
+  let node = root;
+  let at = 0;
+  for (let level = height; level >= 2 && node !== null; level--) {
+    const n = node as Inner;
+    const half = 2 ** (level - 1);
+    if (countOf(n.left) < half) node = n.left;
+    else {
+      node = n.right;
+      at += half;
+    }
+  }
+  if (node === null) return at;
+  return (node as Pair).l === 0n ? at : at + 1;
 }
 
 function checkNoteId(noteId: Fr): void {
@@ -151,9 +183,9 @@ function checkIndex(index: number, height: number): void {
 export interface UtxoTreeMutator {
   /** Live leaves so far in the batch. */
   readonly size: number;
-  /** Inserts a note (free-list rule of the file header) and returns its position. */
+  /** Inserts a note at the smallest empty position and returns that position. */
   insert(noteId: Fr): number;
-  /** Empties the leaf at `index` and frees the position. */
+  /** Empties the leaf at `index`. */
   remove(index: number): void;
   /** Current leaf value in the batch (0 if empty). */
   leaf(index: number): Fr;
@@ -162,19 +194,15 @@ export interface UtxoTreeMutator {
 class Batch implements UtxoTreeMutator {
   root: Node | null;
   size: number;
-  nextIndex: number;
-  free: FreeCell | null;
   changed = false;
   private open = true;
   private readonly edit: number;
   private readonly height: number;
 
-  constructor(tree: UtxoTree, root: Node | null, nextIndex: number, free: FreeCell | null) {
+  constructor(tree: UtxoTree, root: Node | null) {
     this.height = tree.height;
     this.root = root;
     this.size = tree.size;
-    this.nextIndex = nextIndex;
-    this.free = free;
     this.edit = ++lastEdit;
   }
 
@@ -189,15 +217,10 @@ class Batch implements UtxoTreeMutator {
   insert(noteId: Fr): number {
     this.checkOpen();
     checkNoteId(noteId);
-    let index: number;
-    if (this.free !== null) {
-      index = this.free.index;
-      this.free = this.free.next;
-    } else if (this.nextIndex < 2 ** this.height) {
-      index = this.nextIndex++;
-    } else {
+    if (this.size >= 2 ** this.height) {
       throw new MerkleTreeError(`UTXO tree is full (2^${this.height} leaves)`);
     }
+    const index = firstEmptyIndex(this.root, this.height);
     this.root = setLeaf(this.root, this.height, index, noteId, this.edit);
     this.size++;
     this.changed = true;
@@ -211,7 +234,6 @@ class Batch implements UtxoTreeMutator {
       throw new MerkleTreeError(`UTXO tree position ${index} is empty`);
     }
     this.root = setLeaf(this.root, this.height, index, 0n, this.edit);
-    this.free = { index, next: this.free };
     this.size--;
     this.changed = true;
   }
@@ -229,40 +251,29 @@ export class UtxoTree {
   /** Tree height: 32 in production (smaller heights exist only for tests, see `__testing`). */
   readonly height: number;
   readonly #root: Node | null;
-  /** First never-used index. */
-  readonly #nextIndex: number;
-  readonly #free: FreeCell | null;
 
-  private constructor(
-    height: number,
-    root: Node | null,
-    size: number,
-    nextIndex: number,
-    free: FreeCell | null,
-  ) {
+  private constructor(height: number, root: Node | null, size: number) {
     this.height = height;
     this.#root = root;
     this.size = size;
-    this.#nextIndex = nextIndex;
-    this.#free = free;
   }
 
   static #empty: UtxoTree | undefined;
 
   /** The empty tree of height 32 (root z_32). */
   static empty(): UtxoTree {
-    UtxoTree.#empty ??= new UtxoTree(TREE_HEIGHT, null, 0, 0, null);
+    UtxoTree.#empty ??= new UtxoTree(TREE_HEIGHT, null, 0);
     return UtxoTree.#empty;
   }
 
   static {
     emptyOfHeight = (height) => {
       checkHeight(height);
-      return height === TREE_HEIGHT ? UtxoTree.empty() : new UtxoTree(height, null, 0, 0, null);
+      return height === TREE_HEIGHT ? UtxoTree.empty() : new UtxoTree(height, null, 0);
     };
   }
 
-  /** Inserts a note id at the position given by the free-list rule; returns the new tree and the position. */
+  /** Inserts a note id at the smallest empty position; returns the new tree and the position. */
   insert(noteId: Fr): { tree: UtxoTree; index: number } {
     let index = -1;
     const tree = this.withMutations((m) => {
@@ -271,7 +282,7 @@ export class UtxoTree {
     return { tree, index };
   }
 
-  /** Empties the leaf at `index` and frees the position; throws if it is empty or out of range. */
+  /** Empties the leaf at `index`; throws if it is empty or out of range. */
   remove(index: number): UtxoTree {
     return this.withMutations((m) => m.remove(index));
   }
@@ -281,14 +292,14 @@ export class UtxoTree {
    * If `fn` throws, the batch is discarded and the error propagates.
    */
   withMutations(fn: (m: UtxoTreeMutator) => void): UtxoTree {
-    const batch = new Batch(this, this.#root, this.#nextIndex, this.#free);
+    const batch = new Batch(this, this.#root);
     try {
       fn(batch);
     } finally {
       batch.close();
     }
     if (!batch.changed) return this;
-    return new UtxoTree(this.height, batch.root, batch.size, batch.nextIndex, batch.free);
+    return new UtxoTree(this.height, batch.root, batch.size);
   }
 
   /** The leaf at `index` (0 if empty). */
@@ -304,9 +315,9 @@ export class UtxoTree {
 
   // snapshot support
   /**
-   * Everything that determines this tree's future behaviour: the live leaves (ascending index), the
-   * free-list stack (bottom to top: the last element is reused first) and the first never-used index.
-   * With `base`, `leaves` lists only the positions whose value differs from `base` (for `restore(s, base)`).
+   * Everything that determines this tree's future behaviour: its live leaves (ascending index); the
+   * empty positions are all the others. With `base`, `leaves` lists only the positions whose value
+   * differs from `base`, 0 for an emptied one (for `restore(s, base)`).
    */
   snapshot(base?: UtxoTree): UtxoTreeSnapshot {
     if (base !== undefined && base.height !== this.height) {
@@ -331,30 +342,21 @@ export class UtxoTree {
       walk(n === null ? null : n.right, o === null ? null : o.right, level - 1, at + 2 ** (level - 1));
     };
     walk(this.#root, base === undefined ? null : base.#root, this.height, 0);
-    const free: number[] = [];
-    for (let c = this.#free; c !== null; c = c.next) free.push(c.index);
-    free.reverse();
-    return { height: this.height, leaves, free, next: this.#nextIndex };
+    return { height: this.height, leaves };
   }
 
   // snapshot support
   /**
-   * Rebuilds the tree of a `snapshot()`. Checks that it is consistent: leaf indices strictly
-   * ascending, every position below `next` either live or on the free list exactly once.
-   * Hashing is deferred as for any update. With `base` (a tree of the same height), the result shares
-   * the subtrees the two trees have in common: `leaves` then lists only the positions whose value
-   * differs from `base` (value 0 = emptied), and `free`/`next` are given in full.
+   * Rebuilds the tree of a `snapshot()`; leaf indices must be strictly ascending. Hashing is deferred
+   * as for any update. With `base` (a tree of the same height), the result shares the subtrees the two
+   * trees have in common: `leaves` then lists only the positions whose value differs from `base`
+   * (value 0 = emptied).
    */
   static restore(s: UtxoTreeSnapshot, base?: UtxoTree): UtxoTree {
     const height = s.height ?? TREE_HEIGHT;
     checkHeight(height);
     if (base !== undefined && base.height !== height) {
       throw new MerkleTreeError(`base tree height ${base.height} differs from ${height}`);
-    }
-    const cap = 2 ** height;
-    const next = s.next;
-    if (!Number.isInteger(next) || next < 0 || next > cap) {
-      throw new MerkleTreeError(`next index ${String(next)} is out of range [0, 2^${height}]`);
     }
     const edit = ++lastEdit;
     let root: Node | null = base === undefined ? null : base.#root;
@@ -364,7 +366,6 @@ export class UtxoTree {
       checkIndex(index, height);
       if (index <= prev) throw new MerkleTreeError(`leaf index ${index} is not strictly ascending`);
       prev = index;
-      if (index >= next) throw new MerkleTreeError(`leaf index ${index} is not below next ${next}`);
       if (base === undefined || id !== 0n) checkNoteId(id);
       const old = base === undefined ? 0n : leafAt(root, height, index);
       if (old === id) continue;
@@ -372,29 +373,20 @@ export class UtxoTree {
       else if (id === 0n) size--;
       root = setLeaf(root, height, index, id, edit);
     }
-    let free: FreeCell | null = null;
-    const seen = new Set<number>();
-    for (const index of s.free) {
-      checkIndex(index, height);
-      if (index >= next) throw new MerkleTreeError(`free position ${index} is not below next ${next}`);
-      if (seen.has(index)) throw new MerkleTreeError(`free position ${index} is listed twice`);
-      seen.add(index);
-      if (leafAt(root, height, index) !== 0n) {
-        throw new MerkleTreeError(`free position ${index} holds a note`);
-      }
-      free = { index, next: free };
-    }
-    if (size + seen.size !== next) {
-      throw new MerkleTreeError(
-        `${size} live leaves and ${seen.size} free positions do not account for next index ${next}`,
-      );
-    }
-    return new UtxoTree(height, root, size, next, free);
+    if (size === 0 && height === TREE_HEIGHT) return UtxoTree.empty();
+    return new UtxoTree(height, root, size);
   }
 
-  /** The `height` siblings of leaf `index`, from the leaf level up (for `merkleRoot(leaf, path, BigInt(index))`). */
+  /**
+   * The `height` siblings of the live leaf `index`, from the leaf level up (for
+   * `merkleRoot(leaf, path, BigInt(index))`). An empty position has no path (F:
+   * merkle/dynamic-merkle/src/lib.rs `path` returns None): it throws MerkleTreeError.
+   */
   path(index: number): Fr[] {
     checkIndex(index, this.height);
+    if (leafAt(this.#root, this.height, index) === 0n) {
+      throw new MerkleTreeError(`UTXO tree position ${index} is empty: it has no path`);
+    }
     const path = new Array<Fr>(this.height);
     let node = this.#root;
     for (let level = this.height; level >= 2; level--) {
@@ -423,10 +415,6 @@ export interface UtxoTreeSnapshot {
   readonly height?: number;
   /** [index, note id], strictly ascending index (with a base tree: changed positions, 0 = emptied). */
   readonly leaves: readonly (readonly [number, Fr])[];
-  /** The free-list stack, bottom to top (the last element is the next position reused). */
-  readonly free: readonly number[];
-  /** First never-used index. */
-  readonly next: number;
 }
 
 /** Test access: empty trees of a small height (1..32) for comparison with a dense model. Not for production. */
