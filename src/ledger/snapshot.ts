@@ -10,7 +10,9 @@
  *
  *   u8 version (= 1)
  *   u64 block_number, u64 slot, Fr nonce, Fr prev_epoch_nonce, u64 blocks_in_epoch
- *   tree table   u8 n, n × tree         (the distinct UTXO trees of state, epoch_state, next_epoch_state)
+ *   tree table   u8 n, n × tree         (the distinct UTXO trees of state, epoch_state, next_epoch_state;
+ *                tree = u8 kind [u8 base], u8 height, u32 n × (u32 index, Fr note id) ascending: the
+ *                live leaves only, every other position is empty)
  *   note table   u8 n, n × map          (the distinct note maps, same three places)
  *   u8 utxos ref, u8 notes ref, epoch_state, next_epoch_state (each: u32 epoch, Fr nonce, u8 tree ref,
  *     u8 notes ref, big total_stake, Fr t0, Fr t1)
