@@ -12,7 +12,8 @@
  *   u64 block_number, u64 slot, Fr nonce, Fr prev_epoch_nonce, u64 blocks_in_epoch
  *   tree table   u8 n, n × tree         (the distinct UTXO trees of state, epoch_state, next_epoch_state;
  *                tree = u8 kind [u8 base], u8 height, u32 n × (u32 index, Fr note id) ascending: the
- *                live leaves only, every other position is empty)
+ *                live leaves, every other position is empty; a difference (kind 1) lists the leaves
+ *                set or changed, then u32 m × u32 index: the positions emptied, ascending)
  *   note table   u8 n, n × map          (the distinct note maps, same three places)
  *   u8 utxos ref, u8 notes ref, epoch_state, next_epoch_state (each: u32 epoch, Fr nonce, u8 tree ref,
  *     u8 notes ref, big total_stake, Fr t0, Fr t1)
@@ -27,7 +28,7 @@
  * Deduplication: a structure referenced several times (`===`) is encoded once in its table and
  * referred to by index, and decodes to one object again. A table entry after the first may be encoded
  * as a difference from an earlier entry (`u8 kind = 1, u8 base`): a tree as its changed positions (via
- * the tree's structural sharing, 0 = emptied), a map as removed keys and
+ * the tree's structural sharing), a map as removed keys and
  * added/changed entries. Decoding applies the difference to the decoded base, so the restored
  * structures share their common parts as the originals did. `kind = 0` is a full encoding.
  *
@@ -442,12 +443,13 @@ function writeTreeTable(w: Writer, trees: readonly UtxoTree[]): void {
   w.u8(trees.length);
   trees.forEach((tree, i) => {
     const full = tree.snapshot();
-    let best: { base: number; leaves: number } | undefined;
+    let best: { base: number; changes: number } | undefined;
     for (let j = 0; j < i; j++) {
       if (trees[j]!.height !== tree.height) continue;
       const diff = tree.snapshot(trees[j]!);
-      if (diff.leaves.length * 2 < full.leaves.length && diff.leaves.length < (best?.leaves ?? Infinity)) {
-        best = { base: j, leaves: diff.leaves.length };
+      const changes = diff.leaves.length + (diff.removed?.length ?? 0);
+      if (changes * 2 < full.leaves.length && changes < (best?.changes ?? Infinity)) {
+        best = { base: j, changes };
       }
     }
     const s = best === undefined ? full : tree.snapshot(trees[best.base]!);
@@ -461,6 +463,11 @@ function writeTreeTable(w: Writer, trees: readonly UtxoTree[]): void {
     for (const [index, id] of s.leaves) {
       w.u32(index);
       writeFr(w, id);
+    }
+    if (best !== undefined) {
+      const removed = s.removed ?? [];
+      w.u32(removed.length);
+      for (const index of removed) w.u32(index);
     }
   });
 }
@@ -479,11 +486,15 @@ function readTreeTable(r: Reader): UtxoTree[] {
         const leaves: [number, Fr][] = new Array(nLeaves);
         for (let e = 0; e < nLeaves; e++) {
           const index = r.u32();
-          // A difference may empty a leaf (0); a full encoding is checked by restore (0 is refused).
           leaves[e] = [index, readFr(r)];
         }
+        const removed: number[] = [];
+        if (base !== undefined) {
+          const nRemoved = readCountOf(r, 4);
+          for (let e = 0; e < nRemoved; e++) removed.push(r.u32());
+        }
         try {
-          return UtxoTree.restore({ height, leaves }, base);
+          return UtxoTree.restore({ height, leaves, removed }, base);
         } catch (e) {
           if (e instanceof MerkleTreeError || e instanceof FieldError) throw new DecodeError(e.message);
           throw e;

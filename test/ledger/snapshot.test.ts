@@ -439,7 +439,7 @@ describe('UtxoTree snapshot/restore', () => {
       // Restoring from a base tree and a difference gives the same tree.
       const base = t.remove(live[0]!).insert(424242n).tree;
       const diff = t.snapshot(base);
-      assert.ok(diff.leaves.length <= 2);
+      assert.ok(diff.leaves.length + (diff.removed?.length ?? 0) <= 2);
       const r2 = UtxoTree.restore(diff, base);
       assert.deepEqual(r2.snapshot(), s);
       assert.equal(r2.root(), t.root());
@@ -463,7 +463,21 @@ describe('UtxoTree snapshot/restore', () => {
         ],
       }),
     );
-    assert.throws(() => UtxoTree.restore({ leaves: [[0, 0n]] }));
+    assert.equal(UtxoTree.restore({ leaves: [[0, 0n]] }).insert(9n).index, 1);
+    assert.throws(() => UtxoTree.restore({ leaves: [[0, FR_MODULUS]] }));
+    // A difference may only empty positions that are live in its base, ascending.
+    const base = UtxoTree.restore({
+      leaves: [
+        [0, 5n],
+        [2, 6n],
+      ],
+    });
+    assert.throws(() => UtxoTree.restore({ leaves: [], removed: [1] }, base));
+    assert.throws(() => UtxoTree.restore({ leaves: [], removed: [2, 0] }, base));
+    assert.throws(() => UtxoTree.restore({ leaves: [], removed: [0] }));
+    const d = UtxoTree.restore({ leaves: [[1, 0n]], removed: [0, 2] }, base);
+    assert.equal(d.size, 1);
+    assert.equal(d.insert(9n).index, 0);
     assert.throws(() => UtxoTree.restore({ leaves: [[2 ** 32, 5n]] }));
     assert.equal(UtxoTree.restore({ leaves: [] }), UtxoTree.empty());
     assert.equal(UtxoTree.restore({ leaves: [[1, 5n]] }).insert(9n).index, 0);

@@ -68,7 +68,7 @@ function randomFr(rand: () => number): Fr {
   return v === 0n ? 1n : v;
 }
 
-/** The dense model: 2^h leaves, inserts at the smallest empty position by a scan, full recomputation of every node. */
+/** The dense model: 2^h leaves (0 = empty: the random ids are never 0), inserts at the smallest empty position by a scan, full recomputation of every node. */
 class Model {
   readonly leaves: Fr[];
   size = 0;
@@ -171,7 +171,7 @@ function randomStep(rand: () => number, tree: UtxoTree, model: Model, fillBias: 
 }
 
 function checkPath(tree: UtxoTree, index: number, model?: Model): void {
-  if (tree.leaf(index) === 0n) {
+  if (tree.leaf(index) === undefined) {
     assert.throws(
       () => tree.path(index),
       (e) => e instanceof MerkleTreeError && /no path/.test(e.message),
@@ -181,7 +181,7 @@ function checkPath(tree: UtxoTree, index: number, model?: Model): void {
   const path = tree.path(index);
   assert.equal(path.length, tree.height);
   if (model) assert.deepEqual(path, model.path(index));
-  assert.equal(merkleRoot(tree.leaf(index), path, BigInt(index)), tree.root());
+  assert.equal(merkleRoot(tree.leaf(index)!, path, BigInt(index)), tree.root());
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -211,14 +211,14 @@ test('UtxoTree against a dense model (height 8): positions, roots, paths under r
       assert.equal(tree.root(), model.root(), `seed ${seed} step ${step}: root`);
       for (let k = 0; k < 4; k++) {
         const i = randomInt(rand, 256);
-        assert.equal(tree.leaf(i), model.leaves[i]);
+        assert.equal(tree.leaf(i) ?? 0n, model.leaves[i]);
         checkPath(tree, i, model);
       }
       // Freed positions (empty leaves next to live ones) have no path.
       for (const i of model.holes().slice(-2)) checkPath(tree, i, model);
     }
     assert.ok(sawFull, 'the run reached a full tree');
-    for (let i = 0; i < 256; i++) assert.equal(tree.leaf(i), model.leaves[i]);
+    for (let i = 0; i < 256; i++) assert.equal(tree.leaf(i) ?? 0n, model.leaves[i]);
   }
 });
 
@@ -259,7 +259,7 @@ test('UtxoTree height 32: empty root, one leaf, a few leaves against direct comp
   assert.equal(empty.size, 0);
   assert.equal(empty.root(), Z[32]);
   assert.throws(() => empty.path(0), /no path/);
-  assert.equal(empty.leaf(2 ** 32 - 1), 0n);
+  assert.equal(empty.leaf(2 ** 32 - 1), undefined);
   assert.throws(() => empty.path(2 ** 32 - 1), /no path/);
 
   const a = 0x1234567890abcdefn;
@@ -325,7 +325,7 @@ test('UtxoTree persistence: every version of a random run keeps its root, leaves
     const v = versions[i]!;
     for (let k = 0; k < 3; k++) {
       const idx = randomInt(rand, 1024);
-      assert.equal(v.tree.leaf(idx), v.model.leaves[idx]);
+      assert.equal(v.tree.leaf(idx) ?? 0n, v.model.leaves[idx]);
       checkPath(v.tree, idx, v.model);
     }
   }
@@ -363,7 +363,7 @@ test('UtxoTree batches leave the source untouched; interleaved root() on sharing
   assert.equal(c.root(), mC.root());
   assert.equal(b.root(), mB.root());
   assert.equal(base.root(), baseRoot);
-  for (let i = 0; i < 256; i++) assert.equal(base.leaf(i), model.leaves[i]);
+  for (let i = 0; i < 256; i++) assert.equal(base.leaf(i) ?? 0n, model.leaves[i]);
   const victim = mB.live()[0]!;
   const mD = mB.clone();
   mD.remove(victim);
@@ -388,7 +388,7 @@ test('UtxoTree batches leave the source untouched; interleaved root() on sharing
   );
   assert.equal(b.size, mB.size);
   assert.equal(b.root(), mB.root());
-  assert.equal(b.leaf(0), mB.leaves[0]);
+  assert.equal(b.leaf(0) ?? 0n, mB.leaves[0]);
 
   // The batch handle is dead once withMutations returns.
   let escaped: UtxoTreeMutator | undefined;
@@ -406,7 +406,7 @@ test('UtxoTree batches leave the source untouched; interleaved root() on sharing
   );
 });
 
-test('UtxoTree errors: empty or out-of-range positions, non-canonical or zero note ids', () => {
+test('UtxoTree errors: empty or out-of-range positions, non-canonical note ids', () => {
   const t = UtxoTree.empty().insert(10n).tree.insert(11n).tree.insert(12n).tree;
   assert.throws(
     () => t.remove(3),
@@ -427,11 +427,30 @@ test('UtxoTree errors: empty or out-of-range positions, non-canonical or zero no
     assert.throws(() => t.insert(bad), FieldError);
   }
   assert.throws(() => t.insert(1 as unknown as bigint), FieldError);
-  assert.throws(() => t.insert(0n), /reserved/);
   assert.equal(t.size, 3);
   assert.equal(t.root(), sparseRoot([10n, 11n, 12n]));
   assert.throws(() => utxoTesting.emptyOfHeight(0), RangeError);
   assert.throws(() => utxoTesting.emptyOfHeight(33), RangeError);
+});
+
+test('UtxoTree: a note id 0 occupies its position (occupancy is structural, as in merkle/dynamic-merkle)', () => {
+  const zero = UtxoTree.empty().insert(0n);
+  assert.equal(zero.index, 0);
+  assert.equal(zero.tree.size, 1);
+  assert.equal(zero.tree.leaf(0), 0n);
+  // It hashes like an empty position, but it is not reused and it has a path.
+  assert.equal(zero.tree.root(), Z[32]);
+  assert.deepEqual(zero.tree.path(0), Z.slice(0, 32));
+  const next = zero.tree.insert(7n);
+  assert.equal(next.index, 1);
+  assert.equal(next.tree.root(), sparseRoot([0n, 7n]));
+  const emptied = next.tree.remove(0);
+  assert.equal(emptied.size, 1);
+  assert.equal(emptied.leaf(0), undefined);
+  assert.throws(() => emptied.path(0), /no path/);
+  assert.equal(emptied.root(), next.tree.root());
+  assert.equal(emptied.insert(5n).index, 0);
+  assert.equal(UtxoTree.restore(next.tree.snapshot()).insert(1n).index, 2);
 });
 
 // ---------------------------------------------------------------------------------------------------
