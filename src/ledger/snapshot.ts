@@ -439,6 +439,8 @@ const DECL_MAPS: MapCodec<string, Declaration> = {
   minEntry: 2 + 1 + 4 + 32 + 1 + 32 + 4 + 4 + 1 + 8,
 };
 
+// inferred: a UTXO tree is stored as its live leaves (a difference: leaves set, positions emptied);
+// F serializes a position -> (key, item) map by serde, a storage format we need not share (docs/fidelity.md)
 function writeTreeTable(w: Writer, trees: readonly UtxoTree[]): void {
   w.u8(trees.length);
   trees.forEach((tree, i) => {
