@@ -153,7 +153,9 @@ function emptyState(config: LedgerConfig, nonce: bigint): LedgerState {
     sdp: { declarations: PMap.empty(stringKeys), snapshot: PMap.empty(stringKeys), blend_income: 0n },
     leader: {
       vouchers,
-      snapshot: { root: vouchers.root(), count: 0 },
+      // Until the first epoch change the snapshot root is RewardsRoot::default(), 0, not the empty
+      // tree's root (F: ledger/src/mantle/leader.rs LeaderState::new).
+      snapshot: { root: 0n, count: 0 },
       nullifiers: PMap.empty(bigintKeys),
       pending_rewards: 0n,
       claimable_rewards: 0n,

@@ -2,7 +2,8 @@
  * Ledger state snapshots: a whole `LedgerState` as bytes and back, exactly. The node stores the state
  * of an immutable block this way and, on restart, decodes it and replays only the blocks above it, so
  * `decodeLedgerState(encodeLedgerState(s))` must behave like `s` for every later block: same roots,
- * same UTXO positions (free-list order and next-unused counter included), same maps, same epoch states.
+ * same UTXO positions (a UTXO tree is a function of its live leaves: the next insert takes the smallest
+ * empty position), same maps, same epoch states.
  *
  * Format (all integers little-endian; Fr = 32 bytes LE, canonical; `big` = u8 length ‖ LE bytes
  * without a trailing zero byte, for unbounded sums):
@@ -10,7 +11,10 @@
  *   u8 version (= 1)
  *   u64 block_number, u64 slot, Fr nonce, Fr prev_epoch_nonce,
  *   occupied slots  u32 n, n × u64 slot (strictly ascending)
- *   tree table   u8 n, n × tree         (the distinct UTXO trees of state, epoch_state, next_epoch_state)
+ *   tree table   u8 n, n × tree         (the distinct UTXO trees of state, epoch_state, next_epoch_state;
+ *                tree = u8 kind [u8 base], u8 height, u32 n × (u32 index, Fr note id) ascending: the
+ *                live leaves, every other position is empty; a difference (kind 1) lists the leaves
+ *                set or changed, then u32 m × u32 index: the positions emptied, ascending)
  *   note table   u8 n, n × map          (the distinct note maps, same three places)
  *   u8 utxos ref, u8 notes ref, epoch_state, next_epoch_state (each: u32 epoch, Fr nonce, u8 tree ref,
  *     u8 notes ref, big total_stake, Fr t0, Fr t1)
@@ -25,7 +29,7 @@
  * Deduplication: a structure referenced several times (`===`) is encoded once in its table and
  * referred to by index, and decodes to one object again. A table entry after the first may be encoded
  * as a difference from an earlier entry (`u8 kind = 1, u8 base`): a tree as its changed positions (via
- * the tree's structural sharing) plus its full free list and next index, a map as removed keys and
+ * the tree's structural sharing), a map as removed keys and
  * added/changed entries. Decoding applies the difference to the decoded base, so the restored
  * structures share their common parts as the originals did. `kind = 0` is a full encoding.
  *
@@ -436,16 +440,19 @@ const DECL_MAPS: MapCodec<string, Declaration> = {
   minEntry: 2 + 1 + 4 + 32 + 1 + 32 + 4 + 4 + 1 + 8,
 };
 
+// inferred: a UTXO tree is stored as its live leaves (a difference: leaves set, positions emptied);
+// F serializes a position -> (key, item) map by serde, a storage format we need not share (docs/fidelity.md)
 function writeTreeTable(w: Writer, trees: readonly UtxoTree[]): void {
   w.u8(trees.length);
   trees.forEach((tree, i) => {
     const full = tree.snapshot();
-    let best: { base: number; leaves: number } | undefined;
+    let best: { base: number; changes: number } | undefined;
     for (let j = 0; j < i; j++) {
       if (trees[j]!.height !== tree.height) continue;
       const diff = tree.snapshot(trees[j]!);
-      if (diff.leaves.length * 2 < full.leaves.length && diff.leaves.length < (best?.leaves ?? Infinity)) {
-        best = { base: j, leaves: diff.leaves.length };
+      const changes = diff.leaves.length + (diff.removed?.length ?? 0);
+      if (changes * 2 < full.leaves.length && changes < (best?.changes ?? Infinity)) {
+        best = { base: j, changes };
       }
     }
     const s = best === undefined ? full : tree.snapshot(trees[best.base]!);
@@ -460,9 +467,11 @@ function writeTreeTable(w: Writer, trees: readonly UtxoTree[]): void {
       w.u32(index);
       writeFr(w, id);
     }
-    w.u32(s.free.length);
-    for (const index of s.free) w.u32(index);
-    count64(w, s.next, 'next index');
+    if (best !== undefined) {
+      const removed = s.removed ?? [];
+      w.u32(removed.length);
+      for (const index of removed) w.u32(index);
+    }
   });
 }
 
@@ -480,21 +489,19 @@ function readTreeTable(r: Reader): UtxoTree[] {
         const leaves: [number, Fr][] = new Array(nLeaves);
         for (let e = 0; e < nLeaves; e++) {
           const index = r.u32();
-          // A difference may empty a leaf (0); a full encoding is checked by restore (0 is refused).
           leaves[e] = [index, readFr(r)];
         }
-        const nFree = readCountOf(r, 4);
-        const free: number[] = new Array(nFree);
-        for (let e = 0; e < nFree; e++) free[e] = r.u32();
-        const next = readCount64(r);
-        let tree: UtxoTree;
+        const removed: number[] = [];
+        if (base !== undefined) {
+          const nRemoved = readCountOf(r, 4);
+          for (let e = 0; e < nRemoved; e++) removed.push(r.u32());
+        }
         try {
-          tree = UtxoTree.restore({ height, leaves, free, next }, base);
+          return UtxoTree.restore({ height, leaves, removed }, base);
         } catch (e) {
           if (e instanceof MerkleTreeError || e instanceof FieldError) throw new DecodeError(e.message);
           throw e;
         }
-        return tree.size === 0 && next === 0 && height === UtxoTree.empty().height ? UtxoTree.empty() : tree;
       }),
     );
   }

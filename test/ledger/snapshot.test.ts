@@ -40,7 +40,7 @@ function j(v: unknown): string {
 
 function treeFp(t: UtxoTree): unknown {
   const s = t.snapshot();
-  return { root: t.root(), size: t.size, height: t.height, leaves: s.leaves, free: s.free, next: s.next };
+  return { root: t.root(), size: t.size, height: t.height, leaves: s.leaves };
 }
 
 function notesFp(m: PMap<Fr, NoteRecord>): unknown {
@@ -257,7 +257,7 @@ describe('ledger state snapshot', () => {
     orig.tip = built.c.tip;
     const copy = restartedChain(orig, roundTrip(built.c.state));
     let wallet = built.wallet.slice();
-    // Blocks that spend (free positions) and create (reuse them LIFO), then cross into epoch 3 and 4.
+    // Blocks that spend (empty positions) and create (refill the smallest ones), then cross into epoch 3 and 4.
     for (const slot of [431n, 432n, 600n, 601n, 810n]) {
       const a = tr(
         orig.state,
@@ -272,7 +272,7 @@ describe('ledger state snapshot', () => {
       const r2 = copy.apply([a.tx, b.tx], slot);
       assert.equal(bytesToHex(r2.id), bytesToHex(r1.id));
       assert.equal(fingerprint(copy.state), fingerprint(orig.state));
-      // Positions of the created notes are the same (free-list reuse).
+      // Positions of the created notes are the same (smallest empty position first).
       for (const o of [...a.outputs, ...b.outputs]) {
         assert.equal(copy.state.notes.get(o.id)?.index, orig.state.notes.get(o.id)?.index);
       }
@@ -417,7 +417,7 @@ function withManyNotes(s: LedgerState, n: number): Partial<LedgerState> {
 // ------------------------------------------------------------------ tree level
 
 describe('UtxoTree snapshot/restore', () => {
-  test('random inserts/removes, then restore: same root, free list, and positions of the next 50 inserts', () => {
+  test('random inserts/removes, then restore: same root, leaves, and positions of the next 50 inserts', () => {
     for (const seed of [1, 2, 3]) {
       const rnd = xorshift32(seed);
       let t = UtxoTree.empty();
@@ -435,47 +435,86 @@ describe('UtxoTree snapshot/restore', () => {
         }
       }
       const s = t.snapshot();
-      assert.ok(s.free.length > 0);
+      // Holes below the highest live position: the next inserts must refill them, smallest first.
+      const holes: number[] = [];
+      const max = Math.max(...live);
+      const liveSet = new Set(live);
+      for (let i = 0; i < max; i++) if (!liveSet.has(i)) holes.push(i);
+      assert.ok(holes.length > 0);
       const r = UtxoTree.restore(s);
       assert.equal(r.root(), t.root());
       assert.equal(r.size, t.size);
       assert.deepEqual(r.snapshot(), s);
       let a = t;
       let b = r;
+      const placed: number[] = [];
       for (let i = 0; i < 50; i++) {
         const x = a.insert(id * 0x9e3779b97f4a7c15n);
         const y = b.insert(id++ * 0x9e3779b97f4a7c15n);
         assert.equal(y.index, x.index);
+        placed.push(x.index);
         a = x.tree;
         b = y.tree;
       }
+      const expected = [...holes];
+      for (let i = max + 1; expected.length < 50; i++) expected.push(i);
+      assert.deepEqual(placed, expected.slice(0, 50));
       assert.equal(b.root(), a.root());
       // Restoring from a base tree and a difference gives the same tree.
       const base = t.remove(live[0]!).insert(424242n).tree;
       const diff = t.snapshot(base);
-      assert.ok(diff.leaves.length <= 2);
+      assert.ok(diff.leaves.length + (diff.removed?.length ?? 0) <= 2);
       const r2 = UtxoTree.restore(diff, base);
       assert.deepEqual(r2.snapshot(), s);
       assert.equal(r2.root(), t.root());
     }
   });
 
-  test('restore rejects inconsistent snapshots', () => {
-    assert.throws(() => UtxoTree.restore({ leaves: [[0, 5n]], free: [], next: 2 }));
-    assert.throws(() => UtxoTree.restore({ leaves: [[0, 5n]], free: [0], next: 1 }));
+  test('restore rejects inconsistent snapshots; the empty positions follow from the leaves', () => {
     assert.throws(() =>
       UtxoTree.restore({
         leaves: [
           [1, 5n],
           [0, 6n],
         ],
-        free: [],
-        next: 2,
       }),
     );
-    assert.throws(() => UtxoTree.restore({ leaves: [[0, 0n]], free: [], next: 1 }));
-    assert.throws(() => UtxoTree.restore({ leaves: [], free: [0, 0], next: 2 }));
-    assert.equal(UtxoTree.restore({ leaves: [[1, 5n]], free: [0], next: 2 }).insert(9n).index, 0);
+    assert.throws(() =>
+      UtxoTree.restore({
+        leaves: [
+          [1, 5n],
+          [1, 6n],
+        ],
+      }),
+    );
+    assert.equal(UtxoTree.restore({ leaves: [[0, 0n]] }).insert(9n).index, 1);
+    assert.throws(() => UtxoTree.restore({ leaves: [[0, FR_MODULUS]] }));
+    // A difference may only empty positions that are live in its base, ascending.
+    const base = UtxoTree.restore({
+      leaves: [
+        [0, 5n],
+        [2, 6n],
+      ],
+    });
+    assert.throws(() => UtxoTree.restore({ leaves: [], removed: [1] }, base));
+    assert.throws(() => UtxoTree.restore({ leaves: [], removed: [2, 0] }, base));
+    assert.throws(() => UtxoTree.restore({ leaves: [], removed: [0] }));
+    const d = UtxoTree.restore({ leaves: [[1, 0n]], removed: [0, 2] }, base);
+    assert.equal(d.size, 1);
+    assert.equal(d.insert(9n).index, 0);
+    assert.throws(() => UtxoTree.restore({ leaves: [[2 ** 32, 5n]] }));
+    assert.equal(UtxoTree.restore({ leaves: [] }), UtxoTree.empty());
+    assert.equal(UtxoTree.restore({ leaves: [[1, 5n]] }).insert(9n).index, 0);
+    assert.equal(
+      UtxoTree.restore({
+        leaves: [
+          [0, 5n],
+          [1, 6n],
+          [3, 7n],
+        ],
+      }).insert(9n).index,
+      2,
+    );
   });
 
   test('VoucherTree round-trips', () => {

@@ -68,11 +68,9 @@ function randomFr(rand: () => number): Fr {
   return v === 0n ? 1n : v;
 }
 
-/** The dense model: 2^h leaves, a LIFO free list as a plain array, full recomputation of every node. */
+/** The dense model: 2^h leaves (0 = empty: the random ids are never 0), inserts at the smallest empty position by a scan, full recomputation of every node. */
 class Model {
   readonly leaves: Fr[];
-  readonly free: number[] = [];
-  next = 0;
   size = 0;
   constructor(readonly height: number) {
     this.leaves = new Array<Fr>(2 ** height).fill(0n);
@@ -80,16 +78,15 @@ class Model {
   clone(): Model {
     const m = new Model(this.height);
     m.leaves.splice(0, m.leaves.length, ...this.leaves);
-    m.free.push(...this.free);
-    m.next = this.next;
     m.size = this.size;
     return m;
   }
   get full(): boolean {
-    return this.free.length === 0 && this.next === this.leaves.length;
+    return this.size === this.leaves.length;
   }
   insert(id: Fr): number {
-    const index = this.free.length > 0 ? this.free.pop()! : this.next++;
+    const index = this.leaves.indexOf(0n);
+    assert.ok(index >= 0);
     this.leaves[index] = id;
     this.size++;
     return index;
@@ -97,8 +94,15 @@ class Model {
   remove(index: number): void {
     assert.notEqual(this.leaves[index], 0n);
     this.leaves[index] = 0n;
-    this.free.push(index);
     this.size--;
+  }
+  /** Empty positions below the highest live one (the holes the next inserts refill first). */
+  holes(): number[] {
+    let last = this.leaves.length - 1;
+    while (last >= 0 && this.leaves[last] === 0n) last--;
+    const out: number[] = [];
+    for (let i = 0; i < last; i++) if (this.leaves[i] === 0n) out.push(i);
+    return out;
   }
   live(): number[] {
     const out: number[] = [];
@@ -146,7 +150,7 @@ function randomStep(rand: () => number, tree: UtxoTree, model: Model, fillBias: 
     const op = randomOp(rand, model, fillBias);
     if (op.kind === 'insert') {
       const r = tree.insert(op.id);
-      assert.equal(r.index, model.insert(op.id), 'insert position follows the free-list rule');
+      assert.equal(r.index, model.insert(op.id), 'insert takes the smallest empty position');
       return r.tree;
     }
     model.remove(op.index);
@@ -167,10 +171,17 @@ function randomStep(rand: () => number, tree: UtxoTree, model: Model, fillBias: 
 }
 
 function checkPath(tree: UtxoTree, index: number, model?: Model): void {
+  if (tree.leaf(index) === undefined) {
+    assert.throws(
+      () => tree.path(index),
+      (e) => e instanceof MerkleTreeError && /no path/.test(e.message),
+    );
+    return;
+  }
   const path = tree.path(index);
   assert.equal(path.length, tree.height);
   if (model) assert.deepEqual(path, model.path(index));
-  assert.equal(merkleRoot(tree.leaf(index), path, BigInt(index)), tree.root());
+  assert.equal(merkleRoot(tree.leaf(index)!, path, BigInt(index)), tree.root());
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -200,18 +211,18 @@ test('UtxoTree against a dense model (height 8): positions, roots, paths under r
       assert.equal(tree.root(), model.root(), `seed ${seed} step ${step}: root`);
       for (let k = 0; k < 4; k++) {
         const i = randomInt(rand, 256);
-        assert.equal(tree.leaf(i), model.leaves[i]);
+        assert.equal(tree.leaf(i) ?? 0n, model.leaves[i]);
         checkPath(tree, i, model);
       }
-      // Paths of freed positions (empty leaves next to live ones) too.
-      for (const i of model.free.slice(-2)) checkPath(tree, i, model);
+      // Freed positions (empty leaves next to live ones) have no path.
+      for (const i of model.holes().slice(-2)) checkPath(tree, i, model);
     }
     assert.ok(sawFull, 'the run reached a full tree');
-    for (let i = 0; i < 256; i++) assert.equal(tree.leaf(i), model.leaves[i]);
+    for (let i = 0; i < 256; i++) assert.equal(tree.leaf(i) ?? 0n, model.leaves[i]);
   }
 });
 
-test('UtxoTree free list is LIFO and falls back to the next never-used index', () => {
+test('UtxoTree insert takes the smallest empty position, freed or never used', () => {
   let t = utxoTesting.emptyOfHeight(3);
   for (let i = 0; i < 5; i++) {
     const r = t.insert(BigInt(100 + i));
@@ -223,11 +234,23 @@ test('UtxoTree free list is LIFO and falls back to the next never-used index', (
   t = t.withMutations((m) => {
     for (let i = 0; i < 6; i++) got.push(m.insert(BigInt(200 + i)));
   });
-  assert.deepEqual(got, [0, 3, 1, 5, 6, 7]);
+  assert.deepEqual(got, [0, 1, 3, 5, 6, 7]);
   assert.equal(t.size, 8);
   assert.throws(() => t.insert(9n), /full/);
-  t = t.remove(6);
-  assert.equal(t.insert(9n).index, 6);
+  const refilled = t.remove(6).insert(9n);
+  assert.equal(refilled.index, 6);
+  t = refilled.tree;
+  // Removed in a batch in decreasing order: refilled in increasing order.
+  t = t.withMutations((m) => {
+    for (const i of [7, 4, 2]) m.remove(i);
+  });
+  got.length = 0;
+  for (let i = 0; i < 3; i++) {
+    const r = t.insert(BigInt(300 + i));
+    got.push(r.index);
+    t = r.tree;
+  }
+  assert.deepEqual(got, [2, 4, 7]);
 });
 
 test('UtxoTree height 32: empty root, one leaf, a few leaves against direct computation', () => {
@@ -235,9 +258,9 @@ test('UtxoTree height 32: empty root, one leaf, a few leaves against direct comp
   assert.equal(empty.height, 32);
   assert.equal(empty.size, 0);
   assert.equal(empty.root(), Z[32]);
-  assert.deepEqual(empty.path(0), Z.slice(0, 32));
-  assert.equal(empty.leaf(2 ** 32 - 1), 0n);
-  assert.deepEqual(empty.path(2 ** 32 - 1), Z.slice(0, 32));
+  assert.throws(() => empty.path(0), /no path/);
+  assert.equal(empty.leaf(2 ** 32 - 1), undefined);
+  assert.throws(() => empty.path(2 ** 32 - 1), /no path/);
 
   const a = 0x1234567890abcdefn;
   const one = empty.insert(a);
@@ -257,8 +280,9 @@ test('UtxoTree height 32: empty root, one leaf, a few leaves against direct comp
   for (let i = 0; i < 5; i++) assert.equal(merkleRoot(ids[i]!, t.path(i), BigInt(i)), t.root());
   const removed = t.remove(1);
   assert.equal(removed.root(), sparseRoot([ids[0]!, 0n, ids[2]!, ids[3]!, ids[4]!]));
-  assert.equal(merkleRoot(0n, removed.path(1), 1n), removed.root());
-  assert.equal(merkleRoot(0n, removed.path(1000), 1000n), removed.root());
+  assert.throws(() => removed.path(1), /no path/);
+  assert.throws(() => removed.path(1000), /no path/);
+  assert.equal(merkleRoot(ids[2]!, removed.path(2), 2n), removed.root());
   // Removing everything brings back the empty root.
   const drained = removed.withMutations((m) => {
     for (const i of [0, 2, 3, 4]) m.remove(i);
@@ -282,9 +306,8 @@ test('UtxoTree persistence: every version of a random run keeps its root, leaves
       const m = v.model.clone();
       tree = randomStep(rand, tree, m, fillBias);
       versions.push({ tree, root: m.root(), model: m });
-      Object.assign(model, { next: m.next, size: m.size });
+      model.size = m.size;
       model.leaves.splice(0, model.leaves.length, ...m.leaves);
-      model.free.splice(0, model.free.length, ...m.free);
       continue;
     }
     tree = randomStep(rand, tree, model, fillBias);
@@ -302,7 +325,7 @@ test('UtxoTree persistence: every version of a random run keeps its root, leaves
     const v = versions[i]!;
     for (let k = 0; k < 3; k++) {
       const idx = randomInt(rand, 1024);
-      assert.equal(v.tree.leaf(idx), v.model.leaves[idx]);
+      assert.equal(v.tree.leaf(idx) ?? 0n, v.model.leaves[idx]);
       checkPath(v.tree, idx, v.model);
     }
   }
@@ -340,7 +363,7 @@ test('UtxoTree batches leave the source untouched; interleaved root() on sharing
   assert.equal(c.root(), mC.root());
   assert.equal(b.root(), mB.root());
   assert.equal(base.root(), baseRoot);
-  for (let i = 0; i < 256; i++) assert.equal(base.leaf(i), model.leaves[i]);
+  for (let i = 0; i < 256; i++) assert.equal(base.leaf(i) ?? 0n, model.leaves[i]);
   const victim = mB.live()[0]!;
   const mD = mB.clone();
   mD.remove(victim);
@@ -365,7 +388,7 @@ test('UtxoTree batches leave the source untouched; interleaved root() on sharing
   );
   assert.equal(b.size, mB.size);
   assert.equal(b.root(), mB.root());
-  assert.equal(b.leaf(0), mB.leaves[0]);
+  assert.equal(b.leaf(0) ?? 0n, mB.leaves[0]);
 
   // The batch handle is dead once withMutations returns.
   let escaped: UtxoTreeMutator | undefined;
@@ -383,7 +406,7 @@ test('UtxoTree batches leave the source untouched; interleaved root() on sharing
   );
 });
 
-test('UtxoTree errors: empty or out-of-range positions, non-canonical or zero note ids', () => {
+test('UtxoTree errors: empty or out-of-range positions, non-canonical note ids', () => {
   const t = UtxoTree.empty().insert(10n).tree.insert(11n).tree.insert(12n).tree;
   assert.throws(
     () => t.remove(3),
@@ -404,11 +427,30 @@ test('UtxoTree errors: empty or out-of-range positions, non-canonical or zero no
     assert.throws(() => t.insert(bad), FieldError);
   }
   assert.throws(() => t.insert(1 as unknown as bigint), FieldError);
-  assert.throws(() => t.insert(0n), /reserved/);
   assert.equal(t.size, 3);
   assert.equal(t.root(), sparseRoot([10n, 11n, 12n]));
   assert.throws(() => utxoTesting.emptyOfHeight(0), RangeError);
   assert.throws(() => utxoTesting.emptyOfHeight(33), RangeError);
+});
+
+test('UtxoTree: a note id 0 occupies its position (occupancy is structural, as in merkle/dynamic-merkle)', () => {
+  const zero = UtxoTree.empty().insert(0n);
+  assert.equal(zero.index, 0);
+  assert.equal(zero.tree.size, 1);
+  assert.equal(zero.tree.leaf(0), 0n);
+  // It hashes like an empty position, but it is not reused and it has a path.
+  assert.equal(zero.tree.root(), Z[32]);
+  assert.deepEqual(zero.tree.path(0), Z.slice(0, 32));
+  const next = zero.tree.insert(7n);
+  assert.equal(next.index, 1);
+  assert.equal(next.tree.root(), sparseRoot([0n, 7n]));
+  const emptied = next.tree.remove(0);
+  assert.equal(emptied.size, 1);
+  assert.equal(emptied.leaf(0), undefined);
+  assert.throws(() => emptied.path(0), /no path/);
+  assert.equal(emptied.root(), next.tree.root());
+  assert.equal(emptied.insert(5n).index, 0);
+  assert.equal(UtxoTree.restore(next.tree.snapshot()).insert(1n).index, 2);
 });
 
 // ---------------------------------------------------------------------------------------------------
