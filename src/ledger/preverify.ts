@@ -30,6 +30,12 @@ export function preverifyTx(tx: SignedMantleTx, proofs: ProofChecks): Preverifie
       case Opcode.ChannelWithdraw:
         if (op.payload.inputs.length === 0) fail('EmptyInputs', 'at least one input note is required', i);
         break;
+      // F: core/src/mantle/ops/channel/channel_transfer.rs `preverify`.
+      case Opcode.ChannelTransfer:
+        if (op.payload.inputs.length === 0) fail('EmptyInputs', 'at least one input note is required', i);
+        if (op.payload.outputs.some((o) => o.value === 0n))
+          fail('ZeroValueOutput', 'outputs must have a positive value', i);
+        break;
       case Opcode.ChannelConfig:
         if (op.payload.configuration_threshold === 0 || op.payload.transfer_threshold === 0) {
           fail('InvalidThreshold', 'thresholds must be positive', i);
