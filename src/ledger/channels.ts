@@ -156,6 +156,9 @@ export function applyChannelDeposit(env: OpEnv, op: ChannelDepositOp, proof: OpP
     return rec;
   });
   requireZkSignature(env, proof, keys);
+  // F: the deposited amount (the event's) is a checked u64 sum (`Inputs::amount`).
+  let amount = 0n;
+  for (const rec of records) amount = checkedAdd(amount, rec.note.value, opIndex);
   const id = opId({ opcode: Opcode.ChannelDeposit, payload: op });
   for (const n of op.inputs) draft.removeNote(n);
   return records.map((rec, i) => ({

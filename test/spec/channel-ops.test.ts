@@ -561,3 +561,18 @@ test(`a config with a zero threshold fails preverification (${CFG})`, () => {
     'InvalidThreshold',
   );
 });
+
+test('a deposit whose input values overflow u64 is refused (core/src/mantle/ops/channel/deposit.rs, Inputs::amount)', () => {
+  const { state: s0, notes } = freshState();
+  const owner = notes[0]!;
+  const d = new Draft(s0);
+  const big = 2n ** 63n;
+  const a = d.addNote(bytes32(0xa1), 0, { value: big, pk: owner.note.pk });
+  const b = d.addNote(bytes32(0xa2), 0, { value: big, pk: owner.note.pk });
+  const dep: ChannelDepositOp = {
+    channel_id: new Uint8Array(32),
+    inputs: [a, b],
+    metadata: new Uint8Array(),
+  };
+  rejects(() => applyTx(d.state(), signed([deposit(dep)], [[owner.sk, owner.sk]])), 'Overflow');
+});

@@ -262,3 +262,10 @@ test(`decode_rejects_out_of_order_indices (${MSP})`, () => {
     DecodeError,
   );
 });
+
+test('test_note_id (core/src/mantle/ledger.rs)', () => {
+  assert.equal(
+    noteId(new Uint8Array(32), 0, { value: 100n, pk: 456n }),
+    7557997998773395727489806263315711564569794358720487479582958381680367418066n,
+  );
+});
