@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { DecodeError } from '../../src/codec/errors.ts';
 import { bytesToHex } from '../../src/codec/hex.ts';
+import { decode, encode } from '../../src/codec/schema.ts';
 import { zkPublicKey } from '../../src/crypto/zk-keys.ts';
 import { Draft } from '../../src/ledger/draft.ts';
 import { preverifyTx } from '../../src/ledger/preverify.ts';
@@ -18,6 +20,8 @@ import {
   type ChannelDepositOp,
   type ChannelInscribeOp,
   type ChannelWithdrawOp,
+  channelInscribeOp,
+  MAX_INSCRIPTION_BYTES,
   type Op,
   Opcode,
   opId,
@@ -575,4 +579,49 @@ test('a deposit whose input values overflow u64 is refused (core/src/mantle/ops/
     metadata: new Uint8Array(),
   };
   rejects(() => applyTx(d.state(), signed([deposit(dep)], [[owner.sk, owner.sk]])), 'Overflow');
+});
+
+// ---------- core/src/mantle/ops/channel/inscribe.rs ----------
+
+const INS = 'core/src/mantle/ops/channel/inscribe.rs';
+const sampleInscription = (): ChannelInscribeOp => ({
+  channel_id: new Uint8Array(32),
+  inscription: new TextEncoder().encode('genesis'),
+  parent: new Uint8Array(32),
+  signer: new Uint8Array(32),
+});
+
+test(`oversized_inscription_rejected_at_construction (${INS})`, () => {
+  assert.equal(MAX_INSCRIPTION_BYTES, (2 * 1024 * 1024 * 7) / 8);
+  const op = { ...sampleInscription(), inscription: new Uint8Array(MAX_INSCRIPTION_BYTES + 1) };
+  assert.throws(() => encode(channelInscribeOp, op));
+});
+
+test(`oversized_inscription_rejected_on_deserialize (${INS})`, () => {
+  // Encode a maximal inscription, then patch its length prefix one above the bound.
+  const bytes = encode(channelInscribeOp, {
+    ...sampleInscription(),
+    inscription: new Uint8Array(MAX_INSCRIPTION_BYTES),
+  });
+  const lenAt = 32;
+  const view = new DataView(bytes.buffer, bytes.byteOffset);
+  const len = view.getUint32(lenAt, true);
+  assert.equal(len, MAX_INSCRIPTION_BYTES);
+  view.setUint32(lenAt, MAX_INSCRIPTION_BYTES + 1, true);
+  const longer = new Uint8Array(bytes.length + 1);
+  longer.set(bytes.subarray(0, lenAt + 4 + MAX_INSCRIPTION_BYTES));
+  longer.set(bytes.subarray(lenAt + 4 + MAX_INSCRIPTION_BYTES), lenAt + 4 + MAX_INSCRIPTION_BYTES + 1);
+  assert.throws(() => decode(channelInscribeOp, longer), DecodeError);
+});
+
+test(`json_round_trip (${INS})`, () => {
+  const op = sampleInscription();
+  const json = JSON.stringify(channelInscribeOp.toJson(op));
+  assert.ok(json.includes('"67656e65736973"'), json);
+  assert.deepEqual(channelInscribeOp.fromJson(JSON.parse(json)), op);
+});
+
+test(`bincode_round_trip (${INS})`, () => {
+  const op = sampleInscription();
+  assert.deepEqual(decode(channelInscribeOp, encode(channelInscribeOp, op)), op);
 });
