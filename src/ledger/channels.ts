@@ -25,8 +25,9 @@ const ZERO = new Uint8Array(32);
 /** The sequencer whose turn it is at `slot`, and the slot its turn started (`ChannelState::round_robin`). */
 export function roundRobin(c: ChannelState, slot: bigint): { index: number; start: bigint } {
   const n = BigInt(c.accredited_keys.length);
-  const elapsedTip = slot - c.tip_slot;
-  const elapsedSeq = slot - c.tip_sequencer_starting_slot;
+  // F: core/src/mantle/channel.rs `round_robin` uses saturating subtraction.
+  const elapsedTip = slot > c.tip_slot ? slot - c.tip_slot : 0n;
+  const elapsedSeq = slot > c.tip_sequencer_starting_slot ? slot - c.tip_sequencer_starting_slot : 0n;
   const timeout = BigInt(c.posting_timeout);
   const timeframe = BigInt(c.posting_timeframe);
   const seq = BigInt(c.tip_sequencer);
@@ -115,9 +116,10 @@ export function applyChannelInscribe(env: OpEnv, op: ChannelInscribeOp): void {
 export function applyChannelConfig(env: OpEnv, op: ChannelConfigOp, proof: OpProof): void {
   const key = bytesToHex(op.channel);
   const existing = env.draft.channels.get(key);
-  if (op.configuration_threshold > op.keys.length || op.transfer_threshold > op.keys.length) {
-    fail('InvalidThreshold', `thresholds must not exceed the ${op.keys.length} keys`, env.opIndex);
-  }
+  // F (core/src/mantle/ops/channel/config.rs): no check that the thresholds fit the number of keys;
+  // only preverification's "thresholds > 0, keys non-empty".
+  // inferred: config `parent` must be the channel's config tip (zero for a new channel); F's config op
+  // has no parent, the field and `config_tip_hash` come from the 0.3.x format (docs/fidelity.md)
   if (existing) {
     if (!bytesEqual(op.parent, existing.config_tip_hash)) {
       fail('InvalidParent', 'parent is not the channel configuration tip', env.opIndex);
@@ -126,7 +128,8 @@ export function applyChannelConfig(env: OpEnv, op: ChannelConfigOp, proof: OpPro
   } else {
     if (!bytesEqual(op.parent, ZERO))
       fail('InvalidParent', 'a new channel is configured with a zero parent', env.opIndex);
-    requireThreshold(env, existingOrEmpty(), 0, proof);
+    // F: a config op that creates a channel is not verified at all; whatever signatures its proof
+    // carries are neither counted against a threshold nor checked (they still cost gas).
   }
   const msg = configMessageId(op);
   env.draft.channels = env.draft.channels.set(key, {
@@ -143,21 +146,6 @@ export function applyChannelConfig(env: OpEnv, op: ChannelConfigOp, proof: OpPro
   });
 }
 
-function existingOrEmpty(): ChannelState {
-  return {
-    accredited_keys: [],
-    configuration_threshold: 0,
-    tip_message: ZERO,
-    config_tip_hash: ZERO,
-    tip_slot: 0n,
-    tip_sequencer: 0,
-    tip_sequencer_starting_slot: 0n,
-    posting_timeframe: 0,
-    posting_timeout: 0,
-    transfer_threshold: 0,
-  };
-}
-
 export function applyChannelDeposit(env: OpEnv, op: ChannelDepositOp, proof: OpProof): DepositedNote[] {
   const { draft, opIndex } = env;
   const channel = bytesToHex(op.channel_id);
@@ -170,6 +158,9 @@ export function applyChannelDeposit(env: OpEnv, op: ChannelDepositOp, proof: OpP
     return rec;
   });
   requireZkSignature(env, proof, keys);
+  // F: the deposited amount (the event's) is a checked u64 sum (`Inputs::amount`).
+  let amount = 0n;
+  for (const rec of records) amount = checkedAdd(amount, rec.note.value, opIndex);
   const id = opId({ opcode: Opcode.ChannelDeposit, payload: op });
   for (const n of op.inputs) draft.removeNote(n);
   return records.map((rec, i) => ({
@@ -179,12 +170,14 @@ export function applyChannelDeposit(env: OpEnv, op: ChannelDepositOp, proof: OpP
   }));
 }
 
+// F (core/src/mantle/ops/channel/{withdraw,channel_transfer}.rs): the threshold signatures are
+// checked first, then the inputs; zero-value outputs and empty inputs are refused at preverification.
 export function applyChannelWithdraw(env: OpEnv, op: ChannelWithdrawOp, proof: OpProof): void {
   const c = channelOf(env, op.channel_id);
   const channel = bytesToHex(op.channel_id);
+  requireThreshold(env, c, c.transfer_threshold, proof);
   requireDistinct(op.inputs, env.opIndex);
   const records = op.inputs.map((id) => env.draft.channelNote(id, channel, env.opIndex));
-  requireThreshold(env, c, c.transfer_threshold, proof);
   op.inputs.forEach((id, i) => {
     env.draft.updateNote(id, { ...records[i]!, channel: null });
   });
@@ -193,19 +186,16 @@ export function applyChannelWithdraw(env: OpEnv, op: ChannelWithdrawOp, proof: O
 export function applyChannelTransfer(env: OpEnv, op: ChannelTransferOp, proof: OpProof): void {
   const c = channelOf(env, op.channel_id);
   const channel = bytesToHex(op.channel_id);
+  requireThreshold(env, c, c.transfer_threshold, proof);
   requireDistinct(op.inputs, env.opIndex);
   let inSum = 0n;
   for (const id of op.inputs) {
     inSum = checkedAdd(inSum, env.draft.channelNote(id, channel, env.opIndex).note.value, env.opIndex);
   }
   let outSum = 0n;
-  for (const o of op.outputs) {
-    if (o.value === 0n) fail('ZeroValueOutput', 'outputs must have a positive value', env.opIndex);
-    outSum = checkedAdd(outSum, o.value, env.opIndex);
-  }
+  for (const o of op.outputs) outSum = checkedAdd(outSum, o.value, env.opIndex);
   if (inSum !== outSum)
     fail('UnbalancedTransfer', `inputs sum to ${inSum}, outputs to ${outSum}`, env.opIndex);
-  requireThreshold(env, c, c.transfer_threshold, proof);
   const id = opId({ opcode: Opcode.ChannelTransfer, payload: op });
   for (const n of op.inputs) env.draft.removeNote(n);
   op.outputs.forEach((note, i) => {

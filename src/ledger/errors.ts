@@ -24,6 +24,7 @@ export type LedgerErrorCode =
   | 'TooManyZkKeys'
   | 'InvalidEd25519Signature'
   | 'IncorrectProofType'
+  | 'ProofCountMismatch'
   | 'ChannelNotFound'
   | 'InvalidParent'
   | 'InvalidSigner'

@@ -1,0 +1,271 @@
+/**
+ * Transfers and transaction preverification, ported from the reference:
+ * core/src/mantle/ops/transfer.rs, core/src/mantle/transactions/signed_mantle_tx.rs,
+ * core/src/proofs/channel_multi_sig_proof.rs.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Reader, Writer } from '../../src/codec/binary.ts';
+import { DecodeError } from '../../src/codec/errors.ts';
+import { bytesToHex } from '../../src/codec/hex.ts';
+import type { Json } from '../../src/codec/json.ts';
+import { zkPublicKey } from '../../src/crypto/zk-keys.ts';
+import { insecureTestZkSign } from '../../src/ledger/insecure-test-proofs.ts';
+import { preverifyTx } from '../../src/ledger/preverify.ts';
+import { noteId } from '../../src/mantle/note.ts';
+import { type ChannelInscribeOp, type Op, Opcode, opId } from '../../src/mantle/ops.ts';
+import {
+  type IndexedSignature,
+  type OpProof,
+  proofFromJson,
+  proofToJson,
+  readProof,
+  writeProof,
+} from '../../src/mantle/proofs.ts';
+import { type SignedMantleTx, signedMantleTx, txHash, txHashToFr } from '../../src/mantle/tx.ts';
+import { CTX } from '../ledger/helpers.ts';
+import { applyTx, edKey, freshState, rejects, signed } from './ledger-helpers.ts';
+
+const TR = 'core/src/mantle/ops/transfer.rs';
+const SMT = 'core/src/mantle/transactions/signed_mantle_tx.rs';
+const MSP = 'core/src/proofs/channel_multi_sig_proof.rs';
+
+test(`test_preverify_rejects_empty_inputs (${TR})`, () => {
+  const op: Op = { opcode: Opcode.Transfer, payload: { inputs: [], outputs: [{ value: 100n, pk: 0n }] } };
+  rejects(() => preverifyTx(signed([op], [[]]), CTX.proofs), 'EmptyInputs');
+});
+
+test(`test_utxos_and_utxo_by_index (${TR})`, () => {
+  // The outputs of a transfer are the UTXOs (op id, output index, note); applied, the ledger holds
+  // exactly those ids.
+  const { state, notes } = freshState();
+  const input = notes[0]!;
+  const outputs = [
+    { value: 100n, pk: 0n },
+    { value: 200n, pk: 1n },
+    { value: 300n, pk: 2n },
+  ];
+  const op: Op = { opcode: Opcode.Transfer, payload: { inputs: [input.id], outputs } };
+  const r = applyTx(state, signed([op], [[input.sk]]));
+  const id = opId(op);
+  outputs.forEach((note, i) => {
+    const rec = r.state.notes.get(noteId(id, i, note));
+    assert.deepEqual(rec?.note, note);
+    assert.equal(rec?.output_index, i);
+  });
+  assert.equal(r.state.notes.size, state.notes.size - 1 + 3);
+  // The balance is Σ inputs − Σ outputs.
+  assert.equal(r.outcome.tip, input.note.value - 600n);
+});
+
+// ---------- core/src/mantle/transactions/signed_mantle_tx.rs ----------
+
+/** `create_test_inscribe_op`: channel 0, inscription [1,2,3], zero parent, signed by `key`. */
+function inscribeOp(key: ReturnType<typeof edKey>): Op {
+  const payload: ChannelInscribeOp = {
+    channel_id: new Uint8Array(32),
+    inscription: Uint8Array.of(1, 2, 3),
+    parent: new Uint8Array(32),
+    signer: key.publicKey,
+  };
+  return { opcode: Opcode.ChannelInscribe, payload };
+}
+
+function withProofs(ops: Op[], proofs: (hash: Uint8Array) => OpProof[]): SignedMantleTx {
+  const mantle_tx = { ops };
+  return { mantle_tx, ops_proofs: proofs(txHash(mantle_tx)) };
+}
+
+test(`test_signed_mantle_tx_new_with_valid_inscribe_proof (${SMT})`, () => {
+  const key = edKey(1);
+  const tx = withProofs([inscribeOp(key)], (h) => [{ type: 'Ed25519Sig', signature: key.sign(h) }]);
+  preverifyTx(tx, CTX.proofs);
+});
+
+test(`test_signed_mantle_tx_new_missing_inscribe_proof (${SMT})`, () => {
+  const tx = withProofs([inscribeOp(edKey(1))], () => []);
+  rejects(() => preverifyTx(tx, CTX.proofs), 'ProofCountMismatch');
+});
+
+test(`test_signed_mantle_tx_new_invalid_inscribe_signature (${SMT})`, () => {
+  const tx = withProofs([inscribeOp(edKey(1))], (h) => [{ type: 'Ed25519Sig', signature: edKey(2).sign(h) }]);
+  rejects(() => preverifyTx(tx, CTX.proofs), 'InvalidEd25519Signature');
+});
+
+test(`test_signed_mantle_tx_new_incorrect_inscribe_proof_type (${SMT})`, () => {
+  const tx = withProofs([inscribeOp(edKey(1))], (h) => [
+    { type: 'ZkSig', signature: insecureTestZkSign(txHashToFr(h), []) },
+  ]);
+  rejects(() => preverifyTx(tx, CTX.proofs), 'IncorrectProofType');
+});
+
+test(`test_signed_mantle_tx_new_multiple_ops_valid (${SMT})`, () => {
+  const [k1, k2] = [edKey(1), edKey(2)];
+  const tx = withProofs([inscribeOp(k1), inscribeOp(k2)], (h) => [
+    { type: 'Ed25519Sig', signature: k1.sign(h) },
+    { type: 'Ed25519Sig', signature: k2.sign(h) },
+  ]);
+  preverifyTx(tx, CTX.proofs);
+});
+
+test(`test_signed_mantle_tx_new_multiple_ops_one_invalid (${SMT})`, () => {
+  const [k1, k2] = [edKey(1), edKey(2)];
+  const tx = withProofs([inscribeOp(k1), inscribeOp(k2)], (h) => [
+    { type: 'Ed25519Sig', signature: k1.sign(h) },
+    { type: 'Ed25519Sig', signature: edKey(3).sign(h) },
+  ]);
+  rejects(() => preverifyTx(tx, CTX.proofs), 'InvalidEd25519Signature');
+});
+
+test(`test_signed_mantle_tx_new_rejects_zero_value_transfer_output (${SMT})`, () => {
+  const inputSk = 1n;
+  const input = noteId(new Uint8Array(32).fill(1), 0, { value: 10_000n, pk: zkPublicKey(inputSk) });
+  const op: Op = { opcode: Opcode.Transfer, payload: { inputs: [input], outputs: [{ value: 0n, pk: 2n }] } };
+  rejects(() => preverifyTx(signed([op], [[inputSk]]), CTX.proofs), 'ZeroValueOutput');
+});
+
+test(`test_signed_mantle_tx_new_proof_count_mismatch (${SMT})`, () => {
+  const key = edKey(1);
+  rejects(
+    () =>
+      preverifyTx(
+        withProofs([inscribeOp(key)], () => []),
+        CTX.proofs,
+      ),
+    'ProofCountMismatch',
+  );
+  const two = withProofs([inscribeOp(key)], (h) => [
+    { type: 'Ed25519Sig', signature: key.sign(h) },
+    { type: 'Ed25519Sig', signature: key.sign(h) },
+  ]);
+  rejects(() => preverifyTx(two, CTX.proofs), 'ProofCountMismatch');
+});
+
+test(`test_signed_mantle_tx_deserialize_with_valid_proof (${SMT})`, () => {
+  const key = edKey(1);
+  const tx = withProofs([inscribeOp(key)], (h) => [{ type: 'Ed25519Sig', signature: key.sign(h) }]);
+  const back = signedMantleTx.fromJson(JSON.parse(JSON.stringify(signedMantleTx.toJson(tx))) as Json);
+  preverifyTx(back, CTX.proofs);
+  assert.equal(bytesToHex(txHash(back.mantle_tx)), bytesToHex(txHash(tx.mantle_tx)));
+  assert.deepEqual(back.ops_proofs, tx.ops_proofs);
+});
+
+test(`test_signed_mantle_tx_deserialize_preverified_with_missing_proof (${SMT})`, () => {
+  const full = signedMantleTx.toJson(
+    withProofs([inscribeOp(edKey(1))], (h) => [{ type: 'Ed25519Sig', signature: edKey(1).sign(h) }]),
+  ) as { mantle_tx: Json };
+  const json: Json = { mantle_tx: full.mantle_tx, ops_proofs: [] };
+  assert.throws(() => signedMantleTx.fromJson(json), DecodeError);
+});
+
+test(`test_signed_mantle_tx_deserialize_preverified_with_invalid_signature (${SMT})`, () => {
+  const tx = withProofs([inscribeOp(edKey(1))], (h) => [{ type: 'Ed25519Sig', signature: edKey(2).sign(h) }]);
+  // Decoding alone succeeds; preverification refuses it.
+  const back = signedMantleTx.fromJson(JSON.parse(JSON.stringify(signedMantleTx.toJson(tx))) as Json);
+  rejects(() => preverifyTx(back, CTX.proofs), 'InvalidEd25519Signature');
+});
+
+// ---------- core/src/proofs/channel_multi_sig_proof.rs ----------
+
+const sig = (b: number) => new Uint8Array(64).fill(b);
+const multi = (pairs: [number, number][]): OpProof => ({
+  type: 'ChannelMultiSigProof',
+  signatures: pairs.map(([i, b]): IndexedSignature => ({ channel_key_index: i, signature: sig(b) })),
+});
+function decodeMulti(p: OpProof): OpProof {
+  const w = new Writer(256);
+  writeProof(w, p);
+  return readProof(new Reader(w.finish()), 'ChannelMultiSigProof');
+}
+
+test(`rejects_repeated_index (${MSP})`, () => {
+  assert.throws(
+    () =>
+      proofFromJson(
+        proofToJson(
+          multi([
+            [0, 1],
+            [0, 2],
+          ]),
+        ),
+      ),
+    DecodeError,
+  );
+});
+
+test(`rejects_unsorted_indices (${MSP})`, () => {
+  assert.throws(
+    () =>
+      proofFromJson(
+        proofToJson(
+          multi([
+            [1, 1],
+            [0, 2],
+          ]),
+        ),
+      ),
+    DecodeError,
+  );
+});
+
+test(`accepts_strictly_increasing_indices (${MSP})`, () => {
+  const p = decodeMulti(
+    multi([
+      [0, 1],
+      [1, 2],
+    ]),
+  );
+  assert.equal(p.type === 'ChannelMultiSigProof' && p.signatures.length, 2);
+});
+
+test(`deserialize_rejects_non_monotonic_indices (${MSP})`, () => {
+  const raw = {
+    ChannelMultiSigProof: proofToJson(
+      multi([
+        [0, 1],
+        [0, 2],
+      ]),
+    ),
+  };
+  assert.throws(() => proofFromJson(raw.ChannelMultiSigProof as Record<string, Json> as Json), DecodeError);
+  const ok = multi([
+    [0, 1],
+    [1, 2],
+  ]);
+  const json = proofToJson(ok) as Record<string, Record<string, Json>>;
+  assert.ok('signatures' in json.ChannelMultiSigProof!);
+  assert.deepEqual(proofFromJson(JSON.parse(JSON.stringify(json)) as Json), ok);
+});
+
+test(`decode_rejects_repeated_index (${MSP})`, () => {
+  assert.throws(
+    () =>
+      decodeMulti(
+        multi([
+          [0, 1],
+          [0, 2],
+        ]),
+      ),
+    DecodeError,
+  );
+});
+
+test(`decode_rejects_out_of_order_indices (${MSP})`, () => {
+  assert.throws(
+    () =>
+      decodeMulti(
+        multi([
+          [1, 1],
+          [0, 2],
+        ]),
+      ),
+    DecodeError,
+  );
+});
+
+test('test_note_id (core/src/mantle/ledger.rs)', () => {
+  assert.equal(
+    noteId(new Uint8Array(32), 0, { value: 100n, pk: 456n }),
+    7557997998773395727489806263315711564569794358720487479582958381680367418066n,
+  );
+});
