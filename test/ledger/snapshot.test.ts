@@ -75,7 +75,8 @@ function fingerprint(s: LedgerState): string {
     sdp: {
       declarations: s.sdp.declarations.sortedEntries(cmpStr),
       snapshot: s.sdp.snapshot.sortedEntries(cmpStr),
-      blend_income: s.sdp.blend_income,
+      next_snapshot: s.sdp.next_snapshot.sortedEntries(cmpStr),
+      rewards: s.sdp.rewards,
     },
     leader: {
       vouchers: {
@@ -101,6 +102,7 @@ function shared(s: LedgerState): boolean[] {
     s.utxos === s.next_epoch_state.utxos,
     s.epoch_state.utxos === s.next_epoch_state.utxos,
     s.sdp.declarations === s.sdp.snapshot,
+    s.sdp.snapshot === s.sdp.next_snapshot,
   ];
 }
 
