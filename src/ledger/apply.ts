@@ -23,7 +23,7 @@ import {
 } from './channels.ts';
 import { MAX_BLOCK_EXECUTION_GAS } from './config.ts';
 import { Draft, type LedgerContext } from './draft.ts';
-import { advanceEpoch, scheduleOf } from './epoch.ts';
+import { advanceEpoch } from './epoch.ts';
 import { fail, LedgerError } from './errors.ts';
 import type { LedgerEvent, TxEventPayload } from './events.ts';
 import { blockRewards, executionGas, updateExecutionMarket } from './gas.ts';
@@ -32,13 +32,7 @@ import type { OpEnv } from './op-env.ts';
 import { applyClaimPowReward, powAfterBlock } from './pow.ts';
 import { preverifyTx } from './preverify.ts';
 import type { PolPublicInputs } from './proof-system.ts';
-import {
-  addSdpIncome,
-  applySdpActive,
-  applySdpDeclare,
-  applySdpWithdraw,
-  refreshSdpSnapshot,
-} from './sdp.ts';
+import { addSdpIncome, applySdpActive, applySdpDeclare, applySdpWithdraw } from './sdp.ts';
 import type { EpochState, LedgerState } from './state.ts';
 import { applyTransfer } from './transfer.ts';
 
@@ -224,7 +218,6 @@ export function applyBlock(
   const draft = new Draft(state);
   const latestRoot = state.utxos.root();
 
-  refreshSdpSnapshot(draft, ctx.config, scheduleOf(ctx.config.consensus));
   for (const e of advanceEpoch(draft, ctx.config, slot)) draft.events.push({ kind: 'Header', event: e });
 
   if (opts.skipProofOfLeadership !== true) {

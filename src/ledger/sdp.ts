@@ -16,7 +16,6 @@ import {
   type LedgerConfig,
   type SdpParams,
   SNAPSHOT_FINALIZATION_DELAY,
-  stakeDistributionSnapshotSlot,
 } from './config.ts';
 import type { Draft } from './draft.ts';
 import { fail } from './errors.ts';
@@ -156,18 +155,6 @@ export function addSdpIncome(draft: Draft, income: bigint): void {
 }
 
 /**
- * Before a block: while the parent is before the next epoch's stake-distribution snapshot slot, the
- * next epoch's active set follows the parent's declarations (F: `EpochState::update_from_ledger`).
- * Runs with the draft still holding the parent's values.
- */
-export function refreshSdpSnapshot(draft: Draft, config: LedgerConfig, s: EpochSchedule): void {
-  const next = draft.next_epoch_state.epoch;
-  if (draft.slot < stakeDistributionSnapshotSlot(next, s)) {
-    draft.sdp = { ...draft.sdp, next_snapshot: activeDeclarations(draft.sdp.declarations, next, config.sdp) };
-  }
-}
-
-/**
  * Epoch change from `closedEpoch` to `epoch`, after the epoch states moved: rotates the active-set
  * snapshots, unlocks the notes of declarations whose withdrawal took effect (`epoch ≥ withdraw_at`)
  * and removes them, then pays the Blend rewards. Returns the header events: unlocks first, then
@@ -184,6 +171,9 @@ export function sdpEpochChange(
   const events: HeaderEvent[] = [];
   const parent = draft.sdp;
   // F: ledger/src/cryptarchia/mod.rs `update_epoch_state` freezes the sets from the parent's SDP.
+  // F also lets the next epoch's set follow the parent while the parent's slot is before that
+  // epoch's stake-distribution snapshot slot (`EpochState::update_from_ledger`); that slot is the
+  // first slot of the parent's own epoch, so the set never moves between epoch changes.
   const snapshot =
     epoch === closedEpoch + 1 ? parent.next_snapshot : activeDeclarations(parent.declarations, epoch, p);
   const next_snapshot = activeDeclarations(parent.declarations, epoch + 1, p);

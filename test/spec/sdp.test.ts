@@ -41,7 +41,7 @@ import {
 } from '../../src/mantle/ops.ts';
 import type { OpProof } from '../../src/mantle/proofs.ts';
 import { declarationId } from '../../src/mantle/sdp.ts';
-import { CTX, TestChain } from '../ledger/helpers.ts';
+import { CTX, DEVNET, TestChain } from '../ledger/helpers.ts';
 
 // ---------- a ledger harness (F: ledger/src/mantle/sdp/mod.rs tests `setup`, `dummy_sdp_ledger`) ----------
 
@@ -283,6 +283,47 @@ describe('SDP ledger (ledger/src/mantle/sdp/mod.rs)', () => {
     assert.equal(unlocks(l.advanceTo(withdrawAt)), 1);
     assert.equal(l.draft.sdp.declarations.has(id), false);
     assert.equal(l.draft.notes.get(note)?.locked_by, null);
+  });
+});
+
+describe('SDP active sets in the epoch states (ledger/src/lib.rs)', () => {
+  test('genesis_seeds_epoch_state_sdp_from_mantle (ledger/src/lib.rs)', () => {
+    const d = {
+      ...DEVNET,
+      genesis: {
+        ...DEVNET.genesis,
+        declarations: [
+          {
+            locators: [locatorFromString('/ip4/1.1.1.1/udp/0')],
+            provider_id: signingKey,
+            zk_id: ZK1,
+            note_index: 0,
+          },
+        ],
+      },
+    };
+    const s = new TestChain(d).state;
+    assert.equal(s.sdp.declarations.size, 1);
+    const cfg = CTX.config.sdp;
+    const keys = (m: typeof s.sdp.snapshot) => [...m.keys()].sort();
+    assert.deepEqual(keys(s.sdp.snapshot), keys(activeDeclarations(s.sdp.declarations, 0, cfg)));
+    assert.deepEqual(keys(s.sdp.next_snapshot), keys(activeDeclarations(s.sdp.declarations, 1, cfg)));
+    assert.equal(s.sdp.snapshot.size, 1);
+    assert.equal(s.sdp.next_snapshot.size, 1);
+  });
+
+  test('snapshot_includes_decl_when_active_refresh_lags_finalization (ledger/src/lib.rs)', () => {
+    const l = new SdpLedger(setupConfig(2));
+    for (const e of [1, 2, 3]) l.advanceTo(e);
+    const id = l.declare(declareOpOf(l.note(), ZK1));
+    for (const e of [4, 5, 6]) l.advanceTo(e);
+    l.active(id, 1n, activityProof(l, 5));
+    assert.equal(l.draft.sdp.declarations.get(id)?.active, 6);
+    l.advanceTo(7);
+    assert.equal(l.draft.epoch, 7);
+    assert.equal(l.draft.sdp.snapshot.get(id)?.active, 5);
+    l.advanceTo(8);
+    assert.equal(l.draft.sdp.snapshot.get(id)?.active, 6);
   });
 });
 
