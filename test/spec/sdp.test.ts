@@ -494,3 +494,24 @@ describe('SDP types (core/src/sdp/mod.rs, core/src/sdp/blend.rs)', () => {
     assert.throws(() => decode(blendActivityProof, new Uint8Array([1, 1, 2])));
   });
 });
+
+describe('SDP activity proof format (core/src/sdp/blend.rs)', () => {
+  test('the signing key of an activity proof must be a valid Ed25519 public key', () => {
+    const fill = (n: number, v: number) => new Uint8Array(n).fill(v);
+    const proof: BlendActivityProof = {
+      epoch: 10,
+      signing_key: new Ed25519Signer(new Uint8Array(32)).publicKey,
+      proof_of_quota: {
+        key_nullifier: 0n,
+        proof: { pi_a: fill(32, 0), pi_b: fill(64, 0), pi_c: fill(32, 0) },
+      },
+      proof_of_selection: { selection_randomness: 1n },
+    };
+    const bytes = encode(blendActivityProof, proof);
+    assert.deepEqual(decode(blendActivityProof, bytes), proof);
+    // The identity point (small order) is not a valid key.
+    bytes.set(fill(32, 0), 1 + 4);
+    bytes[5] = 1;
+    assert.throws(() => decode(blendActivityProof, bytes), /Ed25519 public key/);
+  });
+});
