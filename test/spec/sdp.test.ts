@@ -3,6 +3,7 @@
  * ledger/src/mantle/sdp/mod.rs, core/src/mantle/ops/sdp/declare.rs, core/src/sdp/{mod,locked_notes,blend}.rs.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { bytesToHex } from '../../src/codec/hex.ts';
 import { decode, encode } from '../../src/codec/schema.ts';
@@ -10,6 +11,7 @@ import { Ed25519Signer } from '../../src/crypto/ed25519.ts';
 import type { Fr } from '../../src/crypto/field.ts';
 import { zkPublicKey } from '../../src/crypto/zk-keys.ts';
 import type { LedgerConfig, SdpParams } from '../../src/ledger/config.ts';
+import { parseDeployment } from '../../src/ledger/deployment.ts';
 import { Draft, type LedgerContext } from '../../src/ledger/draft.ts';
 import { scheduleOf } from '../../src/ledger/epoch.ts';
 import { LedgerError } from '../../src/ledger/errors.ts';
@@ -513,5 +515,44 @@ describe('SDP activity proof format (core/src/sdp/blend.rs)', () => {
     bytes.set(fill(32, 0), 1 + 4);
     bytes[5] = 1;
     assert.throws(() => decode(blendActivityProof, bytes), /Ed25519 public key/);
+  });
+});
+
+describe('SDP service parameters (core/src/sdp/mod.rs, nodes/node/binary/src/config/deployment/settings.yaml)', () => {
+  const devnet = readFileSync(new URL('../../deployments/devnet.yaml', import.meta.url), 'utf8');
+
+  test('inactivity_period must be at least SNAPSHOT_FINALIZATION_DELAY (core/src/sdp/mod.rs InactivityPeriod)', () => {
+    assert.throws(
+      () =>
+        parseDeployment(
+          devnet.replace('  inactivity_period: 2\n', '  inactivity_period: 1\n'),
+          'devnet.yaml',
+        ),
+      /sdp\.inactivity_period/,
+    );
+    assert.equal(parseDeployment(devnet, 'devnet.yaml').ledger.sdp.inactivity_period, 2);
+  });
+
+  test('Blend reward parameters default to the reference deployment settings', () => {
+    const p = parseDeployment(devnet, 'devnet.yaml').ledger.sdp.blend_rewards;
+    assert.deepEqual(p, {
+      rounds_per_epoch: null,
+      message_frequency_per_round: 1,
+      num_blend_layers: 1n,
+      data_replication_factor: 1n,
+      minimum_network_size: 2n,
+      activity_threshold_sensitivity: 1n,
+    });
+    assert.equal(resolveBlendRewardParams(p, 36_000n).rounds_per_epoch, 36_000n);
+    const custom = parseDeployment(
+      devnet.replace(
+        '  inactivity_period: 2\n',
+        '  inactivity_period: 2\n  blend_rewards: { rounds_per_epoch: 10, num_blend_layers: 3, minimum_network_size: 1 }\n',
+      ),
+      'devnet.yaml',
+    ).ledger.sdp.blend_rewards;
+    assert.equal(custom.rounds_per_epoch, 10n);
+    assert.equal(custom.num_blend_layers, 3n);
+    assert.equal(custom.minimum_network_size, 1n);
   });
 });
