@@ -95,6 +95,8 @@ export interface TokenEvaluation {
 }
 
 /** Bits that can count every blending token of an epoch: `ceil(log2(Q_c · N + 1))`. */
+// inferred: JS `Math.log2` may differ from Rust's `f64::log2` in the last bit, which `ceil` can only
+// expose at exact powers of two, where both are exact (docs/fidelity.md).
 export function tokenCountBitLen(coreQuotaValue: bigint, membershipSize: bigint): bigint {
   const total = coreQuotaValue * membershipSize;
   return BigInt(Math.ceil(Math.log2(Number(total) + 1)));
@@ -207,10 +209,10 @@ export interface ActivityProofChecks {
 /**
  * The proof of selection is checked in full: it must designate the provider's own index and commit
  * to the proof of quota's key nullifier.
- * waits: the Blend proof-of-quota circuit (PoQ Groth16 verification against the target epoch's
- * core root, core quota, leader and PoW inputs) does not exist in this node yet; until it does the
- * proof of quota is not checked here (docs/fidelity.md).
  */
+// waits: the Blend proof-of-quota circuit (PoQ Groth16 verification against the target epoch's core
+// root, core quota, leader and PoW inputs) does not exist in this node yet; until it does the proof
+// of quota of an activity message is not checked (docs/fidelity.md).
 export const blendActivityChecks: ActivityProofChecks = {
   proofOfQuota: () => true,
   proofOfSelection(proof, index, membershipSize) {
