@@ -30,6 +30,7 @@ import {
   coreQuota,
   keyNullifierOf,
   resolveBlendRewardParams,
+  selectionIndex,
   tokenDistance,
   tokenEvaluation,
 } from '../../src/ledger/sdp-rewards.ts';
@@ -159,13 +160,20 @@ function declareOpOf(
  * the threshold (F: ledger/src/mantle/sdp/test_utils.rs `generate_activity_proof` grinds likewise).
  * The proof of quota is not checked by this node yet.
  */
-function activityProof(l: SdpLedger, targetEpoch: number): BlendActivityProof {
+function activityProof(
+  l: SdpLedger,
+  targetEpoch: number,
+  index = 0n,
+  n = 1n,
+  key = signingKey,
+): BlendActivityProof {
   const p = resolveBlendRewardParams(l.ctx.config.sdp.blend_rewards, 0n);
-  const ev = tokenEvaluation(coreQuota(p, 1), 1n, p.activity_threshold_sensitivity);
+  const ev = tokenEvaluation(coreQuota(p, Number(n)), n, p.activity_threshold_sensitivity);
   for (let r = 1n; ; r++) {
+    if (selectionIndex(r, n) !== index) continue;
     const proof: BlendActivityProof = {
       epoch: targetEpoch,
-      signing_key: signingKey,
+      signing_key: key,
       proof_of_quota: {
         key_nullifier: keyNullifierOf(r),
         proof: { pi_a: new Uint8Array(32), pi_b: new Uint8Array(64), pi_c: new Uint8Array(32) },
@@ -285,6 +293,35 @@ describe('SDP ledger (ledger/src/mantle/sdp/mod.rs)', () => {
     assert.equal(unlocks(l.advanceTo(withdrawAt)), 1);
     assert.equal(l.draft.sdp.declarations.has(id), false);
     assert.equal(l.draft.notes.get(note)?.locked_by, null);
+  });
+});
+
+describe('SDP header events', () => {
+  test('at an epoch change, note unlocks come before reward notes (ledger/src/mantle/sdp/mod.rs try_apply_header)', () => {
+    const l = new SdpLedger(setupConfig(2));
+    l.advanceTo(1);
+    const noteA = l.note();
+    const a = l.declare(declareOpOf(noteA, ZK1));
+    const zk2 = zkPublicKey(2n);
+    const other = new Ed25519Signer(new Uint8Array(32).fill(3)).publicKey;
+    const b = l.declare(declareOpOf(l.note(), zk2, '/ip4/2.2.2.2/udp/0', other));
+    l.advanceTo(2);
+    l.advanceTo(3);
+    l.withdraw(a, 1n, noteA); // withdraw_at = 5
+    l.draft.sdp = { ...l.draft.sdp, rewards: { ...l.draft.sdp.rewards, current_income: 1000n } };
+    l.advanceTo(4);
+    const bIndex = ZK1 < zk2 ? 1n : 0n;
+    l.active(b, 1n, activityProof(l, 3, bIndex, 2n, other));
+    const events = l.advanceTo(5);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['SdpNoteUnlocked', 'SdpRewardDistributed'],
+    );
+    const paid = events[1]!;
+    assert.ok(paid.type === 'SdpRewardDistributed');
+    assert.equal(paid.utxo.note.pk, zk2);
+    // base = 1000 / (1 submitter + 1 premium) = 500, doubled for the premium provider.
+    assert.equal(paid.utxo.note.value, 1000n);
   });
 });
 
