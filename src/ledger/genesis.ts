@@ -5,7 +5,6 @@
  * transaction pays no gas. The genesis block has slot 0, a zero parent, a zero proof of leadership
  * and a zero signature.
  */
-
 import { type Block, bodyRoot } from '../block/block.ts';
 import { type Header, headerId } from '../block/header.ts';
 import { bytesEqual } from '../codec/hex.ts';
