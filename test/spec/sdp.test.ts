@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { type ApiContext, ROUTES } from '../../src/api/routes.ts';
 import { bytesToHex } from '../../src/codec/hex.ts';
 import { decode, encode } from '../../src/codec/schema.ts';
 import { Ed25519Signer } from '../../src/crypto/ed25519.ts';
@@ -591,5 +592,26 @@ describe('SDP service parameters (core/src/sdp/mod.rs, nodes/node/binary/src/con
     assert.equal(custom.rounds_per_epoch, 10n);
     assert.equal(custom.num_blend_layers, 3n);
     assert.equal(custom.minimum_network_size, 1n);
+  });
+});
+
+describe('GET /mantle/sdp/snapshot (services/chain/chain-service/src/service/mod.rs GetSdpSnapshot)', () => {
+  test("serves the tip epoch state's frozen active set; /mantle/sdp/declarations serves every declaration", async () => {
+    const route = (id: string) => ROUTES.find((r) => r.operationId === id)!;
+    const l = new SdpLedger(setupConfig(2));
+    const serve = async (id: string) => {
+      const state = l.draft.state();
+      const ctx = { chain: { tip: () => ({ state }) } } as unknown as ApiContext;
+      const reply = (await route(id).handle(ctx, { params: {}, query: {} as never })) as { body: string };
+      return Object.keys(JSON.parse(reply.body) as object);
+    };
+    l.advanceTo(1);
+    const id = l.declare(declareOpOf(l.note(), ZK1));
+    l.advanceTo(2);
+    // Declared in epoch 1: the active set of epoch 2 was frozen at the change to epoch 1.
+    assert.deepEqual(await serve('sdpDeclarations'), [id]);
+    assert.deepEqual(await serve('sdpSnapshot'), []);
+    l.advanceTo(3);
+    assert.deepEqual(await serve('sdpSnapshot'), [id]);
   });
 });
