@@ -10,12 +10,11 @@
  * The state is either without a target epoch (no activity message is accepted: first epoch, a
  * network below `minimum_network_size`, or right after skipped epochs) or with one.
  */
-import { blake2b } from '@noble/hashes/blake2.js';
 import { Writer } from '../codec/binary.ts';
 import { bytesToHex } from '../codec/hex.ts';
 import { blake2b256 } from '../crypto/blake2b.ts';
-import { type Fr, frFromAscii, frToBytes, leBytesToBigint } from '../crypto/field.ts';
-import { compress } from '../crypto/poseidon2/index.ts';
+import { blake2bSized, hammingDistance, keyNullifierOf, selectionIndex } from '../crypto/blend.ts';
+import { type Fr, frToBytes } from '../crypto/field.ts';
 import type { Note } from '../mantle/note.ts';
 import type { BlendActivityProof } from '../mantle/ops.ts';
 import type { BlendRewardParams } from './config.ts';
@@ -125,27 +124,6 @@ export function tokenEvaluation(
   };
 }
 
-/** Blake2b with an `outLen`-byte digest (at most 64; 0 gives no bytes). */
-export function blake2bSized(input: Uint8Array, outLen: number): Uint8Array {
-  const n = Math.min(outLen, 64);
-  if (n === 0) return new Uint8Array(0);
-  return blake2b(input, { dkLen: n });
-}
-
-/** Differing bits of two byte strings over their common length. */
-export function hammingDistance(a: Uint8Array, b: Uint8Array): bigint {
-  let d = 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a[i]! ^ b[i]!;
-    while (x !== 0) {
-      d += x & 1;
-      x >>>= 1;
-    }
-  }
-  return BigInt(d);
-}
-
 /**
  * The blending token as the reference hashes it (its bincode form): signing key 32 B ‖ proof of
  * quota (key nullifier Fr ‖ π_a ‖ π_b ‖ π_c) ‖ proof of selection (Fr).
@@ -164,35 +142,6 @@ export function blendingTokenBytes(p: BlendActivityProof): Uint8Array {
 /** Hamming distance between the token's hash and the epoch randomness' hash, both `byteLen` long. */
 export function tokenDistance(token: Uint8Array, byteLen: number, epochRandomness: Fr): bigint {
   return hammingDistance(blake2bSized(token, byteLen), blake2bSized(frToBytes(epochRandomness), byteLen));
-}
-
-// ---------- proof of selection (F: blend/proofs/src/selection/mod.rs) ----------
-
-const BLEND_NODE = new TextEncoder().encode('BlendNode');
-const KEY_NULLIFIER_V1 = frFromAscii('KEY_NULLIFIER_V1');
-
-/**
- * The membership index a proof of selection designates: the first 8 bytes of the BlakeRng stream
- * seeded with `Blake2b-512("BlendNode" ‖ selection_randomness)`, as a LE u64, modulo the membership
- * size (F: blend/crypto/src/lib.rs `pseudo_random_sized_bytes`, utils/src/blake_rng.rs).
- */
-export function selectionIndex(selectionRandomness: Fr, membershipSize: bigint): bigint {
-  if (membershipSize === 0n) throw new RangeError('empty membership');
-  const seed = blake2b(concat(BLEND_NODE, frToBytes(selectionRandomness)), { dkLen: 64 });
-  const block0 = blake2b(concat(seed, new Uint8Array(8)), { dkLen: 64 });
-  return leBytesToBigint(block0.subarray(0, 8)) % membershipSize;
-}
-
-/** The key nullifier a secret selection randomness commits to: `compress(KEY_NULLIFIER_V1, r)`. */
-export function keyNullifierOf(selectionRandomness: Fr): Fr {
-  return compress(KEY_NULLIFIER_V1, selectionRandomness);
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
 }
 
 /** The checks an activity proof's two Blend proofs must pass for a provider at `index` of `size`. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { bytesToHex } from '../../src/codec/hex.ts';
 import { blake2b256 } from '../../src/crypto/blake2b.ts';
+import { keyNullifierOf, selectionIndex } from '../../src/crypto/blend.ts';
 import { Ed25519Signer } from '../../src/crypto/ed25519.ts';
 import { frFromBytesModOrder } from '../../src/crypto/field.ts';
 import { zkPublicKey } from '../../src/crypto/zk-keys.ts';
@@ -10,12 +11,7 @@ import { LedgerError } from '../../src/ledger/errors.ts';
 import { insecureTestPocProof, insecureTestZkSign } from '../../src/ledger/insecure-test-proofs.ts';
 import { voucherRewardAmount } from '../../src/ledger/leader.ts';
 import { powTicket } from '../../src/ledger/pow.ts';
-import {
-  blendingTokenBytes,
-  keyNullifierOf,
-  selectionIndex,
-  tokenDistance,
-} from '../../src/ledger/sdp-rewards.ts';
+import { blendingTokenBytes, tokenDistance } from '../../src/ledger/sdp-rewards.ts';
 import { noteId } from '../../src/mantle/note.ts';
 import { type Op, Opcode, opId } from '../../src/mantle/ops.ts';
 import { declarationId } from '../../src/mantle/sdp.ts';

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { blake2b256 } from '../../src/crypto/blake2b.ts';
+import { blake2bSized, hammingDistance, keyNullifierOf, selectionIndex } from '../../src/crypto/blend.ts';
 import { Ed25519Signer } from '../../src/crypto/ed25519.ts';
 import { type Fr, frFromAscii, leBytesToBigint } from '../../src/crypto/field.ts';
 import { LedgerError } from '../../src/ledger/errors.ts';
@@ -15,16 +16,12 @@ import {
   addBlendIncome,
   applyActivity,
   type BlendRewards,
-  blake2bSized,
   blendActivityChecks,
   blendingTokenBytes,
-  hammingDistance,
-  keyNullifierOf,
   newBlendRewards,
   type ResolvedBlendRewardParams,
   rewardOpId,
   rewardsEpochChange,
-  selectionIndex,
   tokenCountBitLen,
   tokenDistance,
 } from '../../src/ledger/sdp-rewards.ts';

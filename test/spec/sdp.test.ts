@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { type ApiContext, ROUTES } from '../../src/api/routes.ts';
 import { bytesToHex } from '../../src/codec/hex.ts';
 import { decode, encode } from '../../src/codec/schema.ts';
+import { keyNullifierOf, selectionIndex } from '../../src/crypto/blend.ts';
 import { Ed25519Signer } from '../../src/crypto/ed25519.ts';
 import type { Fr } from '../../src/crypto/field.ts';
 import { zkPublicKey } from '../../src/crypto/zk-keys.ts';
@@ -29,9 +30,7 @@ import {
 import {
   blendingTokenBytes,
   coreQuota,
-  keyNullifierOf,
   resolveBlendRewardParams,
-  selectionIndex,
   tokenDistance,
   tokenEvaluation,
 } from '../../src/ledger/sdp-rewards.ts';
