@@ -32,7 +32,7 @@ import type { OpEnv } from './op-env.ts';
 import { applyClaimPowReward, powAfterBlock } from './pow.ts';
 import { preverifyTx } from './preverify.ts';
 import type { PolPublicInputs } from './proof-system.ts';
-import { applySdpActive, applySdpDeclare, applySdpWithdraw } from './sdp.ts';
+import { addSdpIncome, applySdpActive, applySdpDeclare, applySdpWithdraw } from './sdp.ts';
 import type { EpochState, LedgerState } from './state.ts';
 import { applyTransfer } from './transfer.ts';
 
@@ -261,7 +261,7 @@ export function applyBlock(
     draft.epoch_state.total_stake,
     ctx.config.pow.pow_share,
   );
-  draft.sdp = { ...draft.sdp, blend_income: draft.sdp.blend_income + rewards.blend };
+  addSdpIncome(draft, rewards.blend);
   draft.leader = { ...draft.leader, pending_rewards: draft.leader.pending_rewards + rewards.leader };
   draft.pow = { ...draft.pow, refill: draft.pow.refill + rewards.pow };
   const market = updateExecutionMarket(

@@ -23,11 +23,28 @@ export interface ConsensusParams {
   readonly uncle_reference_window_in_blocks: number;
 }
 
+/** Blend activity-reward parameters (F: ledger/src/mantle/sdp/rewards/blend/mod.rs `RewardsParameters`). */
+export interface BlendRewardParams {
+  /** Blend rounds per epoch; null: the epoch length in slots (a round lasts one slot). */
+  readonly rounds_per_epoch: bigint | null;
+  readonly message_frequency_per_round: number;
+  /** β_c, the blend layers of a message. */
+  readonly num_blend_layers: bigint;
+  readonly data_replication_factor: bigint;
+  /** A target epoch whose active set is smaller pays nothing and accepts no activity message. */
+  readonly minimum_network_size: bigint;
+  readonly activity_threshold_sensitivity: bigint;
+}
+
 export interface SdpParams {
   /** Minimum value of a service note. */
   readonly min_stake: bigint;
-  /** Epochs a declaration stays in the active set after its last activity. */
+  /**
+   * Epochs a declaration stays in the active set after its last activity; at least
+   * SNAPSHOT_FINALIZATION_DELAY (F: core/src/sdp/mod.rs `InactivityPeriod`).
+   */
   readonly inactivity_period: number;
+  readonly blend_rewards: BlendRewardParams;
 }
 
 export interface PowRewardParams {
@@ -67,8 +84,8 @@ export const FEE_AVG_NUM = 10_512n;
 export const STAKE_TARGET = 3_000_000_000n;
 export const REWARD_BASE = 62_500n;
 export const REWARD_FEE_MUL = 657n;
+/** Epochs between a declaration (or withdrawal) and its effect on the active set (F: core/src/sdp/mod.rs). */
 export const SNAPSHOT_FINALIZATION_DELAY = 2;
-export const SDP_WITHDRAW_DELAY = 2;
 
 // ---------- derived epoch schedule ----------
 

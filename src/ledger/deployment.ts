@@ -11,7 +11,12 @@ import { FR_MODULUS, type Fr, leBytesToBigint } from '../crypto/field.ts';
 import { LogosError } from '../errors/base.ts';
 import type { Locator } from '../mantle/locator.ts';
 import { locatorFromString } from '../mantle/locator.ts';
-import type { LedgerConfig, Ratio } from './config.ts';
+import {
+  type BlendRewardParams,
+  type LedgerConfig,
+  type Ratio,
+  SNAPSHOT_FINALIZATION_DELAY,
+} from './config.ts';
 
 export class DeploymentError extends LogosError {
   constructor(message: string) {
@@ -92,6 +97,30 @@ function ratio(v: unknown, path: string): Ratio {
     return { num: BigInt(m[1]!), den: BigInt(m[2]!) };
   }
   return { num: int(v, path), den: 1n };
+}
+
+/**
+ * `sdp.blend_rewards` (optional, as each of its keys): the Blend reward parameters. The defaults are
+ * the reference deployments' (F: nodes/node/binary/src/config/deployment/settings.yaml `blend`);
+ * `rounds_per_epoch` left out means the epoch length in slots (a Blend round is one slot).
+ */
+function blendRewards(v: unknown, path: string): BlendRewardParams {
+  const o = v === undefined ? {} : obj(v, path);
+  const opt = (key: string, dflt: bigint, min = 0n): bigint =>
+    o[key] === undefined ? dflt : int(o[key], `${path}.${key}`, min);
+  const freq = o.message_frequency_per_round ?? 1;
+  const f = typeof freq === 'bigint' ? Number(freq) : freq;
+  if (typeof f !== 'number' || !Number.isFinite(f) || f < 0)
+    throw new DeploymentError(`${path}.message_frequency_per_round: must be a non-negative number`);
+  return {
+    rounds_per_epoch:
+      o.rounds_per_epoch === undefined ? null : int(o.rounds_per_epoch, `${path}.rounds_per_epoch`, 1n),
+    message_frequency_per_round: f,
+    num_blend_layers: opt('num_blend_layers', 1n, 1n),
+    data_replication_factor: opt('data_replication_factor', 1n),
+    minimum_network_size: opt('minimum_network_size', 2n, 1n),
+    activity_threshold_sensitivity: opt('activity_threshold_sensitivity', 1n),
+  };
 }
 
 function frHex(v: unknown, path: string): Fr {
@@ -216,7 +245,13 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
       },
       sdp: {
         min_stake: int(field(s, 'min_stake', `${p}.sdp`), `${p}.sdp.min_stake`),
-        inactivity_period: small(field(s, 'inactivity_period', `${p}.sdp`), `${p}.sdp.inactivity_period`),
+        // F: core/src/sdp/mod.rs `InactivityPeriod` (at least SNAPSHOT_FINALIZATION_DELAY)
+        inactivity_period: small(
+          field(s, 'inactivity_period', `${p}.sdp`),
+          `${p}.sdp.inactivity_period`,
+          SNAPSHOT_FINALIZATION_DELAY,
+        ),
+        blend_rewards: blendRewards(s.blend_rewards, `${p}.sdp.blend_rewards`),
       },
       pow: {
         reward_pool_genesis: int(field(pw, 'reward_pool_genesis', pp), `${pp}.reward_pool_genesis`),

@@ -119,7 +119,7 @@ export function advanceEpoch(draft: Draft, config: LedgerConfig, slot: bigint): 
   draft.next_epoch_state = fromParent(next + 1);
   draft.occupied_slots = NO_OCCUPIED_SLOTS;
 
-  const events = sdpEpochChange(draft, next - 1, next, config.sdp);
+  const events = sdpEpochChange(draft, current, next, config, s);
   leaderEpochChange(draft);
   powEpochChange(draft, config.pow, s.expected_blocks_per_epoch);
   return events;

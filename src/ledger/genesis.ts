@@ -27,6 +27,8 @@ import { lotteryFor } from './epoch.ts';
 import { LedgerError } from './errors.ts';
 import { emptyFeeWindow } from './gas.ts';
 import { initialPowTarget } from './pow.ts';
+import { activeDeclarations } from './sdp.ts';
+import { newBlendRewards } from './sdp-rewards.ts';
 import type { LedgerState, NoteRecord } from './state.ts';
 import { UtxoTree } from './trees/utxo-tree.ts';
 import { VoucherTree } from './trees/voucher-tree.ts';
@@ -150,7 +152,12 @@ function emptyState(config: LedgerConfig, nonce: bigint): LedgerState {
       storage_gas_consumed_in_epoch: 0n,
     },
     channels: PMap.empty(stringKeys),
-    sdp: { declarations: PMap.empty(stringKeys), snapshot: PMap.empty(stringKeys), blend_income: 0n },
+    sdp: {
+      declarations: PMap.empty(stringKeys),
+      snapshot: PMap.empty(stringKeys),
+      next_snapshot: PMap.empty(stringKeys),
+      rewards: newBlendRewards(0, nonce),
+    },
     leader: {
       vouchers,
       // Until the first epoch change the snapshot root is RewardsRoot::default(), 0, not the empty
@@ -202,7 +209,12 @@ export function genesisState(block: Block, ctx: LedgerContext): Genesis {
   };
   draft.epoch_state = epoch0;
   draft.next_epoch_state = { ...epoch0, epoch: 1 };
-  draft.sdp = { ...draft.sdp, snapshot: draft.sdp.declarations };
+  // F: ledger/src/cryptarchia/mod.rs `with_genesis_sdp` seeds the active sets of epochs 0 and 1.
+  draft.sdp = {
+    ...draft.sdp,
+    snapshot: activeDeclarations(draft.sdp.declarations, 0, ctx.config.sdp),
+    next_snapshot: activeDeclarations(draft.sdp.declarations, 1, ctx.config.sdp),
+  };
   const id = headerId(block.header);
   draft.pow = { ...draft.pow, recent_blocks: [{ id, slot: 0n }] };
   return { block, id, state: draft.state(), parameter };

@@ -20,7 +20,11 @@
  *     u8 notes ref, big total_stake, Fr t0, Fr t1)
  *   gas          120 × u64 fee_window, 5 × u64
  *   channels     u32 n, n × (hex key, channel)
- *   sdp          decl table (u8 n, n × map), u8 declarations ref, u8 snapshot ref, big blend_income
+ *   sdp          decl table (u8 n, n × map), u8 declarations ref, u8 snapshot ref, u8 next snapshot ref,
+ *                rewards: u32 current epoch, Fr nonce, big income, u8 has target [u32 epoch, Fr nonce,
+ *                u32 n × (32 B provider,
+ *                Fr zk id), u32 token byte length, u64 threshold, big income, u32 n × (32 B provider,
+ *                Fr zk id, u64 distance)]
  *   leader       vouchers (u8 height, u64 count, one Fr per set bit of count), Fr snapshot root,
  *                u64 snapshot count, u32 n × Fr nullifiers, big pending, big claimable
  *   pow          big pool, big epoch_reward, 32 B target, big refill, u32 n × (32 B id, u64 slot),
@@ -42,6 +46,7 @@ import { bytesToHex, hexToBytesOrUndefined } from '../codec/hex.ts';
 import { FieldError, FR_MODULUS, type Fr, frToBytes, leBytesToBigint } from '../crypto/field.ts';
 import { LogosError } from '../errors/base.ts';
 import { bigintKeys, type KeyKind, PMap, stringKeys } from '../util/pmap.ts';
+import type { RewardProvider, SubmittedActivity, TargetEpochRewards } from './sdp-rewards.ts';
 import type {
   ChannelState,
   Declaration,
@@ -50,6 +55,7 @@ import type {
   LedgerState,
   NoteRecord,
   PowState,
+  SdpState,
 } from './state.ts';
 import { UtxoTree } from './trees/utxo-tree.ts';
 import { VoucherTree } from './trees/voucher-tree.ts';
@@ -246,6 +252,88 @@ function readDeclaration(r: Reader): Declaration {
     active: r.u32(),
     withdraw_at: readFlag(r) ? r.u32() : null,
     nonce: r.u64(),
+  };
+}
+
+/**
+ * Like `table`, but maps with the same entries share one entry: the active sets are rebuilt from
+ * the declarations and often equal them (or each other) without being the same object, and they
+ * decode to one object, so only this keeps the encoding of a decoded state byte-identical.
+ */
+function mapTableByContent<K, V>(items: readonly PMap<K, V>[]): { distinct: PMap<K, V>[]; refs: number[] } {
+  const distinct: PMap<K, V>[] = [];
+  const refs = items.map((x) => {
+    let i = distinct.findIndex((d) => d === x || (d.size === x.size && mapDiff(x, d, 0) !== undefined));
+    if (i < 0) i = distinct.push(x) - 1;
+    return i;
+  });
+  return { distinct, refs };
+}
+
+function writeSdp(w: Writer, sdp: SdpState): void {
+  const decls = mapTableByContent([sdp.snapshot, sdp.next_snapshot, sdp.declarations]);
+  writeMapTable(w, decls.distinct, DECL_MAPS);
+  w.u8(decls.refs[2]!);
+  w.u8(decls.refs[0]!);
+  w.u8(decls.refs[1]!);
+  const rw = sdp.rewards;
+  u32(w, rw.current_epoch, 'rewards current epoch');
+  writeFr(w, rw.current_nonce);
+  writeBig(w, rw.current_income, 'blend income');
+  if (rw.target === null) {
+    w.u8(0);
+    return;
+  }
+  const t = rw.target;
+  w.u8(1);
+  u32(w, t.epoch, 'target epoch');
+  writeFr(w, t.epoch_nonce);
+  u32(w, t.providers.length, 'target provider count');
+  for (const p of t.providers) {
+    writeFixed(w, p.provider_id, 32, 'provider id');
+    writeFr(w, p.zk_id);
+  }
+  u32(w, t.token_count_byte_len, 'token byte length');
+  u64(w, t.activity_threshold, 'activity threshold');
+  writeBig(w, t.income, 'target income');
+  u32(w, t.submitted.length, 'submitted proof count');
+  for (const a of t.submitted) {
+    writeFixed(w, a.provider_id, 32, 'provider id');
+    writeFr(w, a.zk_id);
+    u64(w, a.distance, 'hamming distance');
+  }
+}
+
+function readSdp(r: Reader): SdpState {
+  const maps = readMapTable(r, DECL_MAPS);
+  const declarations = readRef(r, maps);
+  const snapshot = readRef(r, maps);
+  const next_snapshot = readRef(r, maps);
+  const current_epoch = r.u32();
+  const current_nonce = readFr(r);
+  const current_income = readBig(r);
+  let target: TargetEpochRewards | null = null;
+  if (readFlag(r)) {
+    const epoch = r.u32();
+    const epoch_nonce = readFr(r);
+    const providers: RewardProvider[] = [];
+    const np = readCountOf(r, 64);
+    for (let i = 0; i < np; i++) providers.push({ provider_id: r.bytes(32).slice(), zk_id: readFr(r) });
+    const token_count_byte_len = r.u32();
+    const activity_threshold = r.u64();
+    const income = readBig(r);
+    const submitted: SubmittedActivity[] = [];
+    const ns = readCountOf(r, 72);
+    for (let i = 0; i < ns; i++) {
+      submitted.push({ provider_id: r.bytes(32).slice(), zk_id: readFr(r), distance: r.u64() });
+    }
+    target = { epoch, epoch_nonce, providers, token_count_byte_len, activity_threshold, income, submitted };
+  }
+  return {
+    declarations,
+    snapshot,
+    next_snapshot,
+    rewards: { current_epoch, current_nonce, current_income, target },
   };
 }
 
@@ -666,11 +754,7 @@ export function encodeLedgerState(state: LedgerState): Uint8Array {
     writeChannel(w, c);
   }
 
-  const decls = table([state.sdp.snapshot, state.sdp.declarations]);
-  writeMapTable(w, decls.distinct, DECL_MAPS);
-  w.u8(decls.refs[1]!);
-  w.u8(decls.refs[0]!);
-  writeBig(w, state.sdp.blend_income, 'blend income');
+  writeSdp(w, state.sdp);
 
   const l = state.leader;
   writeVouchers(w, l.vouchers);
@@ -722,12 +806,7 @@ export function decodeLedgerState(bytes: Uint8Array): LedgerState {
         }
       });
     });
-    const sdp = within('sdp', () => {
-      const maps = readMapTable(r, DECL_MAPS);
-      const declarations = readRef(r, maps);
-      const snapshot = readRef(r, maps);
-      return { declarations, snapshot, blend_income: readBig(r) };
-    });
+    const sdp = within('sdp', () => readSdp(r));
     const leader = within('leader', () => {
       const vouchers = readVouchers(r);
       const root = readFr(r);

@@ -8,6 +8,7 @@ import type { Locator } from '../mantle/locator.ts';
 import type { Note } from '../mantle/note.ts';
 import type { ServiceType } from '../mantle/ops.ts';
 import type { PMap } from '../util/pmap.ts';
+import type { BlendRewards } from './sdp-rewards.ts';
 import type { UtxoTree } from './trees/utxo-tree.ts';
 import type { VoucherTree } from './trees/voucher-tree.ts';
 
@@ -79,10 +80,14 @@ export interface Declaration {
 export interface SdpState {
   /** By hex declaration id. */
   readonly declarations: PMap<string, Declaration>;
-  /** The declarations as frozen for the current epoch (`/mantle/sdp/snapshot`). */
+  /**
+   * The active set of `epoch_state.epoch` (`/mantle/sdp/snapshot`) and of `next_epoch_state.epoch`,
+   * frozen with the stake distribution (F: EpochState `active_declarations`).
+   */
   readonly snapshot: PMap<string, Declaration>;
-  /** Blend income accumulated in the current epoch, paid out at the next epoch change. */
-  readonly blend_income: bigint;
+  readonly next_snapshot: PMap<string, Declaration>;
+  /** Blend income and activity proofs (F: ledger/src/mantle/sdp/rewards/blend). */
+  readonly rewards: BlendRewards;
 }
 
 export interface LeaderState {

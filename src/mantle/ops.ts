@@ -189,7 +189,8 @@ export interface BlendActivityProof {
 const ACTIVITY_PROOF_VERSION = 1;
 const blendActivityFields = struct<BlendActivityProof>('a Blend activity proof', {
   epoch: u32,
-  signing_key: unverifiedEd25519PublicKey,
+  // F: core/src/sdp/blend.rs, an `Ed25519PublicKey` (validated when decoded)
+  signing_key: ed25519PublicKey,
   proof_of_quota: struct<ProofOfQuota>('a proof of quota', { key_nullifier: fr, proof: groth16ProofArrays }),
   proof_of_selection: struct<ProofOfSelection>('a proof of selection', { selection_randomness: fr }),
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { bytesToHex } from '../../src/codec/hex.ts';
 import { blake2b256 } from '../../src/crypto/blake2b.ts';
+import { keyNullifierOf, selectionIndex } from '../../src/crypto/blend.ts';
 import { Ed25519Signer } from '../../src/crypto/ed25519.ts';
 import { frFromBytesModOrder } from '../../src/crypto/field.ts';
 import { zkPublicKey } from '../../src/crypto/zk-keys.ts';
@@ -10,6 +11,7 @@ import { LedgerError } from '../../src/ledger/errors.ts';
 import { insecureTestPocProof, insecureTestZkSign } from '../../src/ledger/insecure-test-proofs.ts';
 import { voucherRewardAmount } from '../../src/ledger/leader.ts';
 import { powTicket } from '../../src/ledger/pow.ts';
+import { blendingTokenBytes, tokenDistance } from '../../src/ledger/sdp-rewards.ts';
 import { noteId } from '../../src/mantle/note.ts';
 import { type Op, Opcode, opId } from '../../src/mantle/ops.ts';
 import { declarationId } from '../../src/mantle/sdp.ts';
@@ -77,7 +79,7 @@ describe('SDP', () => {
     rejects(() => checkTx(c.state, c.ctx, withFee(service, [], []), c.state.slot + 1n), 'InputLocked');
     rejects(
       () => checkTx(c.state, c.ctx, withFee(notes[2]!, [declare], [[]], declSig), c.state.slot + 1n),
-      'InputLocked',
+      'DuplicateDeclaration',
     );
 
     // Activity in epoch 1: nonce must increase.
@@ -104,16 +106,19 @@ describe('SDP', () => {
       () => checkTx(c.state, c.ctx, withFee(notes[3]!, [active(0n)], [[zk.secretKey]]), c.state.slot + 1n),
       'InvalidNonce',
     );
-    c.apply([withFee(notes[3]!, [active(1n)], [[zk.secretKey]])]);
-    assert.equal(c.state.sdp.declarations.get(id)?.active, 1);
-    assert.equal(c.state.sdp.declarations.get(id)?.nonce, 1n);
+    // Epoch 0 had no Blend provider, so no target epoch takes activity proofs in epoch 1 and the
+    // activity message is refused (ledger/src/mantle/sdp/rewards/blend/mod.rs).
+    rejects(
+      () => checkTx(c.state, c.ctx, withFee(notes[3]!, [active(1n)], [[zk.secretKey]]), c.state.slot + 1n),
+      'TargetEpochNotSet',
+    );
 
-    // Withdraw in epoch 1: withdraw_at = 3; the note unlocks at the change to epoch 4.
+    // Withdraw in epoch 1: withdraw_at = 3; the note unlocks at the change to epoch 3.
     const withdraw: Op = {
       opcode: Opcode.SDPWithdraw,
       payload: {
         declaration_id: declarationId(declare.payload as Extract<Op, { opcode: 32 }>['payload']),
-        nonce: 2n,
+        nonce: 1n,
         service_note_id: service.id,
       },
     };
@@ -129,7 +134,7 @@ describe('SDP', () => {
           ),
           c.state.slot + 1n,
         ),
-      'WrongServiceNote',
+      'NoteNotLockedForService',
     );
     c.apply([withFee(notes[4]!, [withdraw], [[service.sk, zk.secretKey]])]);
     assert.equal(c.state.sdp.declarations.get(id)?.withdraw_at, 3);
@@ -144,49 +149,99 @@ describe('SDP', () => {
       'DeclarationWithdrawn',
     );
 
-    c.advanceTo(4n * EPOCH - 1n, 50n);
+    c.advanceTo(3n * EPOCH - 1n, 50n);
     assert.equal(c.state.notes.get(service.id)?.locked_by, id);
-    const r = c.apply([], 4n * EPOCH + 1n);
+    const r = c.apply([], 3n * EPOCH + 1n);
     const unlocked = r.events.find((e) => e.kind === 'Header' && e.event.type === 'SdpNoteUnlocked');
     assert.ok(unlocked, 'an SdpNoteUnlocked event');
     assert.equal(c.state.notes.get(service.id)?.locked_by, null);
     assert.equal(c.state.sdp.declarations.has(id), false);
   });
 
-  test('blend income is paid to active providers at the epoch change', () => {
+  test('blend income of epoch 2 is paid at the change to epoch 4 to the providers that proved activity in epoch 3', () => {
     const c = new TestChain();
     const notes = genesisNotes(c.genesis);
-    const service = notes[0]!;
-    const zk2 = newKey('sdp-zk-2');
-    const declare = declareOp(
-      service.id,
-      provider.publicKey,
-      zk2.publicKey,
-      '/ip4/10.0.0.1/udp/3000/quic-v1',
-    );
-    c.apply([
-      withFee(notes[1]!, [declare], [[]], (hash, msg, op) =>
-        op.opcode === Opcode.SDPDeclare
-          ? {
-              type: 'ZkAndEd25519Sigs',
-              zk_sig: insecureTestZkSign(msg, [service.sk, zk2.secretKey]),
-              ed25519_sig: provider.sign(hash),
-            }
-          : undefined,
-      ),
-    ]);
-    // Active from epoch 2; income of epoch 2 is paid at the change to epoch 3.
-    c.advanceTo(3n * EPOCH - 1n, 40n);
-    const income = c.state.sdp.blend_income;
-    assert.ok(income > 0n);
-    const r = c.apply([], 3n * EPOCH);
-    const paid = r.events.find((e) => e.kind === 'Header' && e.event.type === 'SdpRewardDistributed');
-    assert.ok(paid && paid.kind === 'Header' && paid.event.type === 'SdpRewardDistributed');
-    if (paid.kind === 'Header' && paid.event.type === 'SdpRewardDistributed') {
-      assert.equal(paid.event.utxo.note.pk, zk2.publicKey);
-      assert.equal(paid.event.utxo.note.value, income);
-      assert.ok(c.state.notes.has(noteId(paid.event.utxo.op_id, 0, paid.event.utxo.note)));
+    // Two providers: the devnet's minimum_network_size is 2.
+    const providers = [
+      {
+        signer: provider,
+        zk: newKey('sdp-zk-2'),
+        note: notes[0]!,
+        locator: '/ip4/10.0.0.1/udp/3000/quic-v1',
+      },
+      {
+        signer: new Ed25519Signer(new Uint8Array(32).fill(25)),
+        zk: newKey('sdp-zk-3'),
+        note: notes[1]!,
+        locator: '/ip4/10.0.0.2/udp/3000/quic-v1',
+      },
+    ];
+    const ids: Uint8Array[] = [];
+    for (const [i, p] of providers.entries()) {
+      const declare = declareOp(p.note.id, p.signer.publicKey, p.zk.publicKey, p.locator);
+      ids.push(declarationId(declare.payload as Extract<Op, { opcode: 32 }>['payload']));
+      c.apply([
+        withFee(notes[2 + i]!, [declare], [[]], (hash, msg, op) =>
+          op.opcode === Opcode.SDPDeclare
+            ? {
+                type: 'ZkAndEd25519Sigs',
+                zk_sig: insecureTestZkSign(msg, [p.note.sk, p.zk.secretKey]),
+                ed25519_sig: p.signer.sign(hash),
+              }
+            : undefined,
+        ),
+      ]);
     }
+    // Declared in epoch 0: active from epoch 2. Epoch 2 becomes the target epoch at the change to 3.
+    c.advanceTo(3n * EPOCH - 1n, 40n);
+    const income = c.state.sdp.rewards.current_income;
+    assert.ok(income > 0n);
+    c.apply([], 3n * EPOCH);
+    assert.equal(c.state.sdp.rewards.target?.epoch, 2);
+    assert.equal(c.state.sdp.rewards.target?.income, income);
+    // Each provider proves a blending token of epoch 2: its proof of selection designates its own
+    // index (providers sorted by zk id) and the token is close enough to epoch 3's randomness.
+    const target = c.state.sdp.rewards.target!;
+    const nonce = c.state.sdp.rewards.current_nonce;
+    const proofFor = (zkId: bigint) => {
+      const index = BigInt(target.providers.findIndex((p) => p.zk_id === zkId));
+      for (let r = 1n; ; r++) {
+        const proof = {
+          epoch: 2,
+          signing_key: provider.publicKey,
+          proof_of_quota: {
+            key_nullifier: keyNullifierOf(r),
+            proof: { pi_a: new Uint8Array(32), pi_b: new Uint8Array(64), pi_c: new Uint8Array(32) },
+          },
+          proof_of_selection: { selection_randomness: r },
+        };
+        if (
+          selectionIndex(r, 2n) === index &&
+          tokenDistance(blendingTokenBytes(proof), target.token_count_byte_len, nonce) <=
+            target.activity_threshold
+        )
+          return proof;
+      }
+    };
+    for (const [i, p] of providers.entries()) {
+      const active: Op = {
+        opcode: Opcode.SDPActive,
+        payload: { declaration_id: ids[i]!, nonce: 1n, metadata: { Blend: proofFor(p.zk.publicKey) } },
+      };
+      c.apply([withFee(notes[4 + i]!, [active], [[p.zk.secretKey]])]);
+      assert.equal(c.state.sdp.declarations.get(bytesToHex(ids[i]!))?.active, 3);
+    }
+    c.advanceTo(4n * EPOCH - 1n, 40n);
+    const r = c.apply([], 4n * EPOCH);
+    const paid = r.events.flatMap((e) =>
+      e.kind === 'Header' && e.event.type === 'SdpRewardDistributed' ? [e.event.utxo] : [],
+    );
+    assert.equal(paid.length, 2);
+    const byPk = new Map(paid.map((u) => [u.note.pk, u.note.value]));
+    const total = paid.reduce((a, u) => a + u.note.value, 0n);
+    assert.ok(total <= income && total > income - 3n);
+    for (const p of providers) assert.ok((byPk.get(p.zk.publicKey) ?? 0n) > 0n);
+    for (const u of paid) assert.ok(c.state.notes.has(noteId(u.op_id, u.output_index, u.note)));
   });
 });
 

@@ -75,7 +75,8 @@ function fingerprint(s: LedgerState): string {
     sdp: {
       declarations: s.sdp.declarations.sortedEntries(cmpStr),
       snapshot: s.sdp.snapshot.sortedEntries(cmpStr),
-      blend_income: s.sdp.blend_income,
+      next_snapshot: s.sdp.next_snapshot.sortedEntries(cmpStr),
+      rewards: s.sdp.rewards,
     },
     leader: {
       vouchers: {
@@ -101,6 +102,7 @@ function shared(s: LedgerState): boolean[] {
     s.utxos === s.next_epoch_state.utxos,
     s.epoch_state.utxos === s.next_epoch_state.utxos,
     s.sdp.declarations === s.sdp.snapshot,
+    s.sdp.snapshot === s.sdp.next_snapshot,
   ];
 }
 
@@ -279,6 +281,37 @@ describe('ledger state snapshot', () => {
       wallet = [...wallet, ...a.outputs, ...b.outputs].filter((o) => o.sk !== 0n);
     }
     assert.ok(orig.state.epoch_state.epoch >= 4);
+  });
+
+  test('the Blend rewards state with a target epoch and accepted proofs round-trips', () => {
+    const s0 = built.c.state;
+    const pid = (b: number) => new Uint8Array(32).fill(b);
+    const s: LedgerState = {
+      ...s0,
+      sdp: {
+        ...s0.sdp,
+        rewards: {
+          current_epoch: s0.sdp.rewards.current_epoch,
+          current_nonce: 77n,
+          current_income: 1234n,
+          target: {
+            epoch: s0.sdp.rewards.current_epoch - 1,
+            epoch_nonce: FR_MODULUS - 1n,
+            providers: [
+              { provider_id: pid(1), zk_id: 5n },
+              { provider_id: pid(2), zk_id: 9n },
+            ],
+            token_count_byte_len: 3,
+            activity_threshold: 14n,
+            income: 1n << 70n,
+            submitted: [{ provider_id: pid(2), zk_id: 9n, distance: 4n }],
+          },
+        },
+      },
+    };
+    const r = roundTrip(s);
+    assert.equal(fingerprint(r), fingerprint(s));
+    assert.deepEqual(encodeLedgerState(r), encodeLedgerState(s));
   });
 
   test('shared note maps are encoded once and decode to one object', () => {
