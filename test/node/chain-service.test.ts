@@ -62,7 +62,7 @@ test('an orphan waits for its parent and is applied when the parent arrives', as
   }
 });
 
-test('uncles: a fork block is offered as an uncle and accepted; unknown or misplaced uncles are refused', async () => {
+test('uncles: a fork block is offered as an uncle and accepted; misplaced uncles are refused', async () => {
   const s = await service();
   try {
     const t = new TestChain();
@@ -81,9 +81,9 @@ test('uncles: a fork block is offered as an uncle and accepted; unknown or mispl
     t.apply([], 1n);
     const a2 = withUncles(t.block([], 3n), uncles);
     const bogus = { ...uncles[0]!, header: { ...uncles[0]!.header, slot: 99n } };
-    await assert.rejects(s.chain.submit(withUncles(t.block([], 3n), [bogus])), /INVALID_UNCLE|unknown block/);
+    await assert.rejects(s.chain.submit(withUncles(t.block([], 3n), [bogus])), /not strictly older/);
     const ancestor = { header: a1.header, signature: a1.signature };
-    await assert.rejects(s.chain.submit(withUncles(t.block([], 3n), [ancestor])), /ancestor/);
+    await assert.rejects(s.chain.submit(withUncles(t.block([], 3n), [ancestor])), /on the chain/);
     const done = await s.chain.submit(a2);
     assert.equal(done.height, 2);
     assert.equal(s.chain.block(done.id)?.uncle_headers.length, 1);
