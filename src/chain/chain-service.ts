@@ -84,6 +84,8 @@ export class ChainService extends EventEmitter<ChainEvents> {
   private orphanCount = 0;
   static readonly MAX_ORPHANS = 1000;
   private failed: Error | undefined;
+  /** The last state recording (drained with the blocks). */
+  private recording: Promise<void> = Promise.resolve();
   /**
    * The head as last committed to storage. Readers (the API, the leader) see this one: while a block
    * is being stored the block tree is already ahead, and its tip must not be visible before its block
@@ -244,6 +246,20 @@ export class ChainService extends EventEmitter<ChainEvents> {
     this.publishHead();
     this.headVersion++;
     this.emit('online');
+    void this.recordState(); // F: pbp.rs records the state right after the switch
+  }
+
+  /**
+   * Stores the consensus state with the current time, so that a restart knows how long the node was
+   * offline (F `record_recovery_state`). A failure is logged: the next recording retries.
+   */
+  recordState(): Promise<void> {
+    if (this.failed) return Promise.resolve();
+    const run = this.deps.store.recordState(this.engine.state, BigInt(Date.now())).catch((e: Error) => {
+      this.deps.logger.warn({ err: e.message }, 'recording the consensus state failed');
+    });
+    this.recording = run;
+    return run;
   }
 
   tip() {
@@ -381,6 +397,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
   /** Waits for the blocks being processed. */
   async drain(): Promise<void> {
     await this.queue;
+    await this.recording;
   }
 
   private async process(block: Block, own: boolean): Promise<ProcessedBlock> {
@@ -441,7 +458,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
         tip: hexToBytes(this.engine.tip.id),
         lib: hexToBytes(this.engine.lib.id),
         state: this.engine.state,
-        ...(this.engine.state === 'Online' ? { lastOnlineMs: BigInt(Date.now()) } : {}),
+        lastOnlineMs: BigInt(Date.now()),
       },
       // Blocks below the LIB leave the tree but stay stored as canonical history; dead forks are deleted.
       prune: res.stale.map((p) => hexToBytes(p)),

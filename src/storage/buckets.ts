@@ -5,7 +5,7 @@
  * an old data directory can never be read with a new meaning. Add new buckets at the end.
  */
 export enum Bucket {
-  /** ASCII name → value: tip, lib, state, lastOnlineMs, genesisTimeMs, schema version. */
+  /** ASCII name → value: tip, lib, state, lastOnlineMs (when state was recorded), genesisTimeMs, schema version. */
   Meta = 0,
   /** Block id → encoded block. */
   Blocks = 1,
