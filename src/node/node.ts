@@ -10,6 +10,7 @@ import { chooseEngineState, type LastEngineState } from '../chain/bootstrap-stat
 import { ChainService } from '../chain/chain-service.ts';
 import { SlotClock } from '../chain/clock.ts';
 import { LeaderService, NO_TRANSACTIONS } from '../chain/leader.ts';
+import { VoucherGenerator } from '../chain/vouchers.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import { frFromBytes, frToBytes } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
@@ -148,13 +149,22 @@ export class LogosNode {
       .map((k) => frFromBytes(hexToBytes(k.secret)));
     const known = new Set(Object.values(config.wallet.known_keys));
     const leaderKeys = secretKeys.filter((sk) => known.has(bytesToHex(frToBytes(zkPublicKey(sk)))));
+    // The voucher master key is the KMS Zk key named by wallet.voucher_master_key_id (F: the wallet
+    // derives vouchers through the KMS with that key id); there is no other source.
     const masterId = config.wallet.voucher_master_key_id;
-    const master = masterId ? config.kms.backend.keys[masterId] : undefined;
+    const master = masterId !== null ? config.kms.backend.keys[masterId] : undefined;
+    if (master?.kind !== 'Zk' && leaderKeys.length > 0) {
+      logger.error(
+        { voucher_master_key_id: masterId },
+        'no Zk voucher master key in the KMS: won slots cannot make blocks',
+      );
+    }
+    const vouchers =
+      master?.kind === 'Zk'
+        ? new VoucherGenerator(frFromBytes(hexToBytes(master.secret)), store.wallet)
+        : undefined;
     this.leader = new LeaderService(
-      {
-        secretKeys: leaderKeys,
-        voucherMasterKey: master ? frFromBytes(hexToBytes(master.secret)) : (leaderKeys[0] ?? 0n),
-      },
+      { secretKeys: leaderKeys, vouchers },
       {
         chain: this.chain,
         clock: this.clock,
