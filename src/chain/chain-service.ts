@@ -408,17 +408,18 @@ export class ChainService extends EventEmitter<ChainEvents> {
     const id = headerId(block.header);
     const hex = bytesToHex(id);
     if (this.engine.has(hex)) throw new BlockRejected('ALREADY_APPLIED', `block ${hex} is already applied`);
-    const parentHex = bytesToHex(block.header.parent_block);
-    const parent = this.states.get(parentHex);
-    if (!parent) {
-      this.keepOrphan(parentHex, block);
-      throw new BlockRejected('PARENT_MISSING', `the parent ${parentHex} of block ${hex} is unknown`);
-    }
+    // F (chain-service try_apply_block): a block from a future slot is refused before its parent is looked up.
     if (block.header.slot > clock.currentSlot()) {
       throw new BlockRejected(
         'FUTURE_BLOCK',
         `block slot ${block.header.slot} is after the current slot ${clock.currentSlot()}`,
       );
+    }
+    const parentHex = bytesToHex(block.header.parent_block);
+    const parent = this.states.get(parentHex);
+    if (!parent) {
+      this.keepOrphan(parentHex, block);
+      throw new BlockRejected('PARENT_MISSING', `the parent ${parentHex} of block ${hex} is unknown`);
     }
     try {
       checkBlockStructure(block);

@@ -62,6 +62,24 @@ test('an orphan waits for its parent and is applied when the parent arrives', as
   }
 });
 
+test('a block from a future slot is refused before its parent is looked up (not kept as an orphan)', async () => {
+  const s = await service();
+  try {
+    const t = new TestChain();
+    const b1 = t.block([], 1n);
+    t.apply([], 1n);
+    const future = t.block([], 10n ** 12n);
+    await assert.rejects(s.chain.submit(future), /after the current slot/);
+    await s.chain.submit(b1);
+    await s.chain.drain();
+    await new Promise((r) => setTimeout(r, 50));
+    await s.chain.drain();
+    assert.equal(s.chain.tip().height, 1, 'the future block was not kept to be applied later');
+  } finally {
+    s.close();
+  }
+});
+
 test('uncles: a fork block is offered as an uncle and accepted; misplaced uncles are refused', async () => {
   const s = await service();
   try {
