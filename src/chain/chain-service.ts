@@ -246,7 +246,18 @@ export class ChainService extends EventEmitter<ChainEvents> {
     this.publishHead();
     this.headVersion++;
     this.emit('online');
-    void this.recordState(); // F: pbp.rs records the state right after the switch
+    // F (pbp.rs switch_to_online): the forks that diverged below the new LIB are deleted from storage,
+    // and the state is recorded right after the switch. Queued with the blocks, so it commits in order.
+    const update: ChainUpdate = {
+      blocks: [],
+      canonical: [],
+      meta: { lib: hexToBytes(this.engine.lib.id), state: 'Online', lastOnlineMs: BigInt(Date.now()) },
+      prune: res.stale.map((p) => hexToBytes(p)),
+    };
+    const run = this.queue.then(() => this.deps.store.commit(update));
+    this.queue = run.catch((e: Error) => {
+      this.deps.logger.warn({ err: e.message }, 'storing the switch to Online failed');
+    });
   }
 
   /**

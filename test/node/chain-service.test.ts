@@ -18,7 +18,11 @@ after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function service(): Promise<{ chain: ChainService; close(): void }> {
+async function service(): Promise<{
+  chain: ChainService;
+  store: Awaited<ReturnType<typeof openStore>>;
+  close(): void;
+}> {
   const dir = mkdtempSync(join(tmpdir(), 'logos-chain-'));
   dirs.push(dir);
   const store = await openStore(dir);
@@ -33,7 +37,7 @@ async function service(): Promise<{ chain: ChainService; close(): void }> {
     },
   );
   await chain.start();
-  return { chain, close: () => store.close() };
+  return { chain, store, close: () => store.close() };
 }
 
 /** The same block with uncles referenced (body root and signature redone). */
@@ -75,6 +79,31 @@ test('a block from a future slot is refused before its parent is looked up (not 
     await new Promise((r) => setTimeout(r, 50));
     await s.chain.drain();
     assert.equal(s.chain.tip().height, 1, 'the future block was not kept to be applied later');
+  } finally {
+    s.close();
+  }
+});
+
+test('the switch to Online deletes the forks below the new LIB from storage and stores the LIB and state', async () => {
+  const s = await service();
+  try {
+    const t = new TestChain();
+    const fork = t.block([], 1n, 8n);
+    await s.chain.submit(fork);
+    const k = DEVNET.ledger.consensus.security_param;
+    for (let slot = 2n; slot <= BigInt(k + 4); slot++) {
+      await s.chain.submit(t.block([], slot));
+      t.apply([], slot);
+    }
+    assert.equal(s.chain.tip().height, k + 3);
+    assert.ok(s.chain.block(headerId(fork.header)), 'a fork is kept while Bootstrapping');
+    s.chain.setOnline();
+    await s.chain.drain();
+    assert.equal(s.chain.lib().height, 3);
+    assert.equal(s.chain.block(headerId(fork.header)), undefined, 'the stale fork is deleted');
+    const meta = s.store.chain.meta();
+    assert.equal(bytesToHex(meta.lib!), bytesToHex(s.chain.lib().id));
+    assert.equal(meta.state, 'Online');
   } finally {
     s.close();
   }
