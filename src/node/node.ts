@@ -153,6 +153,7 @@ export class LogosNode {
     // derives vouchers through the KMS with that key id); there is no other source.
     const masterId = config.wallet.voucher_master_key_id;
     const master = masterId !== null ? config.kms.backend.keys[masterId] : undefined;
+    // inferred: without the key the node runs and passes over won slots; F requires the key id (docs/fidelity.md)
     if (master?.kind !== 'Zk' && leaderKeys.length > 0) {
       logger.error(
         { voucher_master_key_id: masterId },
