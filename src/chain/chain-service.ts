@@ -10,7 +10,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { type Block, checkBlockStructure, decodeBlock, encodeBlock } from '../block/block.ts';
-import { encodeHeader, headerId, type SignedHeader } from '../block/header.ts';
+import { headerId, type SignedHeader } from '../block/header.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import { stringifyJson } from '../codec/json.ts';
 import {
@@ -19,7 +19,6 @@ import {
   CryptarchiaEngine,
   type ReceiveResult,
 } from '../consensus/engine.ts';
-import { ed25519Verify } from '../crypto/ed25519.ts';
 import { LogosError } from '../errors/base.ts';
 import { applyBlock, type BlockResult } from '../ledger/apply.ts';
 import { epochSchedule } from '../ledger/config.ts';
@@ -33,6 +32,7 @@ import { applyBlockVerified } from '../ledger/verified.ts';
 import { txHash } from '../mantle/tx.ts';
 import type { ChainStore, ChainUpdate } from '../storage/chain-store.ts';
 import type { SlotClock } from './clock.ts';
+import { InvalidUncle, verifyUncles } from './uncles.ts';
 
 export class BlockRejected extends LogosError {}
 
@@ -84,6 +84,8 @@ export class ChainService extends EventEmitter<ChainEvents> {
   private orphanCount = 0;
   static readonly MAX_ORPHANS = 1000;
   private failed: Error | undefined;
+  /** The last state recording (drained with the blocks). */
+  private recording: Promise<void> = Promise.resolve();
   /**
    * The head as last committed to storage. Readers (the API, the leader) see this one: while a block
    * is being stored the block tree is already ahead, and its tip must not be visible before its block
@@ -108,7 +110,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
     this.publishHead();
   }
 
-  private newEngine(lib?: BlockNode): CryptarchiaEngine {
+  private newEngine(lib?: BlockNode, libUncleSlots?: readonly bigint[]): CryptarchiaEngine {
     const c = this.opts.deployment.ledger.consensus;
     return new CryptarchiaEngine({
       genesis: { id: bytesToHex(this.genesis.id), slot: 0n },
@@ -116,6 +118,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
       sGen: epochSchedule(c).s_gen,
       state: 'Bootstrapping',
       ...(lib ? { lib } : {}),
+      ...(libUncleSlots ? { libUncleSlots } : {}),
     });
   }
 
@@ -179,7 +182,12 @@ export class ChainService extends EventEmitter<ChainEvents> {
           slot: snap.info.slot,
           length: Number(snap.info.height),
         };
-        this.engine = this.newEngine(lib);
+        // The LIB keeps the slots of its uncles, as every block of the tree does (F: states.rs).
+        const libBlock = this.block(snap.info.id);
+        this.engine = this.newEngine(
+          lib,
+          libBlock?.uncle_headers.map((u) => u.header.slot),
+        );
         this.states.clear();
         this.states.set(lib.id, decodeLedgerState(snap.bytes));
         this.lastSnapshotHeight = lib.length;
@@ -238,6 +246,31 @@ export class ChainService extends EventEmitter<ChainEvents> {
     this.publishHead();
     this.headVersion++;
     this.emit('online');
+    // F (pbp.rs switch_to_online): the forks that diverged below the new LIB are deleted from storage,
+    // and the state is recorded right after the switch. Queued with the blocks, so it commits in order.
+    const update: ChainUpdate = {
+      blocks: [],
+      canonical: [],
+      meta: { lib: hexToBytes(this.engine.lib.id), state: 'Online', lastOnlineMs: BigInt(Date.now()) },
+      prune: res.stale.map((p) => hexToBytes(p)),
+    };
+    const run = this.queue.then(() => this.deps.store.commit(update));
+    this.queue = run.catch((e: Error) => {
+      this.deps.logger.warn({ err: e.message }, 'storing the switch to Online failed');
+    });
+  }
+
+  /**
+   * Stores the consensus state with the current time, so that a restart knows how long the node was
+   * offline (F `record_recovery_state`). A failure is logged: the next recording retries.
+   */
+  recordState(): Promise<void> {
+    if (this.failed) return Promise.resolve();
+    const run = this.deps.store.recordState(this.engine.state, BigInt(Date.now())).catch((e: Error) => {
+      this.deps.logger.warn({ err: e.message }, 'recording the consensus state failed');
+    });
+    this.recording = run;
+    return run;
   }
 
   tip() {
@@ -294,65 +327,32 @@ export class ChainService extends EventEmitter<ChainEvents> {
     return epochSchedule(this.config.consensus).uncle_window_slots;
   }
 
-  /** Slots taken by uncles that blocks on the chain ending at `parent` reference, within the window of `slot`. */
-  private occupiedUncleSlots(parent: string, slot: bigint): Set<bigint> {
-    const out = new Set<bigint>();
-    const min = slot - this.uncleWindow();
-    let cur = parent;
-    for (;;) {
-      const node = this.engine.get(cur);
-      if (!node || node.slot < min || node.length === 0) break;
-      const b = this.block(hexToBytes(cur));
-      for (const u of b?.uncle_headers ?? []) out.add(u.header.slot);
-      cur = node.parent;
-    }
-    return out;
-  }
-
-  /** Uncles a new block on `parent` at `slot` should reference (consensus.md §8), with their signed headers. */
+  /** Uncles a new block on `parent` at `slot` references (F `select_uncles`), with their signed headers. */
   unclesFor(parent: Uint8Array, slot: bigint): SignedHeader[] {
-    const p = bytesToHex(parent);
-    const nodes = this.engine.selectUncles(p, slot, this.uncleWindow(), {
-      occupiedSlots: this.occupiedUncleSlots(p, slot),
-    });
+    const nodes = this.engine.selectUncles(bytesToHex(parent), slot, this.uncleWindow());
     const out: SignedHeader[] = [];
     for (const n of nodes) {
+      // Every block of the tree is stored; a proposal with fewer uncles is still valid.
       const b = this.block(hexToBytes(n.id));
       if (b) out.push({ header: b.header, signature: b.signature });
     }
     return out;
   }
 
-  /**
-   * A block's uncles must be known blocks that start a fork off its parent's chain, within the
-   * window, at slots not taken by the chain or by uncles its ancestors reference, one per slot,
-   * each signed by its leader.
-   */
-  private checkUncles(block: Block, parentHex: string): void {
-    if (block.uncle_headers.length === 0) return;
-    const slot = block.header.slot;
-    const window = this.uncleWindow();
-    const occupied = this.occupiedUncleSlots(parentHex, slot);
-    const chain = new Map<string, BlockNode>();
-    for (const n of this.engine.ancestors(parentHex, this.engine.lib.id)) chain.set(n.id, n);
-    const seen = new Set<bigint>();
-    const chainSlots = new Set([...chain.values()].map((n) => n.slot));
-    for (const u of block.uncle_headers) {
-      const uid = bytesToHex(headerId(u.header));
-      const node = this.engine.get(uid);
-      const up = node ? chain.get(node.parent) : undefined;
-      const bad = (why: string) => new BlockRejected('INVALID_UNCLE', `uncle ${uid}: ${why}`);
-      if (!node) throw bad('unknown block');
-      if (chain.has(uid)) throw bad('it is an ancestor of the block');
-      if (!up) throw bad("its parent is not on the block's chain");
-      if (u.header.slot >= slot) throw bad('its slot is not before the block slot');
-      if (slot - up.slot > window || slot - up.slot <= 0n) throw bad('outside the uncle window');
-      if (chainSlots.has(u.header.slot) || occupied.has(u.header.slot) || seen.has(u.header.slot))
-        throw bad('its slot is taken');
-      if (!ed25519Verify(u.header.proof_of_leadership.leader_key, encodeHeader(u.header), u.signature)) {
-        throw bad('its signature is invalid');
-      }
-      seen.add(u.header.slot);
+  /** The uncle validity rules (uncles.ts), against the block tree and the ledger states. */
+  private async checkUncles(block: Block, parentHex: string): Promise<void> {
+    try {
+      await verifyUncles(block.uncle_headers, parentHex, block.header.slot, {
+        node: (id) => this.engine.get(id),
+        oldest: this.engine.lib.id,
+        state: (id) => this.states.get(id),
+        windowSlots: this.uncleWindow(),
+        config: this.config,
+        proofs: this.deps.proofs,
+      });
+    } catch (e) {
+      if (e instanceof InvalidUncle) throw new BlockRejected('INVALID_UNCLE', e.message, { cause: e });
+      throw e;
     }
   }
 
@@ -408,6 +408,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
   /** Waits for the blocks being processed. */
   async drain(): Promise<void> {
     await this.queue;
+    await this.recording;
   }
 
   private async process(block: Block, own: boolean): Promise<ProcessedBlock> {
@@ -418,24 +419,25 @@ export class ChainService extends EventEmitter<ChainEvents> {
     const id = headerId(block.header);
     const hex = bytesToHex(id);
     if (this.engine.has(hex)) throw new BlockRejected('ALREADY_APPLIED', `block ${hex} is already applied`);
-    const parentHex = bytesToHex(block.header.parent_block);
-    const parent = this.states.get(parentHex);
-    if (!parent) {
-      this.keepOrphan(parentHex, block);
-      throw new BlockRejected('PARENT_MISSING', `the parent ${parentHex} of block ${hex} is unknown`);
-    }
+    // F (chain-service try_apply_block): a block from a future slot is refused before its parent is looked up.
     if (block.header.slot > clock.currentSlot()) {
       throw new BlockRejected(
         'FUTURE_BLOCK',
         `block slot ${block.header.slot} is after the current slot ${clock.currentSlot()}`,
       );
     }
+    const parentHex = bytesToHex(block.header.parent_block);
+    const parent = this.states.get(parentHex);
+    if (!parent) {
+      this.keepOrphan(parentHex, block);
+      throw new BlockRejected('PARENT_MISSING', `the parent ${parentHex} of block ${hex} is unknown`);
+    }
     try {
       checkBlockStructure(block);
     } catch (e) {
       throw new BlockRejected('INVALID_BLOCK', (e as Error).message, { cause: e });
     }
-    this.checkUncles(block, parentHex);
+    await this.checkUncles(block, parentHex);
     let r: BlockResult;
     try {
       r = await applyBlockVerified(parent, block, this.config, proofs, { skipProofOfLeadership: own });
@@ -468,7 +470,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
         tip: hexToBytes(this.engine.tip.id),
         lib: hexToBytes(this.engine.lib.id),
         state: this.engine.state,
-        ...(this.engine.state === 'Online' ? { lastOnlineMs: BigInt(Date.now()) } : {}),
+        lastOnlineMs: BigInt(Date.now()),
       },
       // Blocks below the LIB leave the tree but stay stored as canonical history; dead forks are deleted.
       prune: res.stale.map((p) => hexToBytes(p)),

@@ -1,18 +1,17 @@
 /**
  * Block production: at every slot, play the leader lottery with the wallet's notes that are in the
- * epoch's aged snapshot and still unspent; on a win, build a block on the current tip, prove
- * leadership (in the prover process, off the event loop), sign it with a fresh one-time key, and
- * hand it to the chain service. One block is produced at a time; a proof that finishes after its
- * slot still makes a valid block, since a block's slot only has to be after its parent's and not in
- * the future.
+ * epoch's aged snapshot and still unspent; on a win, take the wallet's next voucher, build a block on
+ * the current tip with the uncles the chain selects for it, prove leadership (in the prover process,
+ * off the event loop), sign it with a fresh one-time key, and hand it to the chain service. One block
+ * is produced at a time; a proof that finishes after its slot still makes a valid block, since a
+ * block's slot only has to be after its parent's and not in the future.
  */
 import type { Logger } from 'pino';
 import { bodyRoot } from '../block/block.ts';
 import { encodeHeader, type Header } from '../block/header.ts';
 import { entropyContribution, isWinningTicket, leaderThreshold, leaderTicket } from '../consensus/lottery.ts';
 import { Ed25519Signer, ed25519GenerateSecretKey } from '../crypto/ed25519.ts';
-import { type Fr, frFromAscii } from '../crypto/field.ts';
-import { compress, digest } from '../crypto/poseidon2/index.ts';
+import type { Fr } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { epochStateAt, polPublicInputs } from '../ledger/apply.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
@@ -21,6 +20,7 @@ import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
 import { selectTransactions } from './block-builder.ts';
 import type { ChainService } from './chain-service.ts';
 import type { SlotClock } from './clock.ts';
+import type { VoucherGenerator } from './vouchers.ts';
 
 /**
  * Where a leader gets candidate transactions for its block (the mempool), best first. Their proofs
@@ -32,13 +32,14 @@ export interface TransactionSource {
 
 export const NO_TRANSACTIONS: TransactionSource = { candidates: () => [] };
 
-export const REWARD_VOUCHER = frFromAscii('REWARD_VOUCHER');
-
 export interface LeaderOptions {
   /** Secret keys of the wallet's notes that may lead. */
   readonly secretKeys: readonly Fr[];
-  /** Voucher master key: voucher secrets are digest([master, index]). */
-  readonly voucherMasterKey: Fr;
+  /**
+   * The wallet's reward vouchers (from its voucher master key). Without them no block can be made: a
+   * won slot is passed over, as the reference does when its wallet cannot derive a voucher.
+   */
+  readonly vouchers: VoucherGenerator | undefined;
 }
 
 export interface LeaderDeps {
@@ -123,9 +124,16 @@ export class LeaderService {
       if (!parent.notes.has(n.id)) continue; // spent since the snapshot
       const ticket = leaderTicket(es.nonce, slot, n.id, n.sk);
       if (!isWinningTicket(ticket, leaderThreshold(n.record.note.value, es.lottery))) continue;
+      if (this.opts.vouchers === undefined) {
+        this.deps.logger.error(
+          { slot: Number(slot) },
+          'won the slot, but no voucher master key is configured',
+        );
+        return;
+      }
       this.producing = true;
       try {
-        await this.produce(slot, tip.id, parent, es, n);
+        await this.produce(slot, tip.id, parent, es, n, this.opts.vouchers);
       } catch (e) {
         this.deps.logger.warn({ slot: Number(slot), err: (e as Error).message }, 'block production failed');
       } finally {
@@ -141,6 +149,7 @@ export class LeaderService {
     parent: LedgerState,
     es: EpochState,
     n: OwnedNote,
+    vouchers: VoucherGenerator,
   ): Promise<void> {
     const t0 = performance.now();
     const { txs } = selectTransactions(
@@ -149,21 +158,22 @@ export class LeaderService {
       slot,
       this.deps.txs.candidates(),
     );
-    const _uncles = this.deps.chain.unclesFor(parentId, slot);
+    // F: chain-leader selects the uncles of the proposal (a proposal without them is still valid).
+    const uncles = this.deps.chain.unclesFor(parentId, slot);
     const leaderKey = new Ed25519Signer(ed25519GenerateSecretKey());
-    const voucherSecret = digest([this.opts.voucherMasterKey, slot]);
+    const voucher = await vouchers.next();
     const header: Header = {
       parent_block: parentId,
       slot,
       body_root: bodyRoot(
-        [],
+        uncles,
         txs.map((t) => txHash(t.mantle_tx)),
       ),
       proof_of_leadership: {
         proof: new Uint8Array(128),
         entropy_contribution: entropyContribution(slot, n.id, n.sk),
         leader_key: leaderKey.publicKey,
-        voucher_cm: compress(REWARD_VOUCHER, voucherSecret),
+        voucher_cm: voucher.cm,
       },
     };
     const latest = parent.notes.get(n.id)!;
@@ -182,7 +192,7 @@ export class LeaderService {
     const block = {
       header,
       signature: leaderKey.sign(encodeHeader(header)),
-      uncle_headers: [],
+      uncle_headers: uncles,
       transactions: txs,
     };
     const done = await this.deps.chain.submit(block, { own: true });
@@ -194,6 +204,8 @@ export class LeaderService {
         slot: Number(slot),
         height: done.height,
         txs: txs.length,
+        uncles: uncles.length,
+        voucher_index: Number(voucher.index),
         prove_ms: Math.round(tProof - t0),
         total_ms: Math.round(performance.now() - t0),
         late_slots: Number(this.deps.clock.currentSlot() - slot),

@@ -1,6 +1,6 @@
 /**
- * The Cryptarchia engine: the in-memory block tree above the latest immutable block (LIB), fork choice
- * and LIB tracking (reference/consensus.md §5, §6, §8; reference `consensus/cryptarchia-engine`).
+ * The Cryptarchia engine: the in-memory block tree above the latest immutable block (LIB), fork choice,
+ * LIB tracking and uncle selection (reference/consensus.md §5, §6, §8; F: `consensus/cryptarchia-engine`).
  * Pure and synchronous: no I/O, no clocks, no ledger. Blocks are identified by lowercase hex header ids.
  *
  * Fork choice, run after every received block, is the reference's scan over all fork tips:
@@ -12,6 +12,9 @@
  *       Bootstrapping (maxvalid_bg): if m ≤ k: switch if F.length > cmax.length
  *                                    else:   switch if density(F) > density(cmax), where density(C) is the
  *                                            number of blocks of C with slot in (L.slot, L.slot + s_gen]
+ *
+ * Only the blocks of a chain count toward its density, not the uncles they reference (F: `maxvalid_bg`
+ * walks the chain back; uncle slots serve uncle selection and stake inference only).
  *
  * Ties keep the current chain. The reference visits fork tips in hash-set order; here (open-questions Q22)
  * they are visited in **arrival order of the tip block**: the tip that has been a leaf the longest comes
@@ -50,7 +53,7 @@ export type EngineErrorCode =
   | 'ParentMissing'
   /** `receive`: the block is already in the tree. */
   | 'AlreadyApplied'
-  /** `receive` / `selectUncles`: the slot is not strictly greater than the parent's. */
+  /** `receive`: the slot is before the parent's; `selectUncles`: the slot is not after the parent's. */
   | 'InvalidSlot'
   /** A query named a block that is not in the tree. */
   | 'UnknownBlock'
@@ -102,15 +105,11 @@ export interface EngineOptions {
   readonly state: ConsensusState;
   /** On a restart: the known LIB, which becomes the root of the tree (and the first tip) instead of genesis. */
   readonly lib?: BlockNode;
+  /** Slots of the uncles the LIB block references (kept for the uncle selection of the blocks above it). */
+  readonly libUncleSlots?: readonly bigint[];
 }
 
 export interface UncleOptions {
-  /**
-   * Slots already taken by uncles that ancestors of the new block reference (consensus.md §8: "a slot not
-   * already occupied by ancestors or their uncles"). The engine knows the ancestors' own slots but not
-   * their uncles, so the caller passes these (at least those within the window).
-   */
-  readonly occupiedSlots?: ReadonlySet<bigint>;
   /** Maximum number of uncles (default `MAX_UNCLES`). */
   readonly max?: number;
 }
@@ -127,7 +126,7 @@ interface Rec {
   readonly skip: string | undefined;
   /** Child ids, in arrival order. */
   readonly children: string[];
-  /** Slots of the uncles the block references (they count toward its chain's density). */
+  /** Slots of the uncles the block references (slots the uncles of its descendants cannot take). */
   readonly uncles: readonly bigint[];
 }
 
@@ -157,8 +156,6 @@ export class CryptarchiaEngine {
   readonly sGen: bigint;
   readonly genesis: BlockNode;
   readonly #nodes = new Map<string, Rec>();
-  /** Number of blocks received with uncles; the uncle part of the density rule is skipped while 0. */
-  #blocksWithUncles = 0;
   /** Blocks without children, in arrival order (the fork-choice visiting order). */
   readonly #leaves = new Map<string, BlockNode>();
   /** Per fork tip: its last fork-choice comparison. */
@@ -190,7 +187,7 @@ export class CryptarchiaEngine {
         throw new EngineError('InvalidParams', `bad LIB height ${l.length}`);
       root = Object.freeze({ id: l.id, parent: l.parent, slot: l.slot, length: l.length });
     }
-    const rec: Rec = { node: root, skip: undefined, children: [], uncles: [] };
+    const rec: Rec = { node: root, skip: undefined, children: [], uncles: [...(opts.libUncleSlots ?? [])] };
     this.#nodes.set(root.id, rec);
     this.#leaves.set(root.id, root);
     this.#root = rec;
@@ -224,19 +221,21 @@ export class CryptarchiaEngine {
   }
 
   /**
-   * Adds a block whose parent is in the tree and whose slot is strictly greater than the parent's, then
-   * runs fork choice and (Online) moves the LIB. Throws `EngineError` (ParentMissing, AlreadyApplied,
-   * InvalidSlot) without changing anything.
+   * Adds a block whose parent is in the tree and whose slot is not before the parent's, then runs fork
+   * choice and (Online) moves the LIB. `uncleSlots` are the slots of the uncles the block references.
+   * Throws `EngineError` (ParentMissing, AlreadyApplied, InvalidSlot) without changing anything.
+   * (F `apply_header` only rejects `parent.slot > slot`; the ledger, which runs first, requires a
+   * strictly greater slot.)
    */
   receive(id: string, parent: string, slot: bigint, uncleSlots: readonly bigint[] = []): ReceiveResult {
     if (this.#nodes.has(id)) throw new EngineError('AlreadyApplied', `block ${id} is already in the tree`);
     const p = this.#nodes.get(parent);
     if (p === undefined)
       throw new EngineError('ParentMissing', `parent ${parent} of block ${id} is not in the tree`);
-    if (typeof slot !== 'bigint' || slot <= p.node.slot) {
+    if (typeof slot !== 'bigint' || slot < p.node.slot) {
       throw new EngineError(
         'InvalidSlot',
-        `block ${id} has slot ${slot}, not after its parent's slot ${p.node.slot}`,
+        `block ${id} has slot ${slot}, before its parent's slot ${p.node.slot}`,
       );
     }
     const length = p.node.length + 1;
@@ -244,7 +243,6 @@ export class CryptarchiaEngine {
     const skip = sh >= this.#root.node.length ? this.#ancestorRec(p, sh).node.id : undefined;
     const node: BlockNode = Object.freeze({ id, parent, slot, length });
     this.#nodes.set(id, { node, skip, children: [], uncles: [...uncleSlots] });
-    if (uncleSlots.length > 0) this.#blocksWithUncles++;
     p.children.push(id);
     this.#leaves.delete(parent);
     this.#compareCache.delete(parent);
@@ -309,30 +307,45 @@ export class CryptarchiaEngine {
     return this.#ancestorRec(this.#tip, r.node.length) === r;
   }
 
+  /** Slots of the uncles the block references, as received. Throws UnknownBlock. */
+  uncleSlots(id: string): readonly bigint[] {
+    return this.#need(id).uncles;
+  }
+
+  /**
+   * The newest block of the chain ending at `id` whose slot is ≤ `slot`, or the oldest block of the tree
+   * when every block of the chain held is after `slot` (F `walk_back_before`). Throws UnknownBlock.
+   */
+  walkBackBefore(id: string, slot: bigint): BlockNode {
+    return this.#walkBackBefore(this.#need(id), slot).node;
+  }
+
   /** Lowest common ancestor of two blocks of the tree. Throws UnknownBlock. */
   lca(a: string, b: string): BlockNode {
     return this.#lcaRec(this.#need(a), this.#need(b)).node;
   }
 
   /**
-   * Candidate uncles for a new block on `parent` at `slot` (consensus.md §8): the first blocks of forks off
-   * the parent's chain (their parent is on that chain, they are not) with `uncle.slot < slot`,
-   * `0 < slot − uncle.parent.slot ≤ windowSlots`, and a slot used neither by a block of the parent's chain
-   * nor by `opts.occupiedSlots`. Ordered by (parent slot, slot, id); the first one per slot is kept, at most
-   * `opts.max` (default 4). Throws UnknownBlock, InvalidSlot (slot ≤ parent's slot).
+   * Uncles for a new block on `parent` at `slot` (F `select_uncles`): the first blocks of forks off the
+   * parent's chain (their parent is on that chain, they are not) with `uncle.slot < slot`, a parent slot
+   * ≥ `slot − windowSlots`, and a slot taken neither by a block of the parent's chain within the window
+   * nor by an uncle those blocks reference. Ordered by (parent slot, slot, id); the first one per slot is
+   * kept, at most `opts.max` (default 4). Throws UnknownBlock, InvalidSlot (slot ≤ parent's slot).
    */
   selectUncles(parent: string, slot: bigint, windowSlots: bigint, opts: UncleOptions = {}): BlockNode[] {
     const p = this.#need(parent);
     if (slot <= p.node.slot)
       throw new EngineError('InvalidSlot', `slot ${slot} is not after the parent's slot ${p.node.slot}`);
-    const minParentSlot = slot - windowSlots;
-    const chainSlots = new Set<bigint>();
+    // F: window_start = slot − window, saturating at 0.
+    const windowStart = slot > windowSlots ? slot - windowSlots : 0n;
+    const occupied = new Set<bigint>();
     const candidates: { node: BlockNode; parentSlot: bigint }[] = [];
     let cur: Rec = p;
     let onChain: string | undefined;
-    while (cur.node.slot >= minParentSlot) {
-      // Every chain block with a slot an uncle could take (> minParentSlot) is visited here.
-      chainSlots.add(cur.node.slot);
+    while (cur.node.slot >= windowStart) {
+      // The chain blocks within the window and their uncles occupy slots (F `collect_chain_within_window`).
+      occupied.add(cur.node.slot);
+      for (const u of cur.uncles) if (u >= windowStart) occupied.add(u);
       for (const c of cur.children) {
         if (c === onChain) continue;
         const u = this.#nodes.get(c)!.node;
@@ -350,7 +363,7 @@ export class CryptarchiaEngine {
     const out: BlockNode[] = [];
     for (const { node } of candidates) {
       if (out.length >= max) break;
-      if (chainSlots.has(node.slot) || taken.has(node.slot) || opts.occupiedSlots?.has(node.slot)) continue;
+      if (occupied.has(node.slot) || taken.has(node.slot)) continue;
       taken.add(node.slot);
       out.push(node);
     }
@@ -417,41 +430,34 @@ export class CryptarchiaEngine {
   }
 
   /**
-   * Height of the highest block of the chain ending at `chain` with slot ≤ lca.slot + s_gen, i.e. the chain
-   * "walked back to slot lca.slot + s_gen"; minus lca's height it is the density of the chain after lca.
+   * The newest ancestor-or-self of `chain` with slot ≤ `slot`, or the root when there is none. Slots never
+   * decrease along a chain, so a binary search over heights finds it.
    */
-  #densityHeight(chain: Rec, lca: Rec): number {
-    const bound = lca.node.slot + this.sGen;
-    if (chain.node.slot <= bound) return chain.node.length;
-    let lo = lca.node.length; // slot ≤ bound
+  #walkBackBefore(chain: Rec, slot: bigint): Rec {
+    if (chain.node.slot <= slot) return chain;
+    if (this.#root.node.slot > slot) return this.#root;
+    let lo = this.#root.node.length; // slot ≤ bound
     let hi = chain.node.length; // slot > bound
     while (hi - lo > 1) {
       const mid = lo + Math.floor((hi - lo) / 2);
-      if (this.#ancestorRec(chain, mid).node.slot <= bound) lo = mid;
+      if (this.#ancestorRec(chain, mid).node.slot <= slot) lo = mid;
       else hi = mid;
     }
-    return lo;
+    return this.#ancestorRec(chain, lo);
   }
 
   /**
-   * Distinct uncle slots in (lca.slot, lca.slot + s_gen] referenced by the blocks of the chain ending
-   * at `chain` from height `boundHeight` (its last block within the window) down to just above `lca`.
+   * Height of the chain ending at `chain` "walked back to slot lca.slot + s_gen" (F `maxvalid_bg`); minus
+   * lca's height it is the density of the chain after lca.
    */
-  #uncleDensity(chain: Rec, lca: Rec, boundHeight: number): number {
-    const lo = lca.node.slot;
-    const hi = lca.node.slot + this.sGen;
-    const slots = new Set<bigint>();
-    let cur = this.#ancestorRec(chain, boundHeight);
-    while (cur.node.length > lca.node.length) {
-      for (const u of cur.uncles) if (u > lo && u <= hi) slots.add(u);
-      cur = this.#nodes.get(cur.node.parent)!;
-    }
-    return slots.size;
+  #densityHeight(chain: Rec, lca: Rec): number {
+    return this.#walkBackBefore(chain, lca.node.slot + this.sGen).node.length;
   }
 
   #forkChoice(): Rec {
     let cmax = this.#tip;
     const online = this.#state === 'Online';
+    // inferred: fork tips are visited in arrival order of the tip block; F iterates a hash set (docs/fidelity.md)
     for (const leaf of this.#leaves.values()) {
       if (leaf.id === cmax.node.id) continue;
       const f = this.#nodes.get(leaf.id)!;
@@ -463,14 +469,7 @@ export class CryptarchiaEngine {
       } else if (!online) {
         c.densFork ??= this.#densityHeight(f, c.lca);
         c.densAnchor ??= this.#densityHeight(cmax, c.lca);
-        let fork = c.densFork;
-        let anchor = c.densAnchor;
-        if (this.#blocksWithUncles > 0) {
-          // Uncle slots count toward density (consensus.md §8); walked only when uncles exist.
-          fork += this.#uncleDensity(f, c.lca, c.densFork);
-          anchor += this.#uncleDensity(cmax, c.lca, c.densAnchor);
-        }
-        if (fork > anchor) cmax = f;
+        if (c.densFork > c.densAnchor) cmax = f;
       }
     }
     return cmax;

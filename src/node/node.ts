@@ -6,9 +6,11 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.ts';
+import { chooseEngineState, type LastEngineState } from '../chain/bootstrap-state.ts';
 import { ChainService } from '../chain/chain-service.ts';
 import { SlotClock } from '../chain/clock.ts';
 import { LeaderService, NO_TRANSACTIONS } from '../chain/leader.ts';
+import { VoucherGenerator } from '../chain/vouchers.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import { frFromBytes, frToBytes } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
@@ -42,6 +44,7 @@ export class LogosNode {
   private readonly loggers = new Map<string, Logger>();
   private bootstrapTimer: NodeJS.Timeout | undefined;
   private statusTimer: NodeJS.Timeout | undefined;
+  private stateTimer: NodeJS.Timeout | undefined;
   chain!: ChainService;
   leader!: LeaderService;
   api!: ApiServer;
@@ -85,14 +88,23 @@ export class LogosNode {
     logger.info({ backend: proofs.name }, 'proof backend ready');
 
     const boot = config.cryptarchia.service.bootstrap;
-    const offlineMs =
-      meta.lastOnlineMs !== undefined ? Date.now() - Number(meta.lastOnlineMs) : Number.POSITIVE_INFINITY;
-    const libIsGenesis = meta.lib === undefined || meta.tip === undefined;
+    const stored = meta.state;
+    const lastState: LastEngineState | undefined =
+      stored === 'Online' || stored === 'Bootstrapping'
+        ? // inferred: a state stored without its time counts as recorded long ago (docs/fidelity.md)
+          { state: stored, timestampMs: Number(meta.lastOnlineMs ?? 0n) }
+        : undefined;
+    const libIsGenesis = meta.lib === undefined || store.chain.info(meta.lib)?.height === 0n;
     const online =
-      !boot.force_bootstrap &&
-      !libIsGenesis &&
-      meta.state === 'Online' &&
-      offlineMs <= boot.offline_grace_period.grace_period * 1000;
+      chooseEngineState(
+        libIsGenesis,
+        {
+          forceBootstrap: boot.force_bootstrap,
+          gracePeriodMs: boot.offline_grace_period.grace_period * 1000,
+        },
+        lastState,
+        Date.now(),
+      ) === 'Online';
 
     this.chain = new ChainService(
       {
@@ -105,6 +117,15 @@ export class LogosNode {
     );
     await this.chain.start();
     this.stops.push(() => this.chain.drain());
+    // The consensus state is recorded at once and then periodically (F: the chain service's
+    // state_recording_timer, a tokio interval, ticks first right away).
+    void this.chain.recordState();
+    const recordEveryMs = boot.offline_grace_period.state_recording_interval * 1000;
+    // inferred: a zero interval records with the blocks only (F cannot start with it) (docs/fidelity.md)
+    if (recordEveryMs > 0) {
+      this.stateTimer = setInterval(() => void this.chain.recordState(), recordEveryMs);
+      this.stops.push(() => clearInterval(this.stateTimer));
+    }
     this.chain.on('fatal', (e) => {
       logger.error({ err: e.message }, 'fatal chain error; the node stops');
       this.opts.onFatal?.(e);
@@ -128,13 +149,23 @@ export class LogosNode {
       .map((k) => frFromBytes(hexToBytes(k.secret)));
     const known = new Set(Object.values(config.wallet.known_keys));
     const leaderKeys = secretKeys.filter((sk) => known.has(bytesToHex(frToBytes(zkPublicKey(sk)))));
+    // The voucher master key is the KMS Zk key named by wallet.voucher_master_key_id (F: the wallet
+    // derives vouchers through the KMS with that key id); there is no other source.
     const masterId = config.wallet.voucher_master_key_id;
-    const master = masterId ? config.kms.backend.keys[masterId] : undefined;
+    const master = masterId !== null ? config.kms.backend.keys[masterId] : undefined;
+    // inferred: without the key the node runs and passes over won slots; F requires the key id (docs/fidelity.md)
+    if (master?.kind !== 'Zk' && leaderKeys.length > 0) {
+      logger.error(
+        { voucher_master_key_id: masterId },
+        'no Zk voucher master key in the KMS: won slots cannot make blocks',
+      );
+    }
+    const vouchers =
+      master?.kind === 'Zk'
+        ? new VoucherGenerator(frFromBytes(hexToBytes(master.secret)), store.wallet)
+        : undefined;
     this.leader = new LeaderService(
-      {
-        secretKeys: leaderKeys,
-        voucherMasterKey: master ? frFromBytes(hexToBytes(master.secret)) : (leaderKeys[0] ?? 0n),
-      },
+      { secretKeys: leaderKeys, vouchers },
       {
         chain: this.chain,
         clock: this.clock,

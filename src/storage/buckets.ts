@@ -5,7 +5,7 @@
  * an old data directory can never be read with a new meaning. Add new buckets at the end.
  */
 export enum Bucket {
-  /** ASCII name → value: tip, lib, state, lastOnlineMs, genesisTimeMs, schema version. */
+  /** ASCII name → value: tip, lib, state, lastOnlineMs (when state was recorded), genesisTimeMs, schema version. */
   Meta = 0,
   /** Block id → encoded block. */
   Blocks = 1,
@@ -25,4 +25,6 @@ export enum Bucket {
   BlockTxs = 8,
   /** u64 BE height ‖ block id → empty: every stored block (forks included) in height order. */
   BlocksByHeight = 9,
+  /** ASCII name → value: the wallet's counters (next_voucher_index, u64 BE). */
+  Wallet = 10,
 }

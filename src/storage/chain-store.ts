@@ -35,7 +35,9 @@ export interface CommitBlock {
 export interface ChainMeta {
   tip?: Uint8Array;
   lib?: Uint8Array;
+  /** The consensus state, as last recorded. */
   state?: string;
+  /** When `state` was last recorded (Unix ms): with every block and periodically (F `LastEngineState`). */
   lastOnlineMs?: bigint;
   genesisTimeMs?: bigint;
 }
@@ -271,6 +273,21 @@ export class ChainStore {
     const v = this.kv.get(Bucket.TxIndex, hash);
     if (v === undefined || v.length < 2) return undefined;
     return { block: v.slice(0, v.length - 2), position: (v[v.length - 2]! << 8) | v[v.length - 1]! };
+  }
+
+  /**
+   * Records the consensus state and the time of recording, after the commits already queued (the node
+   * does this periodically, so that a restart can tell how long it was offline).
+   */
+  recordState(state: string, atMs: bigint): Promise<void> {
+    const run = this.queue.then(() =>
+      this.kv.transaction((tx) => {
+        tx.put(Bucket.Meta, metaKey.state, enc.encode(state));
+        tx.put(Bucket.Meta, metaKey.lastOnlineMs, u64Key(atMs));
+      }),
+    );
+    this.queue = run.catch(() => {});
+    return run;
   }
 
   meta(): ChainMeta {

@@ -7,12 +7,14 @@ import * as path from 'node:path';
 import { ChainStore } from './chain-store.ts';
 import { type KvStore, LmdbKv, type LmdbKvOptions } from './kv.ts';
 import { type LockOptions, lockDataDir } from './lock.ts';
+import { WalletStore } from './wallet-store.ts';
 
 export const CHAIN_DB_FILE = 'chain.mdb';
 
 export interface Store {
   readonly kv: KvStore;
   readonly chain: ChainStore;
+  readonly wallet: WalletStore;
   /** Waits for pending writes, closes lmdb and releases the directory lock. */
   close(): Promise<void>;
 }
@@ -26,11 +28,13 @@ export async function openStore(dir: string, options: OpenStoreOptions = {}): Pr
   try {
     kv = LmdbKv.open(path.join(dir, CHAIN_DB_FILE), options);
     const chain = new ChainStore(kv);
+    const wallet = new WalletStore(kv);
     const opened = kv;
     let closing: Promise<void> | undefined;
     return {
       kv: opened,
       chain,
+      wallet,
       close() {
         closing ??= (async () => {
           try {
