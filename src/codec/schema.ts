@@ -10,7 +10,7 @@ import { FR_MODULUS, type Fr, frToBytes, leBytesToBigint } from '../crypto/field
 import { type PrefixWidth, prefixWidth, Reader, Writer } from './binary.ts';
 import { DecodeError, EncodeError, within } from './errors.ts';
 import { bytesToHex, hexToBytesOrUndefined } from './hex.ts';
-import type { Json } from './json.ts';
+import { isJsonObject, type Json, JsonFloat } from './json.ts';
 
 export interface Codec<T> {
   /** A short description of the JSON form, used in error messages. */
@@ -42,6 +42,7 @@ export function decode<T>(codec: Codec<T>, bytes: Uint8Array): T {
 function typeName(j: Json | undefined): string {
   if (j === undefined) return 'nothing';
   if (j === null) return 'null';
+  if (j instanceof JsonFloat) return `a floating point number ${j.value}`;
   if (Array.isArray(j)) return 'an array';
   if (typeof j === 'object') return 'an object';
   if (typeof j === 'bigint') return 'a number';
@@ -194,7 +195,10 @@ export function boundedBytes(min: number, max: number, json: BytesJson, kind = '
 
 // ---------- field elements ----------
 
-/** BN254 Fr: 32 little-endian canonical bytes; JSON hex of those bytes (an optional 0x is accepted). */
+/**
+ * BN254 Fr: 32 little-endian canonical bytes; JSON hex of those bytes. `serde_fr` decodes with the
+ * `hex` crate, which takes no `0x` prefix. F: zk/groth16/src/serde.rs
+ */
 export const fr: Codec<Fr> = {
   kind: 'a field element (64 hex characters, little-endian)',
   write(w, v) {
@@ -209,7 +213,7 @@ export const fr: Codec<Fr> = {
   },
   toJson: (v) => bytesToHex(frToBytes(v)),
   fromJson(j) {
-    const v = leBytesToBigint(jsonHex(j, 32, true, 'a field element (64 hex characters, little-endian)'));
+    const v = leBytesToBigint(jsonHex(j, 32, false, 'a field element (64 hex characters, little-endian)'));
     if (v >= FR_MODULUS) throw new DecodeError('field element is not canonical (>= the BN254 modulus)');
     return v;
   },
@@ -284,7 +288,7 @@ export function struct<T extends object>(kind: string, fields: Fields<T>): Codec
       return out;
     },
     fromJson(j) {
-      if (j === null || typeof j !== 'object' || Array.isArray(j)) throw expected(kind, j);
+      if (!isJsonObject(j)) throw expected(kind, j);
       const out = {} as T;
       for (const [name, c] of entries) {
         if (!Object.hasOwn(j, name)) throw new DecodeError(`missing field \`${name}\``);

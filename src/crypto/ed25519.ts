@@ -1,12 +1,19 @@
 /**
- * Ed25519 on raw 32-byte keys and 64-byte signatures.
+ * Ed25519 on raw 32-byte keys and 64-byte signatures, with the semantics of ed25519-dalek 2.2
+ * (the reference's `VerifyingKey::from_bytes` and `Verifier::verify`, not `verify_strict`;
+ * F: kms/keys/src/keys/ed25519/public.rs, Cargo.lock):
+ *
+ * - a public key is any 32 bytes that decompress to a curve point: small-order points and
+ *   non-canonical encodings (y >= p, x = 0 with the sign bit set) are keys like any other;
+ * - verification rejects S >= L, hashes R, the key bytes as given and the message, computes
+ *   R' = [S]B - [k]A (cofactorless) and compares its canonical encoding with R byte for byte,
+ *   so a non-canonical R never verifies.
  *
  * Signing and verification go through node:crypto (OpenSSL), about 14x faster than pure JS.
- * Point checks (decompression, small order), which OpenSSL does not expose, use @noble/curves.
- *
- * Verification semantics follow ed25519-dalek's `verify` as closely as OpenSSL allows: cofactorless,
- * canonical S required, R compared by encoding. Small-order public keys verify like any other;
- * types that must refuse them call `assertValidPublicKey`.
+ * OpenSSL's Ed25519 verify follows the same rules (checked against a dalek-rule model on small-order,
+ * mixed-order and non-canonical keys and signatures in test/crypto/ed25519.test.ts). Point
+ * decompression, which OpenSSL does not expose, uses @noble/curves in its ZIP-215 decoding mode,
+ * the one that decodes as dalek does.
  */
 import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign, verify } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -86,32 +93,16 @@ export function ed25519Verify(publicKey: Uint8Array, message: Uint8Array, signat
   }
 }
 
-/** True if the 32 bytes decode to a curve point (the `UnverifiedEd25519PublicKey` check). */
+/**
+ * True if the 32 bytes decompress to a curve point (`VerifyingKey::from_bytes`): y is read mod p
+ * from the low 255 bits, and x = 0 takes either sign bit.
+ */
 export function isEd25519Point(publicKey: Uint8Array): boolean {
   if (publicKey.length !== ED25519_PUBLIC_KEY_BYTES) return false;
   try {
-    ed25519.Point.fromBytes(publicKey);
+    ed25519.Point.fromBytes(publicKey, true);
     return true;
   } catch {
     return false;
-  }
-}
-
-/**
- * The `Ed25519PublicKey` check: the bytes decode to a point that is not of small order
- * (order dividing 8, which includes the identity and the all-zero encoding's point).
- */
-export function isValidEd25519PublicKey(publicKey: Uint8Array): boolean {
-  if (publicKey.length !== ED25519_PUBLIC_KEY_BYTES) return false;
-  try {
-    return !ed25519.Point.fromBytes(publicKey).isSmallOrder();
-  } catch {
-    return false;
-  }
-}
-
-export function assertValidPublicKey(publicKey: Uint8Array): void {
-  if (!isValidEd25519PublicKey(publicKey)) {
-    throw new Ed25519KeyError('not a valid Ed25519 public key (must decode to a point not of small order)');
   }
 }
