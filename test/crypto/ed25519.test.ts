@@ -80,6 +80,35 @@ test('public keys: any 32 bytes that decompress to a point, small order and non-
   assert.equal(isEd25519Point(new Uint8Array(31)), false);
 });
 
+test('isEd25519Point agrees with point decompression (noble, ZIP-215 mode) on random and edge encodings', () => {
+  const noble = (b: Uint8Array) => {
+    try {
+      ed25519.Point.fromBytes(b, true);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const inputs: Uint8Array[] = [];
+  for (let i = 0; i < 3000; i++) inputs.push(new Uint8Array(createHash('sha256').update(`k${i}`).digest()));
+  for (let y = 0n; y < 40n; y++) {
+    for (const sign of [0, 0x80]) {
+      for (const base of [y, P + y < 2n ** 255n ? P + y : y, P - 1n - y]) {
+        const e = toLe(base);
+        e[31]! |= sign;
+        inputs.push(e);
+      }
+    }
+  }
+  let points = 0;
+  for (const b of inputs) {
+    const expected = noble(b);
+    assert.equal(isEd25519Point(b), expected, bytesToHex(b));
+    if (expected) points++;
+  }
+  assert.ok(points > 1000 && points < inputs.length - 1000, `${points} of ${inputs.length}`);
+});
+
 // ---------- verification semantics: ed25519-dalek 2 `verify` ----------
 
 const P = 2n ** 255n - 19n;

@@ -337,7 +337,10 @@ describe('op round trips and bounds', () => {
   test(`test_decode_reject_oversized_inscription ${F}`, () => {
     const input = concatBytes(filled(32, 0x42), Uint8Array.from([0x01, 0x00, 0x1c, 0x00]));
     assert.equal(new DataView(input.buffer).getUint32(32, true), MAX_INSCRIPTION_BYTES + 1);
-    assert.throws(() => channelInscribeOp.read(new Reader(input)), /inscription: length 1835009 is above the maximum 1835008/);
+    assert.throws(
+      () => channelInscribeOp.read(new Reader(input)),
+      /inscription: length 1835009 is above the maximum 1835008/,
+    );
   });
 
   test(`test_encode_reject_excessive_op_count ${F}`, () => {
@@ -390,7 +393,10 @@ describe('op round trips and bounds', () => {
 
   test(`test_decode_reject_oversized_locator ${F}`, () => {
     const bytes = concatBytes(Uint8Array.of(0, 1), Uint8Array.of(0x4a, 0x01), filled(330, 1));
-    assert.throws(() => sdpDeclareOp.read(new Reader(bytes)), /locators\[0\]: length 330 is above the maximum 329/);
+    assert.throws(
+      () => sdpDeclareOp.read(new Reader(bytes)),
+      /locators\[0\]: length 330 is above the maximum 329/,
+    );
   });
 
   test(`test_decode_accept_max_locator_size ${F}`, () => {
