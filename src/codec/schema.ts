@@ -55,10 +55,18 @@ export function expected(kind: string, got: Json | undefined): DecodeError {
 
 // ---------- integers ----------
 
+/**
+ * A JSON number that serde_json reads as an integer. `-0` is not one: serde_json parses it as the
+ * float -0.0 (floats with a fraction or exponent are already `JsonFloat`).
+ */
+function isJsonInteger(j: Json | undefined): j is number {
+  return typeof j === 'number' && Number.isInteger(j) && !Object.is(j, -0);
+}
+
 function jsonInteger(j: Json | undefined, max: bigint, kind: string): bigint {
   let v: bigint;
   if (typeof j === 'bigint') v = j;
-  else if (typeof j === 'number' && Number.isInteger(j)) v = BigInt(j);
+  else if (isJsonInteger(j)) v = BigInt(j);
   else throw expected(kind, j);
   if (v < 0n || v > max) throw new DecodeError(`${v} is out of range for ${kind}`);
   return v;
@@ -127,7 +135,7 @@ function jsonByteArray(j: Json | undefined, length: number | undefined, kind: st
   const out = new Uint8Array(j.length);
   for (let i = 0; i < j.length; i++) {
     const x = j[i];
-    if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > 255) {
+    if (!isJsonInteger(x) || x < 0 || x > 255) {
       throw new DecodeError(`expected a byte (0..255), got ${typeName(x)}`).under(i);
     }
     out[i] = x;
