@@ -86,6 +86,8 @@ export function ed25519Verify(publicKey: Uint8Array, message: Uint8Array, signat
   if (publicKey.length !== ED25519_PUBLIC_KEY_BYTES || signature.length !== ED25519_SIGNATURE_BYTES)
     return false;
   try {
+    // inferred: OpenSSL's Ed25519 verify accepts exactly what dalek's `verify` accepts, checked on
+    // derived edge vectors, not by a reference source (docs/fidelity.md)
     return verify(null, message, publicKeyObject(publicKey), signature);
   } catch {
     return false;
