@@ -256,3 +256,11 @@ test('a signer never shows its secret when serialised', () => {
   const signer = new Ed25519Signer(ed25519GenerateSecretKey());
   assert.equal(JSON.stringify({ signer }), '{"signer":"[Ed25519Signer]"}');
 });
+
+test('the start-up self-check holds dalek verify semantics (small-order and non-canonical keys, no cofactor)', async () => {
+  const { runSelfCheck } = await import('../../src/selfcheck.ts');
+  assert.deepEqual(
+    runSelfCheck().find((r) => r.name === 'ed25519-verify'),
+    { name: 'ed25519-verify', ok: true },
+  );
+});
