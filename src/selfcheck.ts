@@ -4,7 +4,7 @@
  */
 import { bytesToHex } from './codec/hex.ts';
 import { blake2b256 } from './crypto/blake2b.ts';
-import { ed25519PublicKey } from './crypto/ed25519.ts';
+import { ed25519PublicKey, ed25519Verify } from './crypto/ed25519.ts';
 import { frFromBytes, frToBytes } from './crypto/field.ts';
 import { digest } from './crypto/poseidon2/index.ts';
 import { zkPublicKey } from './crypto/zk-keys.ts';
@@ -30,6 +30,26 @@ const CHECKS: readonly [string, () => boolean][] = [
       bytesToHex(
         ed25519PublicKey(hex('8b75aeda4d855182111d0e8c1c8620f71e33b3d1012aa548fce5d84f7bdff7d3')),
       ) === '6afedd9a7a92bbe681082fb793e4742a986d2b3c5a1ca898a9849e83102ea490',
+  ],
+  [
+    // ed25519-dalek `verify` semantics (kms/keys/src/keys/ed25519/public.rs), which OpenSSL must show:
+    // a small-order key and its non-canonical encoding verify; a mixed-order key whose signature only
+    // a cofactored check accepts does not.
+    'ed25519-verify',
+    () => {
+      const msg = new TextEncoder().encode('logos ed25519 selfcheck');
+      const r = 'd33214c4951378f2b051a871704bd91febd42a773f9d89872b80b4d27f8a6c81';
+      const sig = hex(`${r}2d5c685763714ae3916c65ea2f171bebeb64cb61ee6b9ad92013fab79ca86804`);
+      return (
+        ed25519Verify(hex(`01${'00'.repeat(31)}`), msg, sig) &&
+        ed25519Verify(hex(`ee${'ff'.repeat(30)}7f`), msg, sig) &&
+        !ed25519Verify(
+          hex('73d07eb170830342dd859ae12975b4a522f6cdc9e16e123384df5900baa5dcb3'),
+          msg,
+          hex(`${r}bafb2012858d70180493b604372b5d9ad7dea446a3b6779cf382a11be0653907`),
+        )
+      );
+    },
   ],
   [
     'poseidon2',

@@ -89,7 +89,7 @@ export const SAMPLE_OPS: Op[] = [
       metadata: {
         Blend: {
           epoch: 7,
-          signing_key: PROVIDER_PK,
+          signing_key: edPk(filled(32, 12)),
           proof_of_quota: {
             key_nullifier: 13n,
             proof: { pi_a: filled(32, 1), pi_b: filled(64, 2), pi_c: filled(32, 3) },

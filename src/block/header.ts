@@ -7,8 +7,8 @@
 import { Writer } from '../codec/binary.ts';
 import { DecodeError, within } from '../codec/errors.ts';
 import { bytesToHex } from '../codec/hex.ts';
-import type { Json } from '../codec/json.ts';
-import { ed25519Signature, groth16ProofHex, id32, unverifiedEd25519PublicKey } from '../codec/primitives.ts';
+import { isJsonObject, type Json } from '../codec/json.ts';
+import { ed25519PublicKey, ed25519Signature, groth16ProofHex, id32 } from '../codec/primitives.ts';
 import { type Codec, decode, encode, expected, fr, struct, u64 } from '../codec/schema.ts';
 import { blake2b256, tag } from '../crypto/blake2b.ts';
 import { type Fr, frToBytes } from '../crypto/field.ts';
@@ -27,7 +27,7 @@ export interface ProofOfLeadership {
 export const proofOfLeadership = struct<ProofOfLeadership>('a proof of leadership', {
   proof: groth16ProofHex,
   entropy_contribution: fr,
-  leader_key: unverifiedEd25519PublicKey,
+  leader_key: ed25519PublicKey,
   voucher_cm: fr,
 });
 
@@ -45,7 +45,10 @@ const headerFields = struct<Header>('a header', {
   proof_of_leadership: proofOfLeadership,
 });
 
-/** The version: byte 1 in binary, "Bedrock" in the core JSON form. */
+/**
+ * The version: byte 1 in binary, "Bedrock" in the core JSON form. On input the name is matched
+ * without regard to case. F: core/src/header/mod.rs `TryFrom<&str> for Version`
+ */
 const version: Codec<'Bedrock'> = {
   kind: 'the header version "Bedrock"',
   write: (w) => w.u8(HEADER_VERSION_BEDROCK),
@@ -56,7 +59,7 @@ const version: Codec<'Bedrock'> = {
   },
   toJson: () => 'Bedrock',
   fromJson(j) {
-    if (j !== 'Bedrock')
+    if (typeof j !== 'string' || j.toLowerCase() !== 'bedrock')
       throw new DecodeError(`unknown header version ${JSON.stringify(j)}, expected "Bedrock"`);
     return 'Bedrock';
   },
@@ -78,7 +81,7 @@ export const header: Codec<Header> = {
   },
   toJson: (v) => ({ version: 'Bedrock', ...(headerFields.toJson(v) as { [k: string]: Json }) }),
   fromJson(j) {
-    if (j === null || typeof j !== 'object' || Array.isArray(j)) throw expected('a header', j);
+    if (!isJsonObject(j)) throw expected('a header', j);
     if (!Object.hasOwn(j, 'version')) throw new DecodeError('missing field `version`');
     within('version', () => version.fromJson(j.version));
     return headerFields.fromJson(j);

@@ -16,11 +16,12 @@ function nibble(c: number): number {
 
 /**
  * Strict hex decoding. Returns undefined on odd length or a non-hex character, so callers can
- * raise an error naming their field. `allowPrefix` accepts a leading `0x`.
+ * raise an error naming their field. `allowPrefix` accepts a leading lowercase `0x`, as the
+ * reference's `const_hex` decoders do (`0X` is not a prefix there).
  */
 export function hexToBytesOrUndefined(hex: string, allowPrefix = false): Uint8Array | undefined {
   let start = 0;
-  if (allowPrefix && hex.length >= 2 && hex[0] === '0' && (hex[1] === 'x' || hex[1] === 'X')) start = 2;
+  if (allowPrefix && hex.length >= 2 && hex[0] === '0' && hex[1] === 'x') start = 2;
   const len = hex.length - start;
   if (len % 2 !== 0) return undefined;
   const out = new Uint8Array(len / 2);

@@ -2,12 +2,30 @@
  * JSON for chain data. u64 values (amounts, slots, thresholds) may exceed 2^53, where `JSON.parse`
  * silently rounds. `parseJson` returns such integers as bigint; `stringifyJson` writes bigints as
  * bare digits. Output is compact, keys in insertion order, as serde_json writes it.
+ *
+ * A number written with a fraction or an exponent (`1.0`, `1e2`) parses to a `JsonFloat`, never to
+ * an integer: serde_json reads such a literal as a float, which no integer field accepts.
  */
 
-export type Json = null | boolean | number | bigint | string | Json[] | { [key: string]: Json };
+/** A number literal written with a fraction or exponent. */
+export class JsonFloat {
+  constructor(readonly value: number) {}
+  toJSON(): number {
+    return this.value;
+  }
+}
+
+export type Json = null | boolean | number | bigint | string | JsonFloat | Json[] | { [key: string]: Json };
+
+/** A JSON object (not null, an array or a float). */
+export function isJsonObject(j: Json | undefined): j is { [key: string]: Json } {
+  return j !== null && typeof j === 'object' && !Array.isArray(j) && !(j instanceof JsonFloat);
+}
 
 /** Integer literals of this many digits or more may not be safe doubles (2^53 has 16 digits). */
 const LONG_DIGIT_RUN = /\d{16}/;
+/** A digit followed by `.`, `e` or `E`: the text may hold a float literal (or just hex in a string). */
+const MAYBE_FLOAT = /\d[.eE]/;
 
 export class JsonSyntaxError extends SyntaxError {
   readonly position: number;
@@ -19,7 +37,7 @@ export class JsonSyntaxError extends SyntaxError {
 
 /** Parses JSON text. Integers outside the safe range become bigint; all other numbers are doubles. */
 export function parseJson(text: string): Json {
-  if (!LONG_DIGIT_RUN.test(text)) {
+  if (!LONG_DIGIT_RUN.test(text) && !MAYBE_FLOAT.test(text)) {
     try {
       return JSON.parse(text) as Json;
     } catch (e) {
@@ -176,7 +194,7 @@ class Parser {
     }
   }
 
-  private number(): number | bigint {
+  private number(): number | bigint | JsonFloat {
     const s = this.s;
     const start = this.pos;
     if (s[this.pos] === '-') this.pos++;
@@ -203,7 +221,7 @@ class Parser {
       if (Number.isSafeInteger(n)) return n;
       return BigInt(text);
     }
-    return Number(text);
+    return new JsonFloat(Number(text));
   }
 }
 
@@ -245,6 +263,10 @@ function write(v: unknown, out: string[]): void {
   }
   if (v === null) {
     out.push('null');
+    return;
+  }
+  if (v instanceof JsonFloat) {
+    write(v.value, out);
     return;
   }
   if (Array.isArray(v)) {

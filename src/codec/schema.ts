@@ -10,7 +10,7 @@ import { FR_MODULUS, type Fr, frToBytes, leBytesToBigint } from '../crypto/field
 import { type PrefixWidth, prefixWidth, Reader, Writer } from './binary.ts';
 import { DecodeError, EncodeError, within } from './errors.ts';
 import { bytesToHex, hexToBytesOrUndefined } from './hex.ts';
-import type { Json } from './json.ts';
+import { isJsonObject, type Json, JsonFloat } from './json.ts';
 
 export interface Codec<T> {
   /** A short description of the JSON form, used in error messages. */
@@ -42,6 +42,7 @@ export function decode<T>(codec: Codec<T>, bytes: Uint8Array): T {
 function typeName(j: Json | undefined): string {
   if (j === undefined) return 'nothing';
   if (j === null) return 'null';
+  if (j instanceof JsonFloat) return `a floating point number ${j.value}`;
   if (Array.isArray(j)) return 'an array';
   if (typeof j === 'object') return 'an object';
   if (typeof j === 'bigint') return 'a number';
@@ -54,10 +55,18 @@ export function expected(kind: string, got: Json | undefined): DecodeError {
 
 // ---------- integers ----------
 
+/**
+ * A JSON number that serde_json reads as an integer. `-0` is not one: serde_json parses it as the
+ * float -0.0 (floats with a fraction or exponent are already `JsonFloat`).
+ */
+function isJsonInteger(j: Json | undefined): j is number {
+  return typeof j === 'number' && Number.isInteger(j) && !Object.is(j, -0);
+}
+
 function jsonInteger(j: Json | undefined, max: bigint, kind: string): bigint {
   let v: bigint;
   if (typeof j === 'bigint') v = j;
-  else if (typeof j === 'number' && Number.isInteger(j)) v = BigInt(j);
+  else if (isJsonInteger(j)) v = BigInt(j);
   else throw expected(kind, j);
   if (v < 0n || v > max) throw new DecodeError(`${v} is out of range for ${kind}`);
   return v;
@@ -126,7 +135,7 @@ function jsonByteArray(j: Json | undefined, length: number | undefined, kind: st
   const out = new Uint8Array(j.length);
   for (let i = 0; i < j.length; i++) {
     const x = j[i];
-    if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > 255) {
+    if (!isJsonInteger(x) || x < 0 || x > 255) {
       throw new DecodeError(`expected a byte (0..255), got ${typeName(x)}`).under(i);
     }
     out[i] = x;
@@ -194,7 +203,10 @@ export function boundedBytes(min: number, max: number, json: BytesJson, kind = '
 
 // ---------- field elements ----------
 
-/** BN254 Fr: 32 little-endian canonical bytes; JSON hex of those bytes (an optional 0x is accepted). */
+/**
+ * BN254 Fr: 32 little-endian canonical bytes; JSON hex of those bytes. `serde_fr` decodes with the
+ * `hex` crate, which takes no `0x` prefix. F: zk/groth16/src/serde.rs
+ */
 export const fr: Codec<Fr> = {
   kind: 'a field element (64 hex characters, little-endian)',
   write(w, v) {
@@ -209,7 +221,7 @@ export const fr: Codec<Fr> = {
   },
   toJson: (v) => bytesToHex(frToBytes(v)),
   fromJson(j) {
-    const v = leBytesToBigint(jsonHex(j, 32, true, 'a field element (64 hex characters, little-endian)'));
+    const v = leBytesToBigint(jsonHex(j, 32, false, 'a field element (64 hex characters, little-endian)'));
     if (v >= FR_MODULUS) throw new DecodeError('field element is not canonical (>= the BN254 modulus)');
     return v;
   },
@@ -284,7 +296,7 @@ export function struct<T extends object>(kind: string, fields: Fields<T>): Codec
       return out;
     },
     fromJson(j) {
-      if (j === null || typeof j !== 'object' || Array.isArray(j)) throw expected(kind, j);
+      if (!isJsonObject(j)) throw expected(kind, j);
       const out = {} as T;
       for (const [name, c] of entries) {
         if (!Object.hasOwn(j, name)) throw new DecodeError(`missing field \`${name}\``);

@@ -3,14 +3,16 @@
  * time and the first epoch nonce.
  *
  * Binary: `chain_id (u8 length ‖ UTF-8, 1..255 bytes) ‖ genesis_time u32 LE (unix seconds) ‖ epoch_nonce (Fr)`.
- * A legacy form with u64 lengths and a u64 time is also accepted when decoding.
+ * A legacy form with u64 lengths and a u64 time is also accepted when decoding; its epoch nonce is
+ * taken mod p, as published testnet deployments carry non-canonical nonce bytes.
+ * F: core/src/mantle/transactions/genesis_tx.rs `decode_legacy_cryptarchia_parameter`
  */
 
 import { Reader, Writer } from '../codec/binary.ts';
 import { DecodeError, EncodeError, within } from '../codec/errors.ts';
 import { utf8 } from '../codec/hex.ts';
 import { fr } from '../codec/schema.ts';
-import type { Fr } from '../crypto/field.ts';
+import { type Fr, frFromBytesModOrder } from '../crypto/field.ts';
 
 export interface CryptarchiaParameter {
   chain_id: string;
@@ -61,7 +63,7 @@ function decodeLegacy(bytes: Uint8Array): CryptarchiaParameter {
   const chain_id = decodeChainId(within('chain_id', () => r.bytes(n)));
   const time = within('genesis_time', () => r.u64());
   if (time > 0xffffffffn) throw new DecodeError('genesis time out of range').under('genesis_time');
-  const epoch_nonce = within('epoch_nonce', () => fr.read(r));
+  const epoch_nonce = frFromBytesModOrder(within('epoch_nonce', () => r.bytes(32)));
   r.end();
   return { chain_id, genesis_time: Number(time), epoch_nonce };
 }

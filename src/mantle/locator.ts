@@ -12,6 +12,37 @@ export const MAX_LOCATOR_BYTES = 329;
 
 const raw = boundedBytes(0, MAX_LOCATOR_BYTES, 'hex', 'a locator');
 
+const IP4 = 4;
+const IP6 = 41;
+const P2P = 421;
+
+/** True if the address text has only zero digits (`::`, `0:0::0`, `::0.0.0.0`): all 128 bits zero. */
+function isUnspecifiedIp6(value: string): boolean {
+  return /^[0:.]*$/.test(value);
+}
+
+/**
+ * A locator must not name an unspecified IPv4 or IPv6 address nor carry a peer id (`/p2p/...`).
+ * F: core/src/sdp/mod.rs `TryFrom<Multiaddr> for Locator`
+ */
+function checkLocator(m: Multiaddr): void {
+  for (const c of m.getComponents()) {
+    if (c.code === IP4 && c.value === '0.0.0.0') {
+      throw new DecodeError(
+        `Locator multiaddr must not contain an unspecified IPv4 address: ${m.toString()}`,
+      );
+    }
+    if (c.code === IP6 && c.value !== undefined && isUnspecifiedIp6(c.value)) {
+      throw new DecodeError(
+        `Locator multiaddr must not contain an unspecified IPv6 address: ${m.toString()}`,
+      );
+    }
+    if (c.code === P2P) {
+      throw new DecodeError(`Locator multiaddr must not contain a peer ID: ${m.toString()}`);
+    }
+  }
+}
+
 function checkedBytes(b: Uint8Array): Uint8Array {
   let m: Multiaddr;
   try {
@@ -23,30 +54,6 @@ function checkedBytes(b: Uint8Array): Uint8Array {
   return b;
 }
 
-const zeroGroup = /^(0+|0+(\.0+){3})?$/;
-
-/**
- * A locator must not name an unspecified address (0.0.0.0, ::) nor carry a peer id
- * (F: core/src/sdp/mod.rs `Locator::try_from`, which decoding applies too).
- */
-function checkLocator(m: Multiaddr): void {
-  for (const c of m.getComponents()) {
-    if (c.name === 'ip4' && c.value !== undefined && c.value.split('.').every((g) => Number(g) === 0)) {
-      throw new DecodeError(
-        `Locator multiaddr must not contain an unspecified IPv4 address: ${m.toString()}`,
-      );
-    }
-    if (c.name === 'ip6' && c.value !== undefined && c.value.split(':').every((g) => zeroGroup.test(g))) {
-      throw new DecodeError(
-        `Locator multiaddr must not contain an unspecified IPv6 address: ${m.toString()}`,
-      );
-    }
-    if (c.name === 'p2p') {
-      throw new DecodeError(`Locator multiaddr must not contain a peer ID: ${m.toString()}`);
-    }
-  }
-}
-
 export function locatorFromString(text: string): Locator {
   let m: Multiaddr;
   try {
@@ -54,11 +61,11 @@ export function locatorFromString(text: string): Locator {
   } catch (e) {
     throw new DecodeError(`invalid multiaddr ${JSON.stringify(text)}: ${(e as Error).message}`);
   }
-  checkLocator(m);
   const bytes = m.bytes;
   if (bytes.length > MAX_LOCATOR_BYTES) {
     throw new DecodeError(`locator is ${bytes.length} bytes, the maximum is ${MAX_LOCATOR_BYTES}`);
   }
+  checkLocator(m);
   return bytes;
 }
 

@@ -7,8 +7,8 @@
 
 import type { Writer } from '../codec/binary.ts';
 import { DecodeError, EncodeError, within } from '../codec/errors.ts';
-import type { Json } from '../codec/json.ts';
-import { ed25519PublicKey, hashArray, id32, unverifiedEd25519PublicKey } from '../codec/primitives.ts';
+import { isJsonObject, type Json } from '../codec/json.ts';
+import { ed25519PublicKey, hashArray, id32 } from '../codec/primitives.ts';
 import {
   boundedBytes,
   type Codec,
@@ -76,13 +76,33 @@ export interface ChannelConfigOp {
 }
 export const channelConfigOp = struct<ChannelConfigOp>('a ChannelConfig payload', {
   channel: id32,
+  // 0.3.1 field (formats.md); F's ChannelConfigOp has no parent: unverified against F (docs/fidelity.md)
   parent: id32,
-  keys: vec(unverifiedEd25519PublicKey, 1, MAX_CHANNEL_KEYS),
+  keys: vec(ed25519PublicKey, 1, MAX_CHANNEL_KEYS),
   posting_timeframe: u32,
   posting_timeout: u32,
   configuration_threshold: u16,
   transfer_threshold: u16,
 });
+
+const inscriptionBytes = boundedBytes(0, MAX_INSCRIPTION_BYTES, 'hex-or-0x', 'an inscription (hex)');
+
+/**
+ * Inscription bytes: JSON hex with an optional `0x` (`const_hex::decode`); a string longer than
+ * twice the maximum (the prefix counts) is refused before decoding.
+ * F: core/src/mantle/ops/channel/inscribe.rs `serde_inscription`, utils/src/lib.rs `deserialize_bounded`
+ */
+const inscription: Codec<Uint8Array> = {
+  ...inscriptionBytes,
+  fromJson(j) {
+    if (typeof j === 'string' && j.length > 2 * MAX_INSCRIPTION_BYTES) {
+      throw new DecodeError(
+        `encoded byte string exceeds maximum length of ${2 * MAX_INSCRIPTION_BYTES} characters`,
+      );
+    }
+    return inscriptionBytes.fromJson(j);
+  },
+};
 
 export interface ChannelInscribeOp {
   channel_id: Uint8Array;
@@ -92,9 +112,9 @@ export interface ChannelInscribeOp {
 }
 export const channelInscribeOp = struct<ChannelInscribeOp>('a ChannelInscribe payload', {
   channel_id: id32,
-  inscription: boundedBytes(0, MAX_INSCRIPTION_BYTES, 'hex', 'an inscription (hex)'),
+  inscription,
   parent: id32,
-  signer: unverifiedEd25519PublicKey,
+  signer: ed25519PublicKey,
 });
 
 export interface ChannelDepositOp {
@@ -145,6 +165,7 @@ export const sdpDeclareOp = struct<SDPDeclareOp>('an SDPDeclare payload', {
   locators,
   provider_id: ed25519PublicKey,
   zk_id: fr,
+  // 0.3.1 name (formats.md); F calls it `locked_note_id`: unverified against F (docs/fidelity.md)
   service_note_id: fr,
 });
 
@@ -156,6 +177,7 @@ export interface SDPWithdrawOp {
 export const sdpWithdrawOp = struct<SDPWithdrawOp>('an SDPWithdraw payload', {
   declaration_id: id32,
   nonce: u64,
+  // 0.3.1 name (formats.md); F calls it `locked_note_id`: unverified against F (docs/fidelity.md)
   service_note_id: fr,
 });
 
@@ -230,7 +252,7 @@ export const activityMetadata: Codec<ActivityMetadata> = {
   },
   toJson: (v) => ({ Blend: blendActivityProof.toJson(v.Blend) }),
   fromJson(j) {
-    if (j === null || typeof j !== 'object' || Array.isArray(j)) throw expected('{"Blend":{...}}', j);
+    if (!isJsonObject(j)) throw expected('{"Blend":{...}}', j);
     const keys = Object.keys(j);
     if (keys.length !== 1 || keys[0] !== 'Blend') {
       throw new DecodeError(`unknown activity metadata variant, expected "Blend"`);
@@ -346,7 +368,7 @@ export const op: Codec<Op> = {
   },
   toJson: (v) => ({ opcode: v.opcode, payload: payloadCodec(v.opcode).toJson(v.payload) }) as Json,
   fromJson(j) {
-    if (j === null || typeof j !== 'object' || Array.isArray(j)) throw expected(this.kind, j);
+    if (!isJsonObject(j)) throw expected(this.kind, j);
     if (!Object.hasOwn(j, 'opcode')) throw new DecodeError('missing field `opcode`');
     const opcode = within('opcode', () => u8.fromJson(j.opcode));
     if (!isOpcode(opcode)) throw new DecodeError(`unknown opcode ${opcode}`).under('opcode');

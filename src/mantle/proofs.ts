@@ -5,7 +5,7 @@
 import type { Reader, Writer } from '../codec/binary.ts';
 import { DecodeError, EncodeError, within } from '../codec/errors.ts';
 import { bytesToHex } from '../codec/hex.ts';
-import type { Json } from '../codec/json.ts';
+import { isJsonObject, type Json } from '../codec/json.ts';
 import { ed25519Signature, groth16ProofHex } from '../codec/primitives.ts';
 import { type Codec, expected, fixedBytes, struct, u16 } from '../codec/schema.ts';
 import { Opcode } from './ops.ts';
@@ -201,9 +201,9 @@ export function proofToJson(p: OpProof): Json {
 }
 
 export function proofFromJson(j: Json | undefined): OpProof {
-  // serde also accepts a unit variant as a bare string.
-  if (j === 'None') return { type: 'None' };
-  if (j === null || typeof j !== 'object' || Array.isArray(j)) throw expected('a proof {"<Variant>":...}', j);
+  // `None` is a newtype variant (`None(NoOpProof)`): only `{"None":null}`, never the bare string.
+  // F: core/src/mantle/ops/mod.rs `OpProof`
+  if (!isJsonObject(j)) throw expected('a proof {"<Variant>":...}', j);
   const keys = Object.keys(j);
   if (keys.length !== 1) throw new DecodeError('a proof must be an object with exactly one variant key');
   const type = keys[0] as ProofType;

@@ -10,7 +10,7 @@
 import { type Reader, Writer } from '../codec/binary.ts';
 import { DecodeError, EncodeError, within } from '../codec/errors.ts';
 import { bytesToHex } from '../codec/hex.ts';
-import type { Json } from '../codec/json.ts';
+import { isJsonObject, type Json } from '../codec/json.ts';
 import { type Codec, decode, expected, vec } from '../codec/schema.ts';
 import { blake2b256, tag } from '../crypto/blake2b.ts';
 import { type Fr, frFromBytesModOrder } from '../crypto/field.ts';
@@ -36,7 +36,7 @@ export const mantleTx: Codec<MantleTx> = {
   read: (r) => ({ ops: within('ops', () => ops.read(r)) }),
   toJson: (v) => ({ ops: ops.toJson(v.ops) }),
   fromJson(j) {
-    if (j === null || typeof j !== 'object' || Array.isArray(j)) throw expected(this.kind, j);
+    if (!isJsonObject(j)) throw expected(this.kind, j);
     if (!Object.hasOwn(j, 'ops')) throw new DecodeError('missing field `ops`');
     return { ops: within('ops', () => ops.fromJson(j.ops)) };
   },
@@ -86,7 +86,7 @@ export const signedMantleTx: Codec<SignedMantleTx> = {
   },
   toJson: (v) => ({ mantle_tx: mantleTx.toJson(v.mantle_tx), ops_proofs: v.ops_proofs.map(proofToJson) }),
   fromJson(j) {
-    if (j === null || typeof j !== 'object' || Array.isArray(j)) throw expected(this.kind, j);
+    if (!isJsonObject(j)) throw expected(this.kind, j);
     if (!Object.hasOwn(j, 'mantle_tx')) throw new DecodeError('missing field `mantle_tx`');
     if (!Object.hasOwn(j, 'ops_proofs')) throw new DecodeError('missing field `ops_proofs`');
     const tx = within('mantle_tx', () => mantleTx.fromJson(j.mantle_tx));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { JsonSyntaxError, parseJson, stringifyJson } from '../../src/codec/json.ts';
+import { JsonFloat, JsonSyntaxError, parseJson, stringifyJson } from '../../src/codec/json.ts';
+import { u8, u64 } from '../../src/codec/schema.ts';
 
 test('u64::MAX survives a parse/stringify round trip exactly', () => {
   const text = '{"threshold":18446744073709551615,"balance":19946577045}';
@@ -14,7 +15,24 @@ test('integers just above 2^53 are bigints, safe ones are numbers', () => {
   assert.equal(parseJson('9007199254740993'), 9007199254740993n);
   assert.equal(parseJson('9007199254740991'), 9007199254740991);
   assert.equal(parseJson('[-9007199254740993]')?.toString(), '-9007199254740993');
-  assert.deepEqual(parseJson('[1234567890123456789012, 1.5, 2e3]'), [1234567890123456789012n, 1.5, 2000]);
+  assert.deepEqual(parseJson('[1234567890123456789012, 1.5, 2e3]'), [
+    1234567890123456789012n,
+    new JsonFloat(1.5),
+    new JsonFloat(2000),
+  ]);
+});
+
+test('integers written as floats (1.0, 1e2) are floats, which integer fields refuse as serde_json does', () => {
+  for (const text of ['1.0', '1e2', '1E2', '100e-2', '-0.0']) {
+    const v = parseJson(text);
+    assert.ok(v instanceof JsonFloat, text);
+    assert.throws(() => u64.fromJson(v), /expected u64, got a floating point number/, text);
+    assert.throws(() => u8.fromJson(v), /expected u8, got a floating point number/, text);
+  }
+  assert.equal(u64.fromJson(parseJson('100')), 100n);
+  // A digit followed by `e` inside a string keeps its meaning.
+  assert.deepEqual(parseJson('{"id":"1e2","n":3}'), { id: '1e2', n: 3 });
+  assert.equal(stringifyJson(parseJson('[1.5,2e3]')), '[1.5,2000]');
 });
 
 test('long digit runs inside strings do not change values', () => {
@@ -33,7 +51,7 @@ test('the slow path parses the same as JSON.parse', () => {
   for (const s of samples) {
     const padded = `[${s}, 12345678901234567890]`;
     const ours = parseJson(padded) as unknown[];
-    assert.deepEqual(ours[0], JSON.parse(s));
+    assert.deepEqual(JSON.parse(JSON.stringify(ours[0])), JSON.parse(s));
     assert.equal(ours[1], 12345678901234567890n);
   }
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { bytesToHex, hexToBytes } from '../../src/codec/hex.ts';
@@ -9,7 +10,6 @@ import {
   ed25519Sign,
   ed25519Verify,
   isEd25519Point,
-  isValidEd25519PublicKey,
 } from '../../src/crypto/ed25519.ts';
 import { REFERENCE } from '../vectors.ts';
 
@@ -64,23 +64,203 @@ test('verify returns false, never throws, on malformed keys and signatures', () 
   assert.equal(ed25519Verify(pk, msg, highS), false);
 });
 
-test('public key validity: small-order points and non-points are refused', () => {
-  assert.equal(isValidEd25519PublicKey(new Uint8Array(32)), false, 'all-zero key');
+test('public keys: any 32 bytes that decompress to a point, small order and non-canonical included (dalek from_bytes)', () => {
+  assert.equal(isEd25519Point(new Uint8Array(32)), true, 'all-zero key: y = 0, a point of order 4');
   const identity = new Uint8Array(32);
   identity[0] = 1;
-  assert.equal(isEd25519Point(identity), true);
-  assert.equal(isValidEd25519PublicKey(identity), false, 'identity is small order');
-  // The base point (the reference conformance sample 5866…66) is valid.
-  assert.equal(isValidEd25519PublicKey(hexToBytes(`58${'66'.repeat(31)}`)), true);
-  // y = 2 is not on the curve.
+  assert.equal(isEd25519Point(identity), true, 'identity (small order)');
+  const negZero = identity.slice();
+  negZero[31] = 0x80;
+  assert.equal(isEd25519Point(negZero), true, 'x = 0 with the sign bit set');
+  assert.equal(isEd25519Point(toLe(P + 1n)), true, 'y = p + 1 (non-canonical identity)');
+  assert.equal(isEd25519Point(hexToBytes(`58${'66'.repeat(31)}`)), true, 'base point');
   const notPoint = new Uint8Array(32);
   notPoint[0] = 2;
-  assert.equal(isEd25519Point(notPoint), false);
-  assert.equal(isValidEd25519PublicKey(notPoint), false);
-  assert.equal(isValidEd25519PublicKey(new Uint8Array(31)), false);
+  assert.equal(isEd25519Point(notPoint), false, 'y = 2 is not on the curve');
+  assert.equal(isEd25519Point(new Uint8Array(31)), false);
+});
+
+test('isEd25519Point agrees with point decompression (noble, ZIP-215 mode) on random and edge encodings', () => {
+  const noble = (b: Uint8Array) => {
+    try {
+      ed25519.Point.fromBytes(b, true);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const inputs: Uint8Array[] = [];
+  for (let i = 0; i < 3000; i++) inputs.push(new Uint8Array(createHash('sha256').update(`k${i}`).digest()));
+  for (let y = 0n; y < 40n; y++) {
+    for (const sign of [0, 0x80]) {
+      for (const base of [y, P + y < 2n ** 255n ? P + y : y, P - 1n - y]) {
+        const e = toLe(base);
+        e[31]! |= sign;
+        inputs.push(e);
+      }
+    }
+  }
+  let points = 0;
+  for (const b of inputs) {
+    const expected = noble(b);
+    assert.equal(isEd25519Point(b), expected, bytesToHex(b));
+    if (expected) points++;
+  }
+  assert.ok(points > 1000 && points < inputs.length - 1000, `${points} of ${inputs.length}`);
+});
+
+// ---------- verification semantics: ed25519-dalek 2 `verify` ----------
+
+const P = 2n ** 255n - 19n;
+const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+const B = ed25519.Point.BASE;
+type Pt = typeof B;
+
+function le(b: Uint8Array): bigint {
+  let x = 0n;
+  for (let i = b.length - 1; i >= 0; i--) x = (x << 8n) | BigInt(b[i]!);
+  return x;
+}
+function toLe(x: bigint): Uint8Array {
+  const o = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) {
+    o[i] = Number(x & 255n);
+    x >>= 8n;
+  }
+  return o;
+}
+const cat = (...a: Uint8Array[]) => Uint8Array.from(Buffer.concat(a));
+const challenge = (...a: Uint8Array[]) =>
+  le(
+    new Uint8Array(
+      createHash('sha512')
+        .update(cat(...a))
+        .digest(),
+    ),
+  ) % L;
+const scalar = (tag: string) => challenge(new TextEncoder().encode(tag));
+
+/**
+ * The rules of ed25519-dalek 2.2 `VerifyingKey::verify` (no `legacy_compatibility`), written out:
+ * S < L, A decompressed leniently, k = H(R ‖ A bytes as given ‖ M), R' = [S]B - [k]A compared with R
+ * as bytes after canonical encoding.
+ */
+function dalekVerify(pub: Uint8Array, msg: Uint8Array, sig: Uint8Array): boolean {
+  const s = le(sig.subarray(32));
+  if (s >= L) return false;
+  let a: Pt;
+  try {
+    a = ed25519.Point.fromBytes(pub, true);
+  } catch {
+    return false;
+  }
+  const k = challenge(sig.subarray(0, 32), pub, msg);
+  return (
+    bytesToHex(B.multiplyUnsafe(s).subtract(a.multiplyUnsafe(k)).toBytes()) ===
+    bytesToHex(sig.subarray(0, 32))
+  );
+}
+
+/** The 8 torsion points: [L]Q for a point Q outside the prime-order subgroup generates them. */
+function torsion(): Pt[] {
+  for (let y = 2n; ; y++) {
+    let q: Pt;
+    try {
+      q = ed25519.Point.fromBytes(toLe(y));
+    } catch {
+      continue;
+    }
+    const t = q.multiplyUnsafe(L - 1n).add(q);
+    if (!t.is0() && !t.double().double().is0()) {
+      return Array.from({ length: 8 }, (_, i) =>
+        i === 0 ? ed25519.Point.ZERO : t.multiplyUnsafe(BigInt(i)),
+      );
+    }
+  }
+}
+
+test('verification is cofactorless with R compared as bytes, S < L, keys hashed as given (dalek verify)', () => {
+  const tors = torsion();
+  // Every encoding of a small-order point, the non-canonical ones (y + p, x = 0 with sign bit) included.
+  const smallKeys: Uint8Array[] = [];
+  for (const t of tors) {
+    const e = t.toBytes();
+    smallKeys.push(e);
+    const y = le(e) & (2n ** 255n - 1n);
+    if (y + P < 2n ** 255n) {
+      const e2 = toLe(y + P);
+      e2[31]! |= e[31]! & 0x80;
+      smallKeys.push(e2);
+    }
+    if (t.x === 0n) {
+      const e3 = e.slice();
+      e3[31]! |= 0x80;
+      smallKeys.push(e3);
+    }
+  }
+  let accepted = 0;
+  let rejectedButCofactoredAccepts = 0;
+  const check = (what: string, pub: Uint8Array, msg: Uint8Array, sig: Uint8Array) => {
+    const expected = dalekVerify(pub, msg, sig);
+    assert.equal(ed25519Verify(pub, msg, sig), expected, what);
+    if (expected) accepted++;
+    else if (ed25519.verify(sig, msg, pub, { zip215: true })) rejectedButCofactoredAccepts++;
+  };
+  // Small-order keys: with R = [r]B and S = r the equation holds iff [k]A is the identity.
+  smallKeys.forEach((pub, j) => {
+    for (let i = 0; i < 16; i++) {
+      const r = scalar(`small ${j} ${i}`);
+      check(
+        `small-order key ${bytesToHex(pub)} #${i}`,
+        pub,
+        new TextEncoder().encode(`m${i}`),
+        cat(B.multiply(r).toBytes(), toLe(r)),
+      );
+    }
+  });
+  // Mixed-order keys A = [a]B + T, R with and without a torsion part.
+  for (let t = 1; t < 8; t++) {
+    for (let i = 0; i < 12; i++) {
+      const a = scalar(`a ${t} ${i}`);
+      const pub = B.multiply(a).add(tors[t]!).toBytes();
+      const r = scalar(`r ${t} ${i}`);
+      const msg = new TextEncoder().encode(`x${i}`);
+      for (const rp of [B.multiply(r), B.multiply(r).add(tors[(8 - t) % 8]!)]) {
+        const rb = rp.toBytes();
+        const s = (r + challenge(rb, pub, msg) * a) % L;
+        check(`mixed-order key t=${t} #${i}`, pub, msg, cat(rb, toLe(s)));
+      }
+    }
+  }
+  // A non-canonical R (the identity as y = p + 1) never verifies, its canonical form does.
+  const idKey = ed25519.Point.ZERO.toBytes();
+  check('non-canonical R', idKey, new Uint8Array([1]), cat(toLe(P + 1n), toLe(0n)));
+  check('canonical R', idKey, new Uint8Array([1]), cat(idKey, toLe(0n)));
+  // S >= L is refused even where S - L would verify.
+  const a = scalar('key');
+  const pub = B.multiply(a).toBytes();
+  const r = scalar('nonce');
+  const rb = B.multiply(r).toBytes();
+  const msg = new Uint8Array([7]);
+  const s = (r + challenge(rb, pub, msg) * a) % L;
+  check('canonical S', pub, msg, cat(rb, toLe(s)));
+  check('S + L', pub, msg, cat(rb, toLe(s + L)));
+  // Not a point.
+  check('key not on the curve', toLe(2n), msg, cat(rb, toLe(s)));
+  // The vectors exercise both outcomes and the cofactored/cofactorless split.
+  assert.ok(accepted > 50, `accepted ${accepted}`);
+  assert.ok(rejectedButCofactoredAccepts > 50, `split ${rejectedButCofactoredAccepts}`);
 });
 
 test('a signer never shows its secret when serialised', () => {
   const signer = new Ed25519Signer(ed25519GenerateSecretKey());
   assert.equal(JSON.stringify({ signer }), '{"signer":"[Ed25519Signer]"}');
+});
+
+test('the start-up self-check holds dalek verify semantics (small-order and non-canonical keys, no cofactor)', async () => {
+  const { runSelfCheck } = await import('../../src/selfcheck.ts');
+  assert.deepEqual(
+    runSelfCheck().find((r) => r.name === 'ed25519-verify'),
+    { name: 'ed25519-verify', ok: true },
+  );
 });
