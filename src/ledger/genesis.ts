@@ -5,7 +5,7 @@
  * transaction pays no gas. The genesis block has slot 0, a zero parent, a zero proof of leadership
  * and a zero signature.
  */
-import { type Block, bodyRoot } from '../block/block.ts';
+import { type Block, bodyRoot, checkGenesisBlock } from '../block/block.ts';
 import { type Header, headerId } from '../block/header.ts';
 import { bytesEqual } from '../codec/hex.ts';
 import {
@@ -177,10 +177,12 @@ export interface Genesis {
 
 /** The state after the genesis block. Total stake = Σ genesis note values except the faucet's (at least 1). */
 export function genesisState(block: Block, ctx: LedgerContext): Genesis {
-  const tx = block.transactions[0];
-  if (block.transactions.length !== 1 || !tx)
-    throw new LedgerError('InvalidGenesis', 'the genesis block has exactly one transaction');
-  if (block.header.slot !== 0n) throw new LedgerError('InvalidGenesis', 'the genesis block has slot 0');
+  try {
+    checkGenesisBlock(block);
+  } catch (e) {
+    throw new LedgerError('InvalidGenesis', e instanceof Error ? e.message : String(e));
+  }
+  const tx = block.transactions[0]!;
   const parameter = genesisParameter(tx);
   const draft = new Draft(emptyState(ctx.config, parameter.epoch_nonce));
   executeTx(draft, ctx, tx, 0n, { genesis: true, preverified: txHash(tx.mantle_tx) });
