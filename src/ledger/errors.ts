@@ -41,7 +41,6 @@ export type LedgerErrorCode =
   | 'WrongServiceNote'
   | 'InvalidRewardsRoot'
   | 'VoucherAlreadyClaimed'
-  | 'NothingToClaim'
   | 'InvalidProofOfClaim'
   | 'RewardsDisabled'
   | 'RewardPoolExhausted'
