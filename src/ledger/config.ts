@@ -39,7 +39,7 @@ export interface PowRewardParams {
   readonly target_claims_per_block: bigint;
   readonly rate_num: bigint;
   readonly rate_den: bigint;
-  /** Share of each block's burned fees that refills the pool at the next epoch. */
+  /** Share of each block's reward that refills the pool at the next epoch (F: 0/4, ledger/src/lib.rs). */
   readonly pow_share: Ratio;
   /** Claims are valid for blocks at most this many slots old. */
   readonly slot_window: number;

@@ -134,6 +134,11 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
   const s = obj(field(root, 'sdp', p), `${p}.sdp`);
   const pw = obj(field(obj(field(root, 'pow', p), `${p}.pow`), 'reward', `${p}.pow`), `${p}.pow.reward`);
   const pp = `${p}.pow.reward`;
+  const emaFactor = int(field(pw, 'ema_smoothing_factor', pp), `${pp}.ema_smoothing_factor`);
+  const emaPrecision = int(field(pw, 'ema_smoothing_precision', pp), `${pp}.ema_smoothing_precision`, 1n);
+  // F: ledger/src/mantle/pow/difficulty.rs refuses a factor above the precision (negative weight).
+  if (emaFactor > emaPrecision)
+    throw new DeploymentError(`${pp}.ema_smoothing_factor: must not exceed ema_smoothing_precision`);
   const g = obj(field(root, 'genesis', p), `${p}.genesis`);
   const gp = `${p}.genesis`;
   const chainId = str(field(g, 'chain_id', gp), `${gp}.chain_id`);
@@ -213,12 +218,8 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
         reward_pool_genesis: int(field(pw, 'reward_pool_genesis', pp), `${pp}.reward_pool_genesis`),
         epoch_reward_genesis: int(field(pw, 'epoch_reward_genesis', pp), `${pp}.epoch_reward_genesis`),
         initial_difficulty: small(field(pw, 'initial_difficulty', pp), `${pp}.initial_difficulty`, 0, 253),
-        ema_smoothing_factor: int(field(pw, 'ema_smoothing_factor', pp), `${pp}.ema_smoothing_factor`),
-        ema_smoothing_precision: int(
-          field(pw, 'ema_smoothing_precision', pp),
-          `${pp}.ema_smoothing_precision`,
-          1n,
-        ),
+        ema_smoothing_factor: emaFactor,
+        ema_smoothing_precision: emaPrecision,
         target_claims_per_block: int(
           field(pw, 'target_claims_per_block', pp),
           `${pp}.target_claims_per_block`,

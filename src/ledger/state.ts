@@ -111,7 +111,7 @@ export interface PowState {
   readonly refill: bigint;
   /** Blocks of this branch within the claim window, oldest first. */
   readonly recent_blocks: readonly RecentBlock[];
-  /** Used ticket nullifiers with the slot of their claim, oldest first (pruned past the window). */
+  /** Used ticket nullifiers with the slot of their anchor block, oldest first (pruned past the window). */
   readonly nullifiers: readonly { readonly nullifier: Fr; readonly slot: bigint }[];
 }
 
