@@ -278,7 +278,7 @@ export function applyBlock(
   };
 
   const id = headerId(h);
-  powAfterBlock(draft, ctx.config.pow, id, slot, powClaims);
+  powAfterBlock(draft, ctx.config.pow, id, slot, powClaims, BigInt(block.transactions.length));
   draft.nonce = nextEpochNonce(draft.nonce, h.proof_of_leadership.entropy_contribution, slot);
   draft.block_number = blockNumber;
   draft.slot = slot;

@@ -45,10 +45,24 @@ export interface PowRewardParams {
   readonly slot_window: number;
 }
 
+/** The Blend PoW difficulty retarget. F: ledger/src/config.rs `BlendPoWConfig`. */
+export interface BlendPowParams {
+  /** BASE = p / 2^n: the threshold at the reference load, and the genesis threshold. 1..253. */
+  readonly base_difficulty: number;
+  /** T_tx: the reference load, in transactions per block. */
+  readonly target_transactions_per_block: bigint;
+  /** k: the largest factor one epoch may move the threshold by. */
+  readonly max_step: bigint;
+  /** The damping exponent is `damping_num / (damping_num + damping_den_offset)`. */
+  readonly damping_num: number;
+  readonly damping_den_offset: number;
+}
+
 export interface LedgerConfig {
   readonly consensus: ConsensusParams;
   readonly sdp: SdpParams;
   readonly pow: PowRewardParams;
+  readonly blend_pow: BlendPowParams;
   /** Notes owned by this key do not count towards the total stake (the faucet). */
   readonly faucet_pk: bigint | null;
 }

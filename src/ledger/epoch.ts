@@ -4,6 +4,7 @@
  * epoch produced. Everything that happens "at an epoch change" is driven from `advanceEpoch`.
  */
 import { epochLottery, lotteryConstants } from '../consensus/lottery.ts';
+import { epochBlendDifficulty } from './blend-difficulty.ts';
 import {
   type ConsensusParams,
   type EpochSchedule,
@@ -60,7 +61,7 @@ export function advanceEpoch(draft: Draft, config: LedgerConfig, slot: bigint): 
   const current = epochOf(draft.slot, s);
   const next = epochOf(slot, s);
   if (next === current) {
-    draft.next_epoch_state = refreshFromParent(draft.next_epoch_state, draft, s);
+    draft.next_epoch_state = refreshFromParent(draft.next_epoch_state, draft, s, config);
     return [];
   }
 
@@ -84,36 +85,53 @@ export function advanceEpoch(draft: Draft, config: LedgerConfig, slot: bigint): 
   const lottery = lotteryFor(c, stake);
 
   draft.prev_epoch_nonce = draft.epoch_state.nonce;
-  const fromParent = (epoch: number): EpochState => ({
+  const fromParent = (epoch: number, blend_pow_difficulty: bigint): EpochState => ({
     epoch,
     nonce: draft.nonce,
     utxos: draft.utxos,
     notes: draft.notes,
     total_stake: stake,
     lottery,
+    blend_pow_difficulty,
   });
   if (next === current + 1) {
-    draft.epoch_state = { ...draft.next_epoch_state, epoch: next, total_stake: stake, lottery };
+    // F: ledger/src/cryptarchia/mod.rs refreshes the next epoch's snapshots from the parent first,
+    // whatever the new slot.
+    const refreshed = refreshFromParent(draft.next_epoch_state, draft, s, config);
+    draft.epoch_state = { ...refreshed, epoch: next, total_stake: stake, lottery };
   } else {
-    draft.epoch_state = fromParent(next);
+    // Skipped epochs: no snapshot was taken, the last known Blend difficulty carries over.
+    draft.epoch_state = fromParent(next, draft.epoch_state.blend_pow_difficulty);
   }
-  draft.next_epoch_state = fromParent(next + 1);
+  // The next epoch keeps the Blend difficulty in effect until its own nonce snapshot retargets it.
+  draft.next_epoch_state = fromParent(next + 1, draft.epoch_state.blend_pow_difficulty);
   draft.blocks_in_epoch = 0n;
 
   const events = sdpEpochChange(draft, next - 1, next, config.sdp);
   leaderEpochChange(draft);
-  powEpochChange(draft, config.pow, s.expected_blocks_per_epoch);
+  powEpochChange(draft, config.pow, s.expected_blocks_per_epoch, next - current);
   return events;
 }
 
-/** Within an epoch, the next epoch's snapshots follow the parent until their snapshot slots pass. */
-function refreshFromParent(e: EpochState, draft: Draft, s: EpochSchedule): EpochState {
+/**
+ * The next epoch's snapshots follow the parent until their snapshot slots pass. The Blend difficulty
+ * is fixed with the nonce, from the load of the last closed epoch and the current epoch's difficulty
+ * (F: ledger/src/cryptarchia/mod.rs `update_from_ledger`).
+ */
+function refreshFromParent(e: EpochState, draft: Draft, s: EpochSchedule, config: LedgerConfig): EpochState {
   const takeNonce = draft.slot < nonceSnapshotSlot(e.epoch, s);
   const takeUtxos = draft.slot < stakeDistributionSnapshotSlot(e.epoch, s);
   if (!takeNonce && !takeUtxos) return e;
+  const closed = draft.pow.tx_density.last_closed;
+  const current = draft.epoch_state.blend_pow_difficulty;
   return {
     ...e,
     nonce: takeNonce ? draft.nonce : e.nonce,
+    blend_pow_difficulty: takeNonce
+      ? closed === null
+        ? current
+        : epochBlendDifficulty(closed, current, config.blend_pow)
+      : e.blend_pow_difficulty,
     utxos: takeUtxos ? draft.utxos : e.utxos,
     notes: takeUtxos ? draft.notes : e.notes,
   };

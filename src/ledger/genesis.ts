@@ -19,6 +19,7 @@ import type { OpProof } from '../mantle/proofs.ts';
 import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
 import { bigintKeys, PMap, stringKeys } from '../util/pmap.ts';
 import { executeTx } from './apply.ts';
+import { blendBaseDifficulty, EMPTY_TX_DENSITY } from './blend-difficulty.ts';
 import { GENESIS_EXECUTION_GAS_PRICE, GENESIS_STORAGE_GAS_PRICE, type LedgerConfig } from './config.ts';
 import type { Deployment } from './deployment.ts';
 import { Draft, type LedgerContext } from './draft.ts';
@@ -128,7 +129,9 @@ function emptyState(config: LedgerConfig, nonce: bigint): LedgerState {
   const utxos = UtxoTree.empty();
   const notes = PMap.empty<bigint, NoteRecord>(bigintKeys);
   const lottery = lotteryFor(config.consensus, 1n);
-  const epoch0 = { epoch: 0, nonce, utxos, notes, total_stake: 1n, lottery };
+  // Epochs 0 and 1 use the base Blend difficulty (F: ledger/src/cryptarchia/mod.rs genesis).
+  const blend_pow_difficulty = blendBaseDifficulty(config.blend_pow);
+  const epoch0 = { epoch: 0, nonce, utxos, notes, total_stake: 1n, lottery, blend_pow_difficulty };
   const vouchers = VoucherTree.empty();
   return {
     block_number: 0n,
@@ -164,6 +167,7 @@ function emptyState(config: LedgerConfig, nonce: bigint): LedgerState {
       refill: 0n,
       recent_blocks: [],
       nullifiers: [],
+      tx_density: EMPTY_TX_DENSITY,
     },
   };
 }
@@ -198,6 +202,7 @@ export function genesisState(block: Block, ctx: LedgerContext): Genesis {
     notes: draft.notes,
     total_stake: stake,
     lottery: lotteryFor(ctx.config.consensus, stake),
+    blend_pow_difficulty: blendBaseDifficulty(ctx.config.blend_pow),
   };
   draft.epoch_state = epoch0;
   draft.next_epoch_state = { ...epoch0, epoch: 1 };

@@ -8,6 +8,7 @@ import { bytesEqual } from '../codec/hex.ts';
 import { FR_MODULUS, frFromBytesModOrder } from '../crypto/field.ts';
 import { digest } from '../crypto/poseidon2/index.ts';
 import { type ClaimPowRewardOp, Opcode, opId } from '../mantle/ops.ts';
+import { closeEpoch, recordBlockTxs } from './blend-difficulty.ts';
 import type { PowRewardParams } from './config.ts';
 import type { Draft } from './draft.ts';
 import { fail } from './errors.ts';
@@ -72,14 +73,22 @@ export function addPowRefill(pow: PowState, reward: bigint): PowState {
  * Epoch change: the refill lands in the pool (saturating) and the epoch reward is recomputed from
  * the pool. F: ledger/src/mantle/pow/mod.rs `add_rewards_to_pool`, once however many epochs were crossed.
  */
-export function powEpochChange(draft: Draft, p: PowRewardParams, expectedBlocksPerEpoch: bigint): void {
+export function powEpochChange(
+  draft: Draft,
+  p: PowRewardParams,
+  expectedBlocksPerEpoch: bigint,
+  epochsCrossed = 1,
+): void {
   const pool = saturatingAdd(draft.pow.pool, draft.pow.refill);
+  // Each epoch crossed closes its transaction counts; a skipped epoch closes as empty.
+  let tx_density = draft.pow.tx_density;
+  for (let i = 0; i < epochsCrossed; i++) tx_density = closeEpoch(tx_density);
   const epoch_reward = epochPowReward(
     pool,
     p.rate_num,
     p.rate_den * p.target_claims_per_block * expectedBlocksPerEpoch,
   );
-  draft.pow = { ...draft.pow, pool, refill: 0n, epoch_reward };
+  draft.pow = { ...draft.pow, pool, refill: 0n, epoch_reward, tx_density };
 }
 
 /**
@@ -147,16 +156,24 @@ export function prunePowWindow(pow: PowState, current: bigint, window: number): 
   };
 }
 
-/** After each block: retarget from the block's accepted claims, record the block, prune the window. */
+/**
+ * After each block: retarget from the block's accepted claims, record the block (for claims and in
+ * the epoch's transaction counts), prune the window.
+ */
 export function powAfterBlock(
   draft: Draft,
   p: PowRewardParams,
   blockId: Uint8Array,
   slot: bigint,
   claims: bigint,
+  txs: bigint,
 ): void {
   const pow = draft.pow;
-  const recorded = { ...pow, recent_blocks: [...pow.recent_blocks, { id: blockId, slot }] };
+  const recorded = {
+    ...pow,
+    recent_blocks: [...pow.recent_blocks, { id: blockId, slot }],
+    tx_density: recordBlockTxs(pow.tx_density, txs),
+  };
   draft.pow = {
     ...prunePowWindow(recorded, slot, p.slot_window),
     target: nextRewardTarget(claims, pow.target, p),

@@ -5,6 +5,7 @@
  * the values the reference test uses.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { FR_MODULUS } from '../../src/crypto/field.ts';
 import { digest } from '../../src/crypto/poseidon2/index.ts';
@@ -31,6 +32,7 @@ import { type ClaimPowRewardOp, Opcode, opId } from '../../src/mantle/ops.ts';
 import { DEVNET, TestChain } from '../ledger/helpers.ts';
 
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
+const DEVNET_TEXT = readFileSync(new URL('../../deployments/devnet.yaml', import.meta.url), 'utf8');
 
 function rejects(fn: () => unknown, code: string) {
   assert.throws(fn, (e: unknown) => e instanceof LedgerError && e.ledgerCode === code, `expected ${code}`);
@@ -90,16 +92,12 @@ test('smoothing_factor_above_precision_is_rejected (ledger/src/mantle/pow/diffic
     /EMA_SMOOTHING_FACTOR must not exceed/,
   );
   // A deployment with such constants is refused when it is read.
-  const yaml = (DEVNET_TEXT as string).replace('ema_smoothing_factor: 9', 'ema_smoothing_factor: 11');
+  const yaml = DEVNET_TEXT.replace('ema_smoothing_factor: 9', 'ema_smoothing_factor: 11');
   assert.throws(
     () => parseDeployment(yaml),
     (e) => e instanceof DeploymentError && /must not exceed/.test(e.message),
   );
 });
-
-import { readFileSync } from 'node:fs';
-
-const DEVNET_TEXT = readFileSync(new URL('../../deployments/devnet.yaml', import.meta.url), 'utf8');
 
 // ---------- ledger/src/mantle/pow/mod.rs ----------
 
