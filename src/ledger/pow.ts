@@ -25,6 +25,8 @@ export function powTicket(epochNonce: bigint, blockHash: Uint8Array, publicKey: 
   return digest([epochNonce, frFromBytesModOrder(blockHash), publicKey]);
 }
 
+// inferred: the genesis reward target is p / 2^initial_difficulty from the deployment; F seeds a
+// placeholder (docs/fidelity.md)
 export function initialPowTarget(p: PowRewardParams): bigint {
   return FR_MODULUS >> BigInt(p.initial_difficulty);
 }
@@ -83,6 +85,8 @@ export function powEpochChange(
   // Each epoch crossed closes its transaction counts; a skipped epoch closes as empty.
   let tx_density = draft.pow.tx_density;
   for (let i = 0; i < epochsCrossed; i++) tx_density = closeEpoch(tx_density);
+  // inferred: one claims-per-block constant for the retarget and this denominator, epoch length × f
+  // blocks per epoch (docs/fidelity.md)
   const epoch_reward = epochPowReward(
     pool,
     p.rate_num,
