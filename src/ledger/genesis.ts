@@ -155,7 +155,8 @@ function emptyState(config: LedgerConfig, nonce: bigint): LedgerState {
     sdp: { declarations: PMap.empty(stringKeys), snapshot: PMap.empty(stringKeys), blend_income: 0n },
     leader: {
       vouchers,
-      snapshot: { root: vouchers.root(), count: 0 },
+      // F: ledger/src/mantle/leader.rs `LeaderState::new`: RewardsRoot::default() (0) until epoch 1.
+      snapshot: { root: 0n, count: 0 },
       nullifiers: PMap.empty(bigintKeys),
       pending_rewards: 0n,
       claimable_rewards: 0n,

@@ -174,3 +174,21 @@ test('a leader claim with nothing claimable creates a note of value 0 (F: core/s
   assert.equal(c.state.leader.nullifiers.has(77n), true);
   assert.equal(c.state.leader.claimable_rewards, 0n);
 });
+
+test('the voucher snapshot root is 0 until the first epoch change (ledger/src/mantle/leader.rs LeaderState::new)', () => {
+  const c = new TestChain();
+  // RewardsRoot::default(): the zero field element, not the root of the empty voucher tree.
+  assert.equal(c.state.leader.snapshot.root, 0n);
+  assert.equal(c.state.leader.snapshot.count, 0);
+  const fund = genesisNotes(c.genesis)[0]!;
+  checkTx(c.state, c.ctx, claimTx(fund, claimOp(0n, 78n)), c.state.slot + 1n);
+  rejects(
+    () => checkTx(c.state, c.ctx, claimTx(fund, claimOp(c.state.leader.vouchers.root(), 78n)), c.state.slot + 1n),
+    'InvalidRewardsRoot',
+  );
+  // The first block of epoch 1 snapshots the voucher tree.
+  c.apply([], 5n);
+  c.apply([], 201n);
+  assert.equal(c.state.leader.snapshot.count, 1);
+  assert.notEqual(c.state.leader.snapshot.root, 0n);
+});
