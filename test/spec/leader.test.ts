@@ -183,7 +183,8 @@ test('the voucher snapshot root is 0 until the first epoch change (ledger/src/ma
   const fund = genesisNotes(c.genesis)[0]!;
   checkTx(c.state, c.ctx, claimTx(fund, claimOp(0n, 78n)), c.state.slot + 1n);
   rejects(
-    () => checkTx(c.state, c.ctx, claimTx(fund, claimOp(c.state.leader.vouchers.root(), 78n)), c.state.slot + 1n),
+    () =>
+      checkTx(c.state, c.ctx, claimTx(fund, claimOp(c.state.leader.vouchers.root(), 78n)), c.state.slot + 1n),
     'InvalidRewardsRoot',
   );
   // The first block of epoch 1 snapshots the voucher tree.
