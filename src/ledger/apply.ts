@@ -29,7 +29,7 @@ import type { LedgerEvent, TxEventPayload } from './events.ts';
 import { blockRewards, executionGas, updateExecutionMarket } from './gas.ts';
 import { applyLeaderClaim, commitVoucher } from './leader.ts';
 import type { OpEnv } from './op-env.ts';
-import { applyClaimPowReward, powAfterBlock } from './pow.ts';
+import { addPowRefill, applyClaimPowReward, powAfterBlock } from './pow.ts';
 import { preverifyTx } from './preverify.ts';
 import type { PolPublicInputs } from './proof-system.ts';
 import { addSdpIncome, applySdpActive, applySdpDeclare, applySdpWithdraw } from './sdp.ts';
@@ -263,7 +263,7 @@ export function applyBlock(
   );
   addSdpIncome(draft, rewards.blend);
   draft.leader = { ...draft.leader, pending_rewards: draft.leader.pending_rewards + rewards.leader };
-  draft.pow = { ...draft.pow, refill: draft.pow.refill + rewards.pow };
+  draft.pow = addPowRefill(draft.pow, rewards.pow);
   const market = updateExecutionMarket(
     draft.gas.execution_base_gas_price,
     draft.gas.average_execution_gas,
@@ -278,7 +278,7 @@ export function applyBlock(
   };
 
   const id = headerId(h);
-  powAfterBlock(draft, ctx.config.pow, id, slot, powClaims);
+  powAfterBlock(draft, ctx.config.pow, id, slot, powClaims, BigInt(block.transactions.length));
   draft.nonce = nextEpochNonce(draft.nonce, h.proof_of_leadership.entropy_contribution, slot);
   draft.block_number = blockNumber;
   draft.slot = slot;

@@ -57,16 +57,30 @@ export interface PowRewardParams {
   readonly target_claims_per_block: bigint;
   readonly rate_num: bigint;
   readonly rate_den: bigint;
-  /** Share of each block's burned fees that refills the pool at the next epoch. */
+  /** Share of each block's reward that refills the pool at the next epoch (F: 0/4, ledger/src/lib.rs). */
   readonly pow_share: Ratio;
   /** Claims are valid for blocks at most this many slots old. */
   readonly slot_window: number;
+}
+
+/** The Blend PoW difficulty retarget. F: ledger/src/config.rs `BlendPoWConfig`. */
+export interface BlendPowParams {
+  /** BASE = p / 2^n: the threshold at the reference load, and the genesis threshold. 1..253. */
+  readonly base_difficulty: number;
+  /** T_tx: the reference load, in transactions per block. */
+  readonly target_transactions_per_block: bigint;
+  /** k: the largest factor one epoch may move the threshold by. */
+  readonly max_step: bigint;
+  /** The damping exponent is `damping_num / (damping_num + damping_den_offset)`. */
+  readonly damping_num: number;
+  readonly damping_den_offset: number;
 }
 
 export interface LedgerConfig {
   readonly consensus: ConsensusParams;
   readonly sdp: SdpParams;
   readonly pow: PowRewardParams;
+  readonly blend_pow: BlendPowParams;
   /** Notes owned by this key do not count towards the total stake (the faucet). */
   readonly faucet_pk: bigint | null;
 }

@@ -11,6 +11,7 @@ import { FR_MODULUS, type Fr, leBytesToBigint } from '../crypto/field.ts';
 import { LogosError } from '../errors/base.ts';
 import type { Locator } from '../mantle/locator.ts';
 import { locatorFromString } from '../mantle/locator.ts';
+import { MAX_MODULUS_SHIFT } from './blend-difficulty.ts';
 import {
   type BlendRewardParams,
   type LedgerConfig,
@@ -167,8 +168,19 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
   const lr = ratio(field(c, 'stake_inference_learning_rate', cp), `${cp}.stake_inference_learning_rate`);
 
   const s = obj(field(root, 'sdp', p), `${p}.sdp`);
-  const pw = obj(field(obj(field(root, 'pow', p), `${p}.pow`), 'reward', `${p}.pow`), `${p}.pow.reward`);
+  const powRoot = obj(field(root, 'pow', p), `${p}.pow`);
+  const pw = obj(field(powRoot, 'reward', `${p}.pow`), `${p}.pow.reward`);
+  // Optional: defaults are the reference's deployment templates
+  // (F: deployment/ceremony/genesis/*/deployment-template.yaml, pow_config.blend).
+  const bw = obj(powRoot.blend ?? {}, `${p}.pow.blend`);
+  const bp = `${p}.pow.blend`;
+  const opt = (key: string, dflt: bigint | number): unknown => (Object.hasOwn(bw, key) ? bw[key] : dflt);
   const pp = `${p}.pow.reward`;
+  const emaFactor = int(field(pw, 'ema_smoothing_factor', pp), `${pp}.ema_smoothing_factor`);
+  const emaPrecision = int(field(pw, 'ema_smoothing_precision', pp), `${pp}.ema_smoothing_precision`, 1n);
+  // F: ledger/src/mantle/pow/difficulty.rs refuses a factor above the precision (negative weight).
+  if (emaFactor > emaPrecision)
+    throw new DeploymentError(`${pp}.ema_smoothing_factor: must not exceed ema_smoothing_precision`);
   const g = obj(field(root, 'genesis', p), `${p}.genesis`);
   const gp = `${p}.genesis`;
   const chainId = str(field(g, 'chain_id', gp), `${gp}.chain_id`);
@@ -257,12 +269,8 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
         reward_pool_genesis: int(field(pw, 'reward_pool_genesis', pp), `${pp}.reward_pool_genesis`),
         epoch_reward_genesis: int(field(pw, 'epoch_reward_genesis', pp), `${pp}.epoch_reward_genesis`),
         initial_difficulty: small(field(pw, 'initial_difficulty', pp), `${pp}.initial_difficulty`, 0, 253),
-        ema_smoothing_factor: int(field(pw, 'ema_smoothing_factor', pp), `${pp}.ema_smoothing_factor`),
-        ema_smoothing_precision: int(
-          field(pw, 'ema_smoothing_precision', pp),
-          `${pp}.ema_smoothing_precision`,
-          1n,
-        ),
+        ema_smoothing_factor: emaFactor,
+        ema_smoothing_precision: emaPrecision,
         target_claims_per_block: int(
           field(pw, 'target_claims_per_block', pp),
           `${pp}.target_claims_per_block`,
@@ -272,6 +280,17 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
         rate_den: int(field(pw, 'rate_den', pp), `${pp}.rate_den`, 1n),
         pow_share: ratio(field(pw, 'pow_share', pp), `${pp}.pow_share`),
         slot_window: small(field(pw, 'slot_window', pp), `${pp}.slot_window`, 1),
+      },
+      blend_pow: {
+        base_difficulty: small(opt('base_difficulty', 19), `${bp}.base_difficulty`, 1, MAX_MODULUS_SHIFT),
+        target_transactions_per_block: int(
+          opt('target_transactions_per_block', 512),
+          `${bp}.target_transactions_per_block`,
+          1n,
+        ),
+        max_step: int(opt('max_step', 2), `${bp}.max_step`, 1n),
+        damping_num: small(opt('damping_num', 1), `${bp}.damping_num`, 1),
+        damping_den_offset: small(opt('damping_den_offset', 1), `${bp}.damping_den_offset`),
       },
       faucet_pk: faucet === null ? null : frHex(faucet, `${p}.faucet_pk`),
     },

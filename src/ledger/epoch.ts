@@ -5,6 +5,7 @@
  * `advanceEpoch`.
  */
 import { epochLottery, lotteryConstants } from '../consensus/lottery.ts';
+import { epochBlendDifficulty } from './blend-difficulty.ts';
 import { blockDensity, densityPeriod, markOccupiedSlots, NO_OCCUPIED_SLOTS } from './block-density.ts';
 import {
   type ConsensusParams,
@@ -75,7 +76,7 @@ export function advanceEpoch(draft: Draft, config: LedgerConfig, slot: bigint): 
   const next = epochOf(slot, s);
   // The next epoch's snapshots follow the parent first, whichever case follows: on the block that
   // crosses into the next epoch too, the parent may still be before the nonce snapshot slot.
-  const refreshed = refreshFromParent(draft.next_epoch_state, draft, s);
+  const refreshed = refreshFromParent(draft.next_epoch_state, draft, s, config);
   if (next === current) {
     draft.next_epoch_state = refreshed;
     return [];
@@ -102,26 +103,29 @@ export function advanceEpoch(draft: Draft, config: LedgerConfig, slot: bigint): 
   const lottery = lotteryFor(c, stake);
 
   draft.prev_epoch_nonce = draft.epoch_state.nonce;
-  const fromParent = (epoch: number): EpochState => ({
+  const fromParent = (epoch: number, blend_pow_difficulty: bigint): EpochState => ({
     epoch,
     nonce: draft.nonce,
     utxos: draft.utxos,
     notes: draft.notes,
     total_stake: stake,
     lottery,
+    blend_pow_difficulty,
   });
   if (next === current + 1) {
     draft.epoch_state = { ...refreshed, epoch: next, total_stake: stake, lottery };
   } else {
-    // Too many epochs were skipped for any snapshot of `next` to have been taken: the parent's.
-    draft.epoch_state = fromParent(next);
+    // Too many epochs were skipped for any snapshot of `next` to have been taken: the parent's, and
+    // the last known Blend difficulty carries over.
+    draft.epoch_state = fromParent(next, draft.epoch_state.blend_pow_difficulty);
   }
-  draft.next_epoch_state = fromParent(next + 1);
+  // The next epoch keeps the Blend difficulty in effect until its own nonce snapshot retargets it.
+  draft.next_epoch_state = fromParent(next + 1, draft.epoch_state.blend_pow_difficulty);
   draft.occupied_slots = NO_OCCUPIED_SLOTS;
 
   const events = sdpEpochChange(draft, current, next, config, s);
   leaderEpochChange(draft);
-  powEpochChange(draft, config.pow, s.expected_blocks_per_epoch);
+  powEpochChange(draft, config.pow, s.expected_blocks_per_epoch, next - current);
   return events;
 }
 
@@ -141,16 +145,24 @@ export function markBlockDensity(
 
 /**
  * The next epoch's snapshots follow the parent until their snapshot slots pass (the nonce until the
- * nonce snapshot slot, the UTXO set until the first slot of the epoch before).
+ * nonce snapshot slot, the UTXO set until the first slot of the epoch before). The Blend difficulty
+ * is fixed with the nonce, from the load of the last closed epoch and the current epoch's difficulty.
  * F: ledger/src/cryptarchia/mod.rs `EpochState::update_from_ledger`.
  */
-function refreshFromParent(e: EpochState, draft: Draft, s: EpochSchedule): EpochState {
+function refreshFromParent(e: EpochState, draft: Draft, s: EpochSchedule, config: LedgerConfig): EpochState {
   const takeNonce = draft.slot < nonceSnapshotSlot(e.epoch, s);
   const takeUtxos = draft.slot < stakeDistributionSnapshotSlot(e.epoch, s);
   if (!takeNonce && !takeUtxos) return e;
+  const closed = draft.pow.tx_density.last_closed;
+  const current = draft.epoch_state.blend_pow_difficulty;
   return {
     ...e,
     nonce: takeNonce ? draft.nonce : e.nonce,
+    blend_pow_difficulty: takeNonce
+      ? closed === null
+        ? current
+        : epochBlendDifficulty(closed, current, config.blend_pow)
+      : e.blend_pow_difficulty,
     utxos: takeUtxos ? draft.utxos : e.utxos,
     notes: takeUtxos ? draft.notes : e.notes,
   };

@@ -49,7 +49,6 @@ export type LedgerErrorCode =
   | 'DuplicateActiveMessage'
   | 'InvalidRewardsRoot'
   | 'VoucherAlreadyClaimed'
-  | 'NothingToClaim'
   | 'InvalidProofOfClaim'
   | 'RewardsDisabled'
   | 'RewardPoolExhausted'

@@ -83,7 +83,7 @@ export interface BlockRewards {
  * `compute_block_rewards`: the burned fees enter the 120-block fee window; the reward is
  * `(62500 a + 657 (A_SCALE − a) fees) / (657 A_SCALE)` with
  * `a = min(A_SCALE, max(0, STAKE_TARGET + 10512 Σwindow − total_stake))`, split 6/10 to Blend and
- * 4/10 (+ tips) to the leader. A share of the burned fees refills the PoW pool.
+ * 4/10 (+ tips) to the leader; the PoW share (`pow_share`) of the same reward refills the PoW pool.
  */
 export function blockRewards(
   feeWindow: readonly bigint[],
@@ -106,7 +106,8 @@ export function blockRewards(
   return {
     blend: (num * 6n) / (den * 10n),
     leader: (num * 4n) / (den * 10n) + tips,
-    pow: (burned * powShare.num) / powShare.den,
+    // F: ledger/src/lib.rs: the PoW share is a share of the block reward, like the other two.
+    pow: (num * powShare.num) / (den * powShare.den),
     fee_window: window,
   };
 }

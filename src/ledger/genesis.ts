@@ -5,7 +5,7 @@
  * transaction pays no gas. The genesis block has slot 0, a zero parent, a zero proof of leadership
  * and a zero signature.
  */
-import { type Block, bodyRoot } from '../block/block.ts';
+import { type Block, bodyRoot, checkGenesisBlock } from '../block/block.ts';
 import { type Header, headerId } from '../block/header.ts';
 import { bytesEqual } from '../codec/hex.ts';
 import {
@@ -19,6 +19,7 @@ import type { OpProof } from '../mantle/proofs.ts';
 import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
 import { bigintKeys, PMap, stringKeys } from '../util/pmap.ts';
 import { executeTx } from './apply.ts';
+import { blendBaseDifficulty, EMPTY_TX_DENSITY } from './blend-difficulty.ts';
 import { NO_OCCUPIED_SLOTS } from './block-density.ts';
 import { GENESIS_EXECUTION_GAS_PRICE, GENESIS_STORAGE_GAS_PRICE, type LedgerConfig } from './config.ts';
 import type { Deployment } from './deployment.ts';
@@ -131,7 +132,9 @@ function emptyState(config: LedgerConfig, nonce: bigint): LedgerState {
   const utxos = UtxoTree.empty();
   const notes = PMap.empty<bigint, NoteRecord>(bigintKeys);
   const lottery = lotteryFor(config.consensus, 1n);
-  const epoch0 = { epoch: 0, nonce, utxos, notes, total_stake: 1n, lottery };
+  // Epochs 0 and 1 use the base Blend difficulty (F: ledger/src/cryptarchia/mod.rs genesis).
+  const blend_pow_difficulty = blendBaseDifficulty(config.blend_pow);
+  const epoch0 = { epoch: 0, nonce, utxos, notes, total_stake: 1n, lottery, blend_pow_difficulty };
   const vouchers = VoucherTree.empty();
   return {
     block_number: 0n,
@@ -174,6 +177,7 @@ function emptyState(config: LedgerConfig, nonce: bigint): LedgerState {
       refill: 0n,
       recent_blocks: [],
       nullifiers: [],
+      tx_density: EMPTY_TX_DENSITY,
     },
   };
 }
@@ -187,10 +191,12 @@ export interface Genesis {
 
 /** The state after the genesis block. Total stake = Σ genesis note values except the faucet's (at least 1). */
 export function genesisState(block: Block, ctx: LedgerContext): Genesis {
-  const tx = block.transactions[0];
-  if (block.transactions.length !== 1 || !tx)
-    throw new LedgerError('InvalidGenesis', 'the genesis block has exactly one transaction');
-  if (block.header.slot !== 0n) throw new LedgerError('InvalidGenesis', 'the genesis block has slot 0');
+  try {
+    checkGenesisBlock(block);
+  } catch (e) {
+    throw new LedgerError('InvalidGenesis', e instanceof Error ? e.message : String(e));
+  }
+  const tx = block.transactions[0]!;
   const parameter = genesisParameter(tx);
   const draft = new Draft(emptyState(ctx.config, parameter.epoch_nonce));
   executeTx(draft, ctx, tx, 0n, { genesis: true, preverified: txHash(tx.mantle_tx) });
@@ -206,6 +212,7 @@ export function genesisState(block: Block, ctx: LedgerContext): Genesis {
     notes: draft.notes,
     total_stake: stake,
     lottery: lotteryFor(ctx.config.consensus, stake),
+    blend_pow_difficulty: blendBaseDifficulty(ctx.config.blend_pow),
   };
   draft.epoch_state = epoch0;
   draft.next_epoch_state = { ...epoch0, epoch: 1 };

@@ -9,7 +9,10 @@ import { fail } from './errors.ts';
 import type { TxEventPayload } from './events.ts';
 import type { OpEnv } from './op-env.ts';
 
-/** Reward of one claim now: the claimable pool over the unclaimed vouchers of the snapshot, or 0. */
+/**
+ * Reward of one claim now: the claimable pool over the unclaimed vouchers of the snapshot (rounded
+ * down), or 0 when none is unclaimed. F: ledger/src/mantle/leader.rs `reward_amount`.
+ */
 export function voucherRewardAmount(d: Pick<Draft, 'leader'>): bigint {
   const unclaimed = BigInt(d.leader.snapshot.count) - BigInt(d.leader.nullifiers.size);
   return unclaimed > 0n ? d.leader.claimable_rewards / unclaimed : 0n;
@@ -26,8 +29,8 @@ export function applyLeaderClaim(env: OpEnv, op: LeaderClaimOp, proof: OpProof):
   }
   // The proof of claim itself is verified statelessly (preverify): it binds the nullifier, the
   // rewards root named in the op and the tx hash.
+  // The claim creates its note whatever the amount, 0 included (F: core/src/mantle/ops/leader_claim.rs).
   const amount = voucherRewardAmount(draft);
-  if (amount === 0n) fail('NothingToClaim', 'no reward is claimable', opIndex);
   const id = opId({ opcode: Opcode.LeaderClaim, payload: op });
   const note = { value: amount, pk: op.pk };
   draft.addNote(id, 0, note, null, opIndex);

@@ -17,7 +17,7 @@
  *                set or changed, then u32 m × u32 index: the positions emptied, ascending)
  *   note table   u8 n, n × map          (the distinct note maps, same three places)
  *   u8 utxos ref, u8 notes ref, epoch_state, next_epoch_state (each: u32 epoch, Fr nonce, u8 tree ref,
- *     u8 notes ref, big total_stake, Fr t0, Fr t1)
+ *     u8 notes ref, big total_stake, Fr t0, Fr t1, Fr blend_pow_difficulty)
  *   gas          120 × u64 fee_window, 5 × u64
  *   channels     u32 n, n × (hex key, channel)
  *   sdp          decl table (u8 n, n × map), u8 declarations ref, u8 snapshot ref, u8 next snapshot ref,
@@ -28,7 +28,8 @@
  *   leader       vouchers (u8 height, u64 count, one Fr per set bit of count), Fr snapshot root,
  *                u64 snapshot count, u32 n × Fr nullifiers, big pending, big claimable
  *   pow          big pool, big epoch_reward, 32 B target, big refill, u32 n × (32 B id, u64 slot),
- *                u32 n × (Fr nullifier, u64 slot)
+ *                u32 n × (Fr nullifier, u64 slot), u64 epoch blocks, u64 epoch txs,
+ *                u8 closed? (0|1) [u64 closed blocks, u64 closed txs]
  *
  * Deduplication: a structure referenced several times (`===`) is encoded once in its table and
  * referred to by index, and decodes to one object again. A table entry after the first may be encoded
@@ -606,6 +607,7 @@ function writeEpoch(w: Writer, e: EpochState, treeRef: number, notesRef: number)
   writeBig(w, e.total_stake, 'total stake');
   writeFr(w, e.lottery.t0);
   writeFr(w, e.lottery.t1);
+  writeFr(w, e.blend_pow_difficulty);
 }
 
 function readEpoch(r: Reader, trees: UtxoTree[], notes: PMap<Fr, NoteRecord>[]): EpochState {
@@ -616,6 +618,7 @@ function readEpoch(r: Reader, trees: UtxoTree[], notes: PMap<Fr, NoteRecord>[]):
     notes: readRef(r, notes),
     total_stake: readBig(r),
     lottery: { t0: readFr(r), t1: readFr(r) },
+    blend_pow_difficulty: readFr(r),
   };
 }
 
@@ -662,6 +665,14 @@ function writePow(w: Writer, p: PowState): void {
     writeFr(w, n.nullifier);
     u64(w, n.slot, 'pow nullifier slot');
   }
+  const d = p.tx_density;
+  u64(w, d.current.blocks, 'epoch block count');
+  u64(w, d.current.transactions, 'epoch tx count');
+  w.u8(d.last_closed === null ? 0 : 1);
+  if (d.last_closed !== null) {
+    u64(w, d.last_closed.blocks, 'closed epoch block count');
+    u64(w, d.last_closed.transactions, 'closed epoch tx count');
+  }
 }
 
 function readPow(r: Reader): PowState {
@@ -675,7 +686,24 @@ function readPow(r: Reader): PowState {
   const nNull = readCountOf(r, 40);
   const nullifiers: { nullifier: Fr; slot: bigint }[] = [];
   for (let i = 0; i < nNull; i++) nullifiers.push({ nullifier: readFr(r), slot: r.u64() });
-  return { pool, epoch_reward, target, refill, recent_blocks, nullifiers };
+  const currentBlocks = r.u64();
+  const current = { transactions: r.u64(), blocks: currentBlocks };
+  const closedTag = r.u8();
+  if (closedTag > 1) throw new DecodeError(`bad closed-epoch tag ${closedTag}`);
+  let last_closed: { transactions: bigint; blocks: bigint } | null = null;
+  if (closedTag === 1) {
+    const blocks = r.u64();
+    last_closed = { transactions: r.u64(), blocks };
+  }
+  return {
+    pool,
+    epoch_reward,
+    target,
+    refill,
+    recent_blocks,
+    nullifiers,
+    tx_density: { current, last_closed },
+  };
 }
 
 function writeVouchers(w: Writer, v: VoucherTree): void {

@@ -8,6 +8,7 @@ import type { Locator } from '../mantle/locator.ts';
 import type { Note } from '../mantle/note.ts';
 import type { ServiceType } from '../mantle/ops.ts';
 import type { PMap } from '../util/pmap.ts';
+import type { TxDensity } from './blend-difficulty.ts';
 import type { BlendRewards } from './sdp-rewards.ts';
 import type { UtxoTree } from './trees/utxo-tree.ts';
 import type { VoucherTree } from './trees/voucher-tree.ts';
@@ -40,6 +41,8 @@ export interface EpochState {
   readonly notes: PMap<Fr, NoteRecord>;
   readonly total_stake: bigint;
   readonly lottery: LotteryValues;
+  /** d_blend: the Blend PoW threshold of this epoch, fixed with its nonce. */
+  readonly blend_pow_difficulty: bigint;
 }
 
 export interface GasState {
@@ -116,8 +119,10 @@ export interface PowState {
   readonly refill: bigint;
   /** Blocks of this branch within the claim window, oldest first. */
   readonly recent_blocks: readonly RecentBlock[];
-  /** Used ticket nullifiers with the slot of their claim, oldest first (pruned past the window). */
+  /** Used ticket nullifiers with the slot of their anchor block, oldest first (pruned past the window). */
   readonly nullifiers: readonly { readonly nullifier: Fr; readonly slot: bigint }[];
+  /** Block and transaction counts per epoch, read by the Blend difficulty retarget. */
+  readonly tx_density: TxDensity;
 }
 
 export interface LedgerState {

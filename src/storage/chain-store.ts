@@ -158,7 +158,10 @@ export class ChainStore {
       if (version !== BigInt(CHAIN_SCHEMA_VERSION))
         throw new StorageError(
           'STORAGE_SCHEMA',
-          `chain store has schema version ${version}, this node reads version ${CHAIN_SCHEMA_VERSION}`,
+          `chain store has schema version ${version}, this node reads version ${CHAIN_SCHEMA_VERSION}: ` +
+            'the data folder was written by another version of the node and cannot be read. ' +
+            'Remove the data folder (or set storage.backend.folder_name to a new one) and start the node again: ' +
+            'it builds the chain again from the genesis block.',
         );
     }
   }

@@ -79,7 +79,7 @@ describe('blocks', () => {
     assert.throws(() => decodeBlock(concatBytes(bytes, Uint8Array.of(1))), /trailing/);
     const many = encodeBlock({ ...SAMPLE_BLOCK, uncle_headers: [] });
     many[297 + 64] = 5;
-    assert.throws(() => decodeBlock(many), /: uncle_headers: length 5 is above the maximum 4/);
+    assert.throws(() => decodeBlock(many), /: uncle_headers: length 5 exceeds static maximum 4/);
   });
 });
 

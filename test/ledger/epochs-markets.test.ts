@@ -62,7 +62,7 @@ describe('gas markets', () => {
     const den = 657n * 120_000_000n;
     assert.equal(r.blend, (num * 6n) / (den * 10n));
     assert.equal(r.leader, (num * 4n) / (den * 10n) + 50n);
-    assert.equal(r.pow, 100n);
+    assert.equal(r.pow, (num * 1n) / (den * 10n));
     // Above the stake target the reward comes from fees alone.
     const big = blockRewards(window, 0n, 1000n, 0n, 10n ** 12n, { num: 0n, den: 1n });
     assert.equal(big.blend, (657n * 120_000_000n * 1000n * 6n) / (den * 10n));

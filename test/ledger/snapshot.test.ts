@@ -55,6 +55,7 @@ function epochFp(e: EpochState): unknown {
     notes: notesFp(e.notes),
     total_stake: e.total_stake,
     lottery: e.lottery,
+    blend_pow_difficulty: e.blend_pow_difficulty,
   };
 }
 

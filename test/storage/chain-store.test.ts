@@ -365,6 +365,10 @@ test('a store of another schema version is refused', async () => {
   await kv.transaction((tx) => tx.put(0, enc.encode('schema'), new Uint8Array([0, 0, 0, 0, 0, 0, 0, 9])));
   assert.throws(
     () => new ChainStore(kv),
-    (e) => e instanceof StorageError && e.code === 'STORAGE_SCHEMA',
+    (e) =>
+      e instanceof StorageError &&
+      e.code === 'STORAGE_SCHEMA' &&
+      /schema version 9, this node reads version \d+/.test(e.message) &&
+      /Remove the data folder/.test(e.message),
   );
 });
