@@ -53,17 +53,6 @@ test('slot_to_epoch (ledger/src/config.rs)', () => {
   assert.equal(epochOf(200n, S), 2);
 });
 
-test('test_config (consensus/cryptarchia-engine/src/config.rs)', () => {
-  const c = consensus(10, { num: 1n, den: 5n }, { num: 1n, den: 10n });
-  const s = epochSchedule(c);
-  assert.equal(c.security_param, 10);
-  assert.equal(s.base_period, 50n);
-  assert.equal(s.uncle_window_slots, 60n);
-  assert.equal(s.s_gen, 12n);
-  const lr = Number(c.stake_inference_learning_rate.num) / Number(c.stake_inference_learning_rate.den);
-  assert.equal(Math.floor(lr * 10), 1);
-});
-
 test('base period, s_gen and uncle window are floors of binary64 quotients, as the reference computes them', () => {
   // 99 / (9/11): 121 exactly, but 9/11 in binary64 is slightly above 9/11, so the quotient is
   // 120.99999999999999 and its floor 120.

@@ -55,21 +55,6 @@ function envOf(draft: Draft): OpEnv {
 
 const DUMMY_POC = { type: 'PoC' as const, proof: new Uint8Array(128) };
 
-test('test_epoch_transition (ledger/src/mantle/leader.rs)', () => {
-  const s = leaderDriver();
-  s.applyHeader(1, 0n);
-  assert.equal(s.draft.leader.snapshot.count, 0);
-  s.applyHeader(2, 1n);
-  assert.equal(s.draft.leader.snapshot.count, 1);
-  s.applyHeader(2, 2n);
-  assert.equal(s.draft.leader.snapshot.count, 1);
-  s.applyHeader(3, 3n);
-  assert.equal(s.draft.leader.snapshot.count, 3);
-  // (An older epoch cannot come next: block slots strictly increase along a chain.)
-  s.applyHeader(4, 5n);
-  assert.equal(s.draft.leader.snapshot.count, 4);
-});
-
 test('test_leader_claim_operation (ledger/src/lib.rs)', () => {
   const s = leaderDriver();
   s.applyHeader(1, 0n);
@@ -173,23 +158,4 @@ test('a leader claim with nothing claimable creates a note of value 0 (F: core/s
   assert.equal(c.state.notes.get(id)?.note.value, 0n);
   assert.equal(c.state.leader.nullifiers.has(77n), true);
   assert.equal(c.state.leader.claimable_rewards, 0n);
-});
-
-test('the voucher snapshot root is 0 until the first epoch change (ledger/src/mantle/leader.rs LeaderState::new)', () => {
-  const c = new TestChain();
-  // RewardsRoot::default(): the zero field element, not the root of the empty voucher tree.
-  assert.equal(c.state.leader.snapshot.root, 0n);
-  assert.equal(c.state.leader.snapshot.count, 0);
-  const fund = genesisNotes(c.genesis)[0]!;
-  checkTx(c.state, c.ctx, claimTx(fund, claimOp(0n, 78n)), c.state.slot + 1n);
-  rejects(
-    () =>
-      checkTx(c.state, c.ctx, claimTx(fund, claimOp(c.state.leader.vouchers.root(), 78n)), c.state.slot + 1n),
-    'InvalidRewardsRoot',
-  );
-  // The first block of epoch 1 snapshots the voucher tree.
-  c.apply([], 5n);
-  c.apply([], 201n);
-  assert.equal(c.state.leader.snapshot.count, 1);
-  assert.notEqual(c.state.leader.snapshot.root, 0n);
 });
