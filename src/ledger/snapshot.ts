@@ -8,7 +8,7 @@
  * Format (all integers little-endian; Fr = 32 bytes LE, canonical; `big` = u8 length ‖ LE bytes
  * without a trailing zero byte, for unbounded sums):
  *
- *   u8 version (= 1)
+ *   u8 version (= 2)
  *   u64 block_number, u64 slot, Fr nonce, Fr prev_epoch_nonce,
  *   occupied slots  u32 n, n × u64 slot (strictly ascending)
  *   tree table   u8 n, n × tree         (the distinct UTXO trees of state, epoch_state, next_epoch_state;
@@ -62,7 +62,7 @@ import { UtxoTree } from './trees/utxo-tree.ts';
 import { VoucherTree } from './trees/voucher-tree.ts';
 import { MerkleTreeError } from './trees/zero-hashes.ts';
 
-export const SNAPSHOT_VERSION = 1;
+export const SNAPSHOT_VERSION = 2;
 
 const FEE_WINDOW = 120;
 const U64_MAX = (1n << 64n) - 1n;

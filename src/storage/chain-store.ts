@@ -68,7 +68,7 @@ export interface ChainRangeOptions {
 }
 
 /** Version of the layout below, stored in Meta; a store of another version is refused. */
-export const CHAIN_SCHEMA_VERSION = 1;
+export const CHAIN_SCHEMA_VERSION = 2;
 
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
 const MAX_TXS_PER_BLOCK = 0xffff;
