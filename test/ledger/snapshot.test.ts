@@ -390,7 +390,7 @@ describe('ledger state snapshot', () => {
   test('rejects bad versions, truncation and trailing bytes', () => {
     const bytes = encodeLedgerState(built.c.state);
     const isDecode = (e: unknown) => e instanceof DecodeError;
-    for (const v of [0, 2, 255]) {
+    for (const v of [0, 1, 3, 255]) {
       const b = bytes.slice();
       b[0] = v;
       assert.throws(
