@@ -1,5 +1,9 @@
 /**
  * Slots from wall-clock time: slot = floor((now − genesis) / duration), 0 before genesis.
+ * F (consensus/cryptarchia-engine/src/time.rs) divides whole elapsed seconds by whole slot seconds:
+ * the same slot for every whole-second duration (floor(floor(x)/n) = floor(x/n)).
+ * inferred: sub-second durations (test deployments only) count in milliseconds; F's whole-second
+ * arithmetic cannot run them (docs/fidelity.md)
  */
 export class SlotClock {
   constructor(
