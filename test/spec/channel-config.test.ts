@@ -1,5 +1,5 @@
 /**
- * ChannelConfig in 0.3.1 carries a `parent` MsgId after `channel` (/work/shared/reference/formats.md);
+ * ChannelConfig in 0.3.1 carries a `parent` MsgId after `channel` (the 0.3.1 API reference and OpenAPI document);
  * the reference fork's ChannelConfigOp has none. Its 78-byte fixture
  * (core/src/mantle/fixtures/ops/channel.rs) is therefore not a 0.3.1 encoding: these tests pin that
  * the one difference is the 32 bytes of `parent`.
