@@ -72,7 +72,8 @@ test('a block from a future slot is refused before its parent is looked up (not 
     const t = new TestChain();
     const b1 = t.block([], 1n);
     t.apply([], 1n);
-    const future = t.block([], 10n ** 12n);
+    // The clock reads slot 500,000; a block a thousand slots ahead is from the future.
+    const future = t.block([], 501_000n);
     await assert.rejects(s.chain.submit(future), /after the current slot/);
     await s.chain.submit(b1);
     await s.chain.drain();
