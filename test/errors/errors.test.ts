@@ -96,3 +96,14 @@ test('an error thrown in a worker arrives in the main thread with its class and 
     await w.terminate();
   }
 });
+
+test('engine errors: ENGINE_ codes, the reference variant in the metadata', async () => {
+  const { EngineError } = await import('../../src/consensus/engine.ts');
+  const e = new EngineError('ParentMissing', 'parent x of block y is not in the tree');
+  assert.equal(e.code, 'ENGINE_PARENT_MISSING');
+  assert.equal(e.reason, 'ParentMissing');
+  assert.equal(new EngineError('InvalidParams', 'k').code, 'ENGINE_INVALID_PARAMS');
+  const back = LogosError.fromObject(structuredClone(e.toObject()));
+  assert.ok(back instanceof EngineError);
+  assert.equal(back.reason, 'ParentMissing');
+});

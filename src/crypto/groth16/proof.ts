@@ -32,7 +32,7 @@ export const PROOF_BYTES = G1_COMPRESSED_BYTES + G2_COMPRESSED_BYTES + G1_COMPRE
 /** A malformed snarkjs JSON proof or verification key, or a misuse of the Groth16 API. */
 export class Groth16Error extends LogosError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super('GROTH16', message, options);
+    super('GROTH16_MALFORMED', message, options);
   }
 }
 
