@@ -107,3 +107,22 @@ test('engine errors: ENGINE_ codes, the reference variant in the metadata', asyn
   assert.ok(back instanceof EngineError);
   assert.equal(back.reason, 'ParentMissing');
 });
+
+test('every error code written in the source is upper snake case with a domain prefix', async () => {
+  const { readdirSync, readFileSync, statSync } = await import('node:fs');
+  const { join, resolve } = await import('node:path');
+  const walk = (d: string): string[] =>
+    readdirSync(d).flatMap((n) => {
+      const p = join(d, n);
+      return statSync(p).isDirectory() ? walk(p) : p.endsWith('.ts') ? [p] : [];
+    });
+  const bad: string[] = [];
+  for (const f of walk(resolve(import.meta.dirname, '../../src'))) {
+    const text = readFileSync(f, 'utf8');
+    // Codes given to LogosError's constructor directly, and to BlockError / StorageError / BlockRejected.
+    for (const m of text.matchAll(/(?:super|new (?:BlockError|StorageError|BlockRejected))\(\s*'([^']*)'/g)) {
+      if (!DOMAIN_SNAKE.test(m[1]!)) bad.push(`${f}: ${m[1]}`);
+    }
+  }
+  assert.deepEqual(bad, []);
+});
