@@ -10,7 +10,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { type Block, decodeBlock, encodeBlock } from '../block/block.ts';
+import { type Block, decodeBlock } from '../block/block.ts';
 import { headerId, type SignedHeader } from '../block/header.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import {
@@ -26,9 +26,8 @@ import { buildGenesis, type Genesis } from '../ledger/genesis.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
 import { decodeLedgerState } from '../ledger/snapshot.ts';
 import type { LedgerState } from '../ledger/state.ts';
-import { txHash } from '../mantle/tx.ts';
 import type { ChainStore, ChainUpdate } from '../storage/chain-store.ts';
-import { blockUpdate, processedBlock, SnapshotSchedule } from './blocks/import-block.ts';
+import { blockUpdate, genesisUpdate, processedBlock, SnapshotSchedule } from './blocks/import-block.ts';
 import { checkBlockTime, verifyBlock } from './blocks/verify-block.ts';
 import type { SlotClock } from './clock.ts';
 import { BlockRejected } from './errors.ts';
@@ -127,18 +126,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
           'BLOCK_GENESIS_MISMATCH',
           'the stored chain has another genesis block than this deployment',
         );
-      await store.commit({
-        blocks: [
-          {
-            info: { id: this.genesis.id, parent: new Uint8Array(32), slot: 0n, height: 0n },
-            block: encodeBlock(this.genesis.block),
-            events: new TextEncoder().encode('[]'),
-            txHashes: this.genesis.block.transactions.map((t) => txHash(t.mantle_tx)),
-          },
-        ],
-        canonical: [{ height: 0n, id: this.genesis.id, slot: 0n }],
-        meta: { tip: this.genesis.id, lib: this.genesis.id, genesisTimeMs: BigInt(this.opts.genesisTimeMs) },
-      });
+      await store.commit(genesisUpdate(this.genesis, this.opts.genesisTimeMs));
       logger.info({ genesis: gid }, 'new chain: genesis block stored');
     } else {
       const t0 = performance.now();

@@ -1,7 +1,8 @@
 /**
- * Block import, what follows verification: the storage update that commits a block with its effects on
- * the canonical indices (new canonical heights, reverted blocks, pruned forks, tip and LIB) in one
- * transaction, the event readers receive for it, and the periodic ledger snapshots of the LIB.
+ * Block import, what follows verification: the storage update that commits a block with its effects
+ * on the canonical indices (new canonical heights, reverted blocks, pruned forks, tip and LIB) in one
+ * transaction (and the one that stores a new chain's genesis block), the event readers receive for
+ * it, and the periodic ledger snapshots of the LIB.
  */
 import type { Logger } from 'pino';
 import { type Block, encodeBlock } from '../../block/block.ts';
@@ -10,11 +11,28 @@ import { stringifyJson } from '../../codec/json.ts';
 import type { BlockNode, ConsensusState, ReceiveResult } from '../../consensus/engine.ts';
 import type { BlockResult } from '../../ledger/apply.ts';
 import { eventsToJson } from '../../ledger/events.ts';
+import type { Genesis } from '../../ledger/genesis.ts';
 import { encodeLedgerState } from '../../ledger/snapshot.ts';
 import type { LedgerState } from '../../ledger/state.ts';
 import { txHash } from '../../mantle/tx.ts';
 import type { ChainStore, ChainUpdate } from '../../storage/chain-store.ts';
 import type { BlockRef, ProcessedBlock } from '../interface.ts';
+
+/** The storage update that starts a new chain: its genesis block, canonical at height 0, tip and LIB. */
+export function genesisUpdate(genesis: Genesis, genesisTimeMs: number): ChainUpdate {
+  return {
+    blocks: [
+      {
+        info: { id: genesis.id, parent: new Uint8Array(32), slot: 0n, height: 0n },
+        block: encodeBlock(genesis.block),
+        events: new TextEncoder().encode('[]'),
+        txHashes: genesis.block.transactions.map((t) => txHash(t.mantle_tx)),
+      },
+    ],
+    canonical: [{ height: 0n, id: genesis.id, slot: 0n }],
+    meta: { tip: genesis.id, lib: genesis.id, genesisTimeMs: BigInt(genesisTimeMs) },
+  };
+}
 
 /** The block tree after a block was added to it. */
 export interface TreeAfterBlock {
