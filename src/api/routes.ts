@@ -3,8 +3,7 @@
  * that no endpoint is documented without being served or served without being documented.
  */
 import { blockToApiJson } from '../block/block.ts';
-import type { ChainService } from '../chain/chain-service.ts';
-import type { SlotClock } from '../chain/clock.ts';
+import type { IChain, SlotClock } from '../chain/index.ts';
 import { bytesToHex } from '../codec/hex.ts';
 import { type Json, stringifyJson } from '../codec/json.ts';
 import { fr, u64 } from '../codec/schema.ts';
@@ -25,7 +24,7 @@ export interface ApiContext {
   readonly build: { readonly commit: string | null; readonly tag: string | null };
   /** Replaces the log filter: target (module) → level; `*` is the default level. */
   setLogFilter(filters: Readonly<Record<string, string>>): void;
-  readonly chain: ChainService;
+  readonly chain: IChain;
   readonly clock: SlotClock;
   readonly deployment: Deployment;
   phase(): Phase;

@@ -6,9 +6,8 @@
  * share one subscription to the chain, and each event is serialised once for all of them.
  */
 
-import type { EventEmitter } from 'node:events';
 import { blockToApiJson } from '../block/block.ts';
-import type { ChainEvents, ProcessedBlock } from '../chain/chain-service.ts';
+import type { ChainEvents, ProcessedBlock } from '../chain/index.ts';
 import { bytesToHex } from '../codec/hex.ts';
 import { stringifyJson } from '../codec/json.ts';
 import { ApiError } from './errors.ts';
@@ -62,12 +61,11 @@ class Fanout<K extends LiveEvent> {
   }
 
   subscribe(client: (line: string) => void): () => void {
-    if (this.clients.size === 0)
-      (this.chain as EventEmitter<ChainEvents>).on<K>(this.event, this.listener as never);
+    if (this.clients.size === 0) this.chain.on<K>(this.event, this.listener as never);
     this.clients.add(client);
     return () => {
       if (this.clients.delete(client) && this.clients.size === 0)
-        (this.chain as EventEmitter<ChainEvents>).off<K>(this.event, this.listener as never);
+        this.chain.off<K>(this.event, this.listener as never);
     };
   }
 }

@@ -185,11 +185,11 @@ export function checkBlockStructure(b: Block): void {
  * F: core/src/block/genesis.rs
  */
 export function checkGenesisBlock(b: Block): void {
-  if (b.header.slot !== 0n) throw new BlockError('GENESIS_SLOT', 'expected genesis slot');
+  if (b.header.slot !== 0n) throw new BlockError('BLOCK_GENESIS_SLOT', 'expected genesis slot');
   if (b.uncle_headers.length !== 0)
-    throw new BlockError('GENESIS_UNCLES', 'genesis block must not reference uncles');
+    throw new BlockError('BLOCK_GENESIS_UNCLES', 'genesis block must not reference uncles');
   if (b.transactions.length !== 1)
-    throw new BlockError('GENESIS_TX_COUNT', 'genesis block must contain exactly one transaction');
+    throw new BlockError('BLOCK_GENESIS_TX_COUNT', 'genesis block must contain exactly one transaction');
   if (!bytesEqual(blockBodyRoot(b), b.header.body_root)) {
     throw new BlockError('BLOCK_BAD_BODY_ROOT', 'Body root mismatch: calculated body does not match header');
   }

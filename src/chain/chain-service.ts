@@ -1,49 +1,42 @@
 /**
- * The chain service: accepts blocks (own or received), validates them (structure, time, ledger and
- * proofs), keeps one ledger state per block of the block tree above the latest immutable block,
- * runs fork choice through the Cryptarchia engine, and commits every accepted block with its
- * effects on the canonical indices in one atomic storage transaction.
+ * The chain service: accepts blocks (own or received) one at a time, has them verified
+ * (blocks/verify-block.ts), keeps one ledger state per block of the block tree above the latest
+ * immutable block, runs fork choice through the Cryptarchia engine, and imports every accepted block
+ * (blocks/import-block.ts: its effects on the canonical indices in one atomic storage transaction,
+ * its event, the LIB's snapshots). Blocks with an unknown parent wait in the orphan pool (orphans.ts).
  *
  * On start it rebuilds the tree and the states by replaying the stored blocks (they were fully
  * verified when first accepted, so the replay trusts their proofs).
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { type Block, checkBlockStructure, decodeBlock, encodeBlock } from '../block/block.ts';
+import { type Block, decodeBlock } from '../block/block.ts';
 import { headerId, type SignedHeader } from '../block/header.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
-import { stringifyJson } from '../codec/json.ts';
 import {
   type BlockNode,
   type ConsensusState,
   CryptarchiaEngine,
   type ReceiveResult,
 } from '../consensus/engine.ts';
-import { LogosError } from '../errors/base.ts';
 import { applyBlock, type BlockResult } from '../ledger/apply.ts';
 import { epochSchedule } from '../ledger/config.ts';
 import type { Deployment } from '../ledger/deployment.ts';
-import { eventsToJson, type LedgerEvent } from '../ledger/events.ts';
 import { buildGenesis, type Genesis } from '../ledger/genesis.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
-import { decodeLedgerState, encodeLedgerState } from '../ledger/snapshot.ts';
+import { decodeLedgerState } from '../ledger/snapshot.ts';
 import type { LedgerState } from '../ledger/state.ts';
-import { applyBlockVerified } from '../ledger/verified.ts';
-import { txHash } from '../mantle/tx.ts';
 import type { ChainStore, ChainUpdate } from '../storage/chain-store.ts';
+import { blockUpdate, genesisUpdate, processedBlock, SnapshotSchedule } from './blocks/import-block.ts';
+import { checkBlockTime, verifyBlock } from './blocks/verify-block.ts';
 import type { SlotClock } from './clock.ts';
-import { InvalidUncle, verifyUncles } from './uncles.ts';
+import { BlockRejected } from './errors.ts';
+import type { BlockRef, ChainEvents, ChainTip, IChain, ProcessedBlock } from './interface.ts';
+import { OrphanPool } from './orphans.ts';
+import type { UncleContext } from './uncles.ts';
 
-export class BlockRejected extends LogosError {}
-
-export interface ProcessedBlock {
-  readonly block: Block;
-  readonly id: Uint8Array;
-  readonly height: number;
-  readonly events: readonly LedgerEvent[];
-  readonly tip: { id: Uint8Array; slot: bigint; height: number };
-  readonly lib: { id: Uint8Array; slot: bigint; height: number };
-}
+export { BlockRejected } from './errors.ts';
+export type { ChainEvents, ProcessedBlock } from './interface.ts';
 
 export interface ChainServiceOptions {
   readonly deployment: Deployment;
@@ -61,28 +54,19 @@ export interface ChainServiceDeps {
   readonly logger: Logger;
 }
 
-export interface ChainEvents {
-  block: [ProcessedBlock];
-  fatal: [Error];
-  lib: [{ id: Uint8Array; height: number; slot: bigint }];
-  /** Consensus switched from Bootstrapping to Online. */
-  online: [];
-}
-
-export class ChainService extends EventEmitter<ChainEvents> {
+export class ChainService extends EventEmitter<ChainEvents> implements IChain {
   readonly genesis: Genesis;
   private readonly states = new Map<string, LedgerState>();
   private engine: CryptarchiaEngine;
-  private lastSnapshotHeight = 0;
+  private readonly snapshots: SnapshotSchedule;
   /** Whether the last start restored the ledger from a stored snapshot (rather than from genesis). */
   restoredFromSnapshot = false;
   /** Grows whenever the tip, the LIB or the consensus state may have changed (for readers' caches). */
   headVersion = 0;
   private queue: Promise<unknown> = Promise.resolve();
-  /** Blocks whose parent is unknown, by parent id, until the parent arrives (bounded). */
-  private readonly orphans = new Map<string, Block[]>();
-  private orphanCount = 0;
   static readonly MAX_ORPHANS = 1000;
+  /** Blocks whose parent is unknown, until the parent arrives. */
+  private readonly orphans = new OrphanPool(ChainService.MAX_ORPHANS);
   private failed: Error | undefined;
   /** The last state recording (drained with the blocks). */
   private recording: Promise<void> = Promise.resolve();
@@ -106,6 +90,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
     );
     const gid = bytesToHex(this.genesis.id);
     this.engine = this.newEngine();
+    this.snapshots = new SnapshotSchedule(deps.store, deps.logger, opts.snapshotInterval ?? 1000);
     this.states.set(gid, this.genesis.state);
     this.publishHead();
   }
@@ -120,23 +105,6 @@ export class ChainService extends EventEmitter<ChainEvents> {
       ...(lib ? { lib } : {}),
       ...(libUncleSlots ? { libUncleSlots } : {}),
     });
-  }
-
-  /** Stores a snapshot of the LIB's ledger state when the LIB has moved far enough since the last one. */
-  private async maybeSnapshot(): Promise<void> {
-    const lib = this.engine.lib;
-    const interval = this.opts.snapshotInterval ?? 1000;
-    if (lib.length - this.lastSnapshotHeight < interval) return;
-    const state = this.states.get(lib.id);
-    if (!state) return;
-    const t0 = performance.now();
-    const bytes = encodeLedgerState(state);
-    await this.deps.store.saveSnapshot(hexToBytes(lib.id), bytes);
-    this.lastSnapshotHeight = lib.length;
-    this.deps.logger.info(
-      { height: lib.length, bytes: bytes.length, ms: Math.round(performance.now() - t0) },
-      'ledger snapshot stored',
-    );
   }
 
   get config() {
@@ -155,21 +123,10 @@ export class ChainService extends EventEmitter<ChainEvents> {
     if (!store.info(this.genesis.id)) {
       if (meta.tip)
         throw new BlockRejected(
-          'GENESIS_MISMATCH',
+          'BLOCK_GENESIS_MISMATCH',
           'the stored chain has another genesis block than this deployment',
         );
-      await store.commit({
-        blocks: [
-          {
-            info: { id: this.genesis.id, parent: new Uint8Array(32), slot: 0n, height: 0n },
-            block: encodeBlock(this.genesis.block),
-            events: new TextEncoder().encode('[]'),
-            txHashes: this.genesis.block.transactions.map((t) => txHash(t.mantle_tx)),
-          },
-        ],
-        canonical: [{ height: 0n, id: this.genesis.id, slot: 0n }],
-        meta: { tip: this.genesis.id, lib: this.genesis.id, genesisTimeMs: BigInt(this.opts.genesisTimeMs) },
-      });
+      await store.commit(genesisUpdate(this.genesis, this.opts.genesisTimeMs));
       logger.info({ genesis: gid }, 'new chain: genesis block stored');
     } else {
       const t0 = performance.now();
@@ -190,7 +147,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
         );
         this.states.clear();
         this.states.set(lib.id, decodeLedgerState(snap.bytes));
-        this.lastSnapshotHeight = lib.length;
+        this.snapshots.lastHeight = lib.length;
         this.restoredFromSnapshot = true;
         from = snap.info.height + 1n;
       }
@@ -273,12 +230,12 @@ export class ChainService extends EventEmitter<ChainEvents> {
     return run;
   }
 
-  tip() {
+  tip(): ChainTip {
     const { tip: t, state } = this.head;
     return { id: hexToBytes(t.id), slot: t.slot, height: t.length, state };
   }
 
-  lib() {
+  lib(): BlockRef {
     const l = this.head.lib;
     return { id: hexToBytes(l.id), slot: l.slot, height: l.length };
   }
@@ -300,23 +257,9 @@ export class ChainService extends EventEmitter<ChainEvents> {
 
   // ---------- orphans ----------
 
-  private keepOrphan(parentHex: string, block: Block): void {
-    if (this.orphanCount >= ChainService.MAX_ORPHANS) return;
-    const list = this.orphans.get(parentHex) ?? [];
-    const id = bytesToHex(headerId(block.header));
-    if (list.some((b) => bytesToHex(headerId(b.header)) === id)) return;
-    list.push(block);
-    this.orphans.set(parentHex, list);
-    this.orphanCount++;
-  }
-
   /** Orphans waiting for `parentHex` are processed now that it is applied. */
   private adoptOrphans(parentHex: string): void {
-    const waiting = this.orphans.get(parentHex);
-    if (!waiting) return;
-    this.orphans.delete(parentHex);
-    this.orphanCount -= waiting.length;
-    for (const b of waiting) {
+    for (const b of this.orphans.take(parentHex)) {
       this.submit(b).catch((e: Error) => this.deps.logger.debug({ err: e.message }, 'orphan rejected'));
     }
   }
@@ -339,21 +282,16 @@ export class ChainService extends EventEmitter<ChainEvents> {
     return out;
   }
 
-  /** The uncle validity rules (uncles.ts), against the block tree and the ledger states. */
-  private async checkUncles(block: Block, parentHex: string): Promise<void> {
-    try {
-      await verifyUncles(block.uncle_headers, parentHex, block.header.slot, {
-        node: (id) => this.engine.get(id),
-        oldest: this.engine.lib.id,
-        state: (id) => this.states.get(id),
-        windowSlots: this.uncleWindow(),
-        config: this.config,
-        proofs: this.deps.proofs,
-      });
-    } catch (e) {
-      if (e instanceof InvalidUncle) throw new BlockRejected('INVALID_UNCLE', e.message, { cause: e });
-      throw e;
-    }
+  /** What the uncle rules read: the block tree and its ledger states. */
+  private uncleContext(): UncleContext {
+    return {
+      node: (id) => this.engine.get(id),
+      oldest: this.engine.lib.id,
+      state: (id) => this.states.get(id),
+      windowSlots: this.uncleWindow(),
+      config: this.config,
+      proofs: this.deps.proofs,
+    };
   }
 
   // ---------- reads (what the API serves) ----------
@@ -413,113 +351,76 @@ export class ChainService extends EventEmitter<ChainEvents> {
 
   private async process(block: Block, own: boolean): Promise<ProcessedBlock> {
     const t0 = performance.now();
-    const { store, proofs, clock } = this.deps;
-    if (this.failed)
-      throw new BlockRejected('STORAGE', `the chain stopped after a storage failure: ${this.failed.message}`);
-    const id = headerId(block.header);
-    const hex = bytesToHex(id);
-    if (this.engine.has(hex)) throw new BlockRejected('ALREADY_APPLIED', `block ${hex} is already applied`);
-    // F (chain-service try_apply_block): a block from a future slot is refused before its parent is looked up.
-    if (block.header.slot > clock.currentSlot()) {
+    if (this.failed) {
       throw new BlockRejected(
-        'FUTURE_BLOCK',
-        `block slot ${block.header.slot} is after the current slot ${clock.currentSlot()}`,
+        'BLOCK_STORAGE',
+        `the chain stopped after a storage failure: ${this.failed.message}`,
       );
     }
+    const id = headerId(block.header);
+    const hex = bytesToHex(id);
+    const slot = block.header.slot;
+    if (this.engine.has(hex)) {
+      throw new BlockRejected('BLOCK_ALREADY_APPLIED', `block ${hex} is already applied`, {
+        meta: { block: hex, slot },
+      });
+    }
+    // F (chain-service try_apply_block): a block from a future slot is refused before its parent is looked up.
+    checkBlockTime(block, this.deps.clock.currentSlot());
     const parentHex = bytesToHex(block.header.parent_block);
     const parent = this.states.get(parentHex);
     if (!parent) {
-      this.keepOrphan(parentHex, block);
-      throw new BlockRejected('PARENT_MISSING', `the parent ${parentHex} of block ${hex} is unknown`);
+      this.orphans.add(parentHex, block);
+      throw new BlockRejected('BLOCK_PARENT_MISSING', `the parent ${parentHex} of block ${hex} is unknown`, {
+        meta: { block: hex, slot, parent: parentHex },
+      });
     }
-    try {
-      checkBlockStructure(block);
-    } catch (e) {
-      throw new BlockRejected('INVALID_BLOCK', (e as Error).message, { cause: e });
-    }
-    await this.checkUncles(block, parentHex);
-    let r: BlockResult;
-    try {
-      r = await applyBlockVerified(parent, block, this.config, proofs, { skipProofOfLeadership: own });
-    } catch (e) {
-      throw new BlockRejected('LEDGER', (e as Error).message, { cause: e });
-    }
+    const r = await verifyBlock(block, parent, this.uncleContext(), { own });
+
     const prevLib = this.engine.lib.id;
-    const res = this.track(
+    const change = this.track(
       r,
       block.header.parent_block,
       block.uncle_headers.map((u) => u.header.slot),
     );
     const height = this.engine.get(hex)!.length;
-    const update: ChainUpdate = {
-      blocks: [
-        {
-          info: { id, parent: block.header.parent_block, slot: block.header.slot, height: BigInt(height) },
-          block: encodeBlock(block),
-          events: new TextEncoder().encode(stringifyJson(eventsToJson(r.events))),
-          txHashes: block.transactions.map((t) => txHash(t.mantle_tx)),
-        },
-      ],
-      canonical: res.applied.map((b) => ({ height: BigInt(b.length), id: hexToBytes(b.id), slot: b.slot })),
-      reverted: res.reverted.map((b) => ({
-        id: hexToBytes(b.id),
-        slot: b.slot,
-        txHashes: this.txHashesOf(b.id),
-      })),
-      meta: {
-        tip: hexToBytes(this.engine.tip.id),
-        lib: hexToBytes(this.engine.lib.id),
-        state: this.engine.state,
-        lastOnlineMs: BigInt(Date.now()),
-      },
-      // Blocks below the LIB leave the tree but stay stored as canonical history; dead forks are deleted.
-      prune: res.stale.map((p) => hexToBytes(p)),
-    };
-    if (res.tipChanged && res.applied.length > 0) {
-      const top = res.applied[res.applied.length - 1]!;
-      (update as { removeCanonicalAbove?: bigint }).removeCanonicalAbove = BigInt(top.length);
-    }
+    const tree = { change, tip: this.engine.tip, lib: this.engine.lib, state: this.engine.state };
+    const update = blockUpdate(block, id, height, r, tree, (h) => this.txHashesOf(h));
     try {
-      await store.commit(update);
+      await this.deps.store.commit(update);
     } catch (e) {
       // The block tree already holds the block; storage no longer matches it. Nothing sensible can
       // follow: stop accepting blocks and let the node shut down (a restart replays storage).
       this.failed = e as Error;
       this.emit('fatal', this.failed);
-      throw new BlockRejected('STORAGE', `storing block ${hex} failed: ${(e as Error).message}`, {
+      throw new BlockRejected('BLOCK_STORAGE', `storing block ${hex} failed: ${(e as Error).message}`, {
         cause: e,
+        meta: { block: hex, slot },
       });
     }
     this.publishHead();
-    const { tip, lib } = this.head;
-    const processed: ProcessedBlock = {
-      block,
-      id,
-      height,
-      events: r.events,
-      tip: { id: hexToBytes(tip.id), slot: tip.slot, height: tip.length },
-      lib: { id: hexToBytes(lib.id), slot: lib.slot, height: lib.length },
-    };
+    const processed = processedBlock(block, id, height, r, this.head);
     if (!own) {
       this.deps.logger.info(
         {
-          slot: Number(block.header.slot),
+          slot: Number(slot),
           height,
           txs: block.transactions.length,
           ms: Math.round(performance.now() - t0),
-          tip_changed: res.tipChanged,
+          tip_changed: change.tipChanged,
         },
         'block applied',
       );
     }
     this.headVersion++;
     this.emit('block', processed);
-    if (lib.id !== prevLib) {
+    if (this.head.lib.id !== prevLib) {
       this.emit('lib', processed.lib);
       // A snapshot only shortens restarts; failing to store one loses nothing.
-      await this.maybeSnapshot().catch((e: Error) =>
-        this.deps.logger.warn({ err: e.message }, 'storing a ledger snapshot failed'),
-      );
+      const lib = this.engine.lib;
+      await this.snapshots
+        .maybeStore(lib, this.states.get(lib.id))
+        .catch((e: Error) => this.deps.logger.warn({ err: e.message }, 'storing a ledger snapshot failed'));
     }
     this.adoptOrphans(hex);
     return processed;

@@ -20,8 +20,8 @@ import type { LedgerConfig } from '../ledger/config.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
 import type { LedgerState } from '../ledger/state.ts';
 
-/** Why an uncle is invalid (F `UncleError`). */
-export type UncleErrorCode =
+/** Why an uncle is invalid: the reference's variant name (F `UncleError`). */
+export type UncleErrorReason =
   | 'NotStrictlyOlder'
   | 'ParentNotOnChain'
   | 'OnChain'
@@ -29,25 +29,51 @@ export type UncleErrorCode =
   | 'InvalidSignature'
   | 'InvalidProof';
 
-const MESSAGES: Record<UncleErrorCode, string> = {
-  NotStrictlyOlder: 'not strictly older than the block',
-  ParentNotOnChain: 'parent not on the chain that the block is extending, within the window',
-  OnChain: 'on the chain that the block is extending',
-  InvalidSlot: 'at a slot no uncle can be proposed for',
-  InvalidSignature: 'invalid header signature',
-  InvalidProof: 'invalid proof of leadership',
+/** The error codes, one per reason. */
+export type UncleErrorCode =
+  | 'UNCLE_NOT_STRICTLY_OLDER'
+  | 'UNCLE_PARENT_NOT_ON_CHAIN'
+  | 'UNCLE_ON_CHAIN'
+  | 'UNCLE_INVALID_SLOT'
+  | 'UNCLE_INVALID_SIGNATURE'
+  | 'UNCLE_INVALID_PROOF';
+
+const RULES: Record<UncleErrorReason, { code: UncleErrorCode; text: string }> = {
+  NotStrictlyOlder: { code: 'UNCLE_NOT_STRICTLY_OLDER', text: 'not strictly older than the block' },
+  ParentNotOnChain: {
+    code: 'UNCLE_PARENT_NOT_ON_CHAIN',
+    text: 'parent not on the chain that the block is extending, within the window',
+  },
+  OnChain: { code: 'UNCLE_ON_CHAIN', text: 'on the chain that the block is extending' },
+  InvalidSlot: { code: 'UNCLE_INVALID_SLOT', text: 'at a slot no uncle can be proposed for' },
+  InvalidSignature: { code: 'UNCLE_INVALID_SIGNATURE', text: 'invalid header signature' },
+  InvalidProof: { code: 'UNCLE_INVALID_PROOF', text: 'invalid proof of leadership' },
 };
 
-export class InvalidUncle extends LogosError {
+export interface InvalidUncleMeta {
+  readonly reason: UncleErrorReason;
+  /** The uncle's header id (hex). */
+  readonly uncle: string;
+  readonly [key: string]: unknown;
+}
+
+export class InvalidUncle extends LogosError<InvalidUncleMeta> {
   declare readonly code: UncleErrorCode;
 
-  constructor(
-    code: UncleErrorCode,
-    readonly uncle: string,
-  ) {
-    super(code, `invalid uncle ${uncle}: ${MESSAGES[code]}`);
+  constructor(reason: UncleErrorReason, uncle: string) {
+    const rule = RULES[reason];
+    super(rule.code, `invalid uncle ${uncle}: ${rule.text}`, { meta: { reason, uncle } });
+  }
+
+  get reason(): UncleErrorReason {
+    return this.meta.reason;
+  }
+
+  get uncle(): string {
+    return this.meta.uncle;
   }
 }
+LogosError.register(InvalidUncle);
 
 /** What the rules read: the block tree, the ledger states of its blocks, the parameters. */
 export interface UncleContext {

@@ -48,7 +48,8 @@ export interface BlockNode {
   readonly length: number;
 }
 
-export type EngineErrorCode =
+/** Why the engine refused: the reference's variant name. */
+export type EngineErrorReason =
   /** `receive`: the parent is not in the tree (unknown, or pruned below the LIB). */
   | 'ParentMissing'
   /** `receive`: the block is already in the tree. */
@@ -62,13 +63,28 @@ export type EngineErrorCode =
   /** Constructor: bad parameters. */
   | 'InvalidParams';
 
-export class EngineError extends LogosError {
+/** The error code of each reason: `ENGINE_` + the reason in snake case (`ENGINE_PARENT_MISSING`). */
+export type EngineErrorCode =
+  | 'ENGINE_PARENT_MISSING'
+  | 'ENGINE_ALREADY_APPLIED'
+  | 'ENGINE_INVALID_SLOT'
+  | 'ENGINE_UNKNOWN_BLOCK'
+  | 'ENGINE_NOT_ANCESTOR'
+  | 'ENGINE_INVALID_PARAMS';
+
+export class EngineError extends LogosError<{ readonly reason: EngineErrorReason }> {
   declare readonly code: EngineErrorCode;
 
-  constructor(code: EngineErrorCode, message: string) {
-    super(code, message);
+  constructor(reason: EngineErrorReason, message: string) {
+    const code = `ENGINE_${reason.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}` as EngineErrorCode;
+    super(code, message, { meta: { reason } });
+  }
+
+  get reason(): EngineErrorReason {
+    return this.meta.reason;
   }
 }
+LogosError.register(EngineError);
 
 export interface ReceiveResult {
   /** Whether the tip moved. */

@@ -24,7 +24,7 @@ export const ED25519_SIGNATURE_BYTES = 64;
 
 export class Ed25519KeyError extends LogosError {
   constructor(message: string) {
-    super('INVALID_ED25519_KEY', message);
+    super('ED25519_INVALID_KEY', message);
   }
 }
 

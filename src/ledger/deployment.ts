@@ -21,7 +21,7 @@ import {
 
 export class DeploymentError extends LogosError {
   constructor(message: string) {
-    super('INVALID_DEPLOYMENT', message);
+    super('DEPLOYMENT_INVALID', message);
   }
 }
 

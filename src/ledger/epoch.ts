@@ -20,8 +20,8 @@ import {
 import type { Draft } from './draft.ts';
 import type { HeaderEvent } from './events.ts';
 import { updateStorageMarket } from './gas.ts';
-import { leaderEpochChange } from './leader.ts';
-import { powEpochChange } from './pow.ts';
+import { leaderEpochChange } from './leader-claims.ts';
+import { powEpochChange } from './pow-claims.ts';
 import { sdpEpochChange } from './sdp.ts';
 import { type StakeInference, stakeInference, totalStakeInference } from './stake.ts';
 import type { EpochState, LotteryValues } from './state.ts';

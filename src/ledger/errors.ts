@@ -1,9 +1,11 @@
+/**
+ * The ledger's errors. Each names the broken rule by the reference's variant name (`ledgerCode`,
+ * e.g. `InputNotFound`) and has the code `LEDGER_` + that name in snake case (`LEDGER_INPUT_NOT_FOUND`);
+ * where it happened (transaction and op index) and the detail are metadata, rendered into the message.
+ */
 import { LogosError } from '../errors/base.ts';
 
-/**
- * Why the ledger refused a transaction or a block. `code` is stable (a reference error variant name
- * where the reference has one); `opIndex` locates the failing op inside its transaction.
- */
+/** Why the ledger refused a transaction or a block: a reference error variant name where the reference has one. */
 export type LedgerErrorCode =
   | 'InvalidSlot'
   | 'InvalidLeaderProof'
@@ -59,32 +61,67 @@ export type LedgerErrorCode =
   | 'PowNullifierUsed'
   | 'InvalidGenesis';
 
-export class LedgerError extends LogosError {
+/** What a ledger error carries. */
+export interface LedgerErrorMeta {
+  /** The reference's variant name of the broken rule. */
   readonly ledgerCode: LedgerErrorCode;
-  readonly opIndex: number | undefined;
-  readonly txIndex: number | undefined;
+  /** What is wrong, in words (without the variant name and the location). */
+  readonly detail: string;
+  /** The transaction's index in its block, when the error is located in a block. */
+  readonly txIndex?: number;
+  /** The op's index in its transaction. */
+  readonly opIndex?: number;
+  readonly [key: string]: unknown;
+}
 
-  constructor(code: LedgerErrorCode, message: string, where: { opIndex?: number; txIndex?: number } = {}) {
-    const at = [
-      where.txIndex !== undefined ? `tx ${where.txIndex}` : '',
-      where.opIndex !== undefined ? `op ${where.opIndex}` : '',
-    ]
-      .filter(Boolean)
-      .join(', ');
-    super(`LEDGER_${code}`, at ? `${code} (${at}): ${message}` : `${code}: ${message}`);
-    this.ledgerCode = code;
-    this.opIndex = where.opIndex;
-    this.txIndex = where.txIndex;
+/** `InputNotFound` → `LEDGER_INPUT_NOT_FOUND`. */
+export function ledgerErrorCode(variant: LedgerErrorCode): string {
+  return `LEDGER_${variant.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}`;
+}
+
+/** `InputNotFound (tx 1, op 0): detail`. */
+function render(m: LedgerErrorMeta): string {
+  const at = [
+    m.txIndex !== undefined ? `tx ${m.txIndex}` : '',
+    m.opIndex !== undefined ? `op ${m.opIndex}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return at ? `${m.ledgerCode} (${at}): ${m.detail}` : `${m.ledgerCode}: ${m.detail}`;
+}
+
+export class LedgerError extends LogosError<LedgerErrorMeta> {
+  constructor(code: LedgerErrorCode, detail: string, where: { opIndex?: number; txIndex?: number } = {}) {
+    const meta: LedgerErrorMeta = {
+      ledgerCode: code,
+      detail,
+      ...(where.txIndex !== undefined ? { txIndex: where.txIndex } : {}),
+      ...(where.opIndex !== undefined ? { opIndex: where.opIndex } : {}),
+    };
+    super(ledgerErrorCode(code), render(meta), { meta });
+  }
+
+  get ledgerCode(): LedgerErrorCode {
+    return this.meta.ledgerCode;
+  }
+
+  get opIndex(): number | undefined {
+    return this.meta.opIndex;
+  }
+
+  get txIndex(): number | undefined {
+    return this.meta.txIndex;
   }
 
   /** The same error located inside a block's transaction list. */
   inTx(txIndex: number): LedgerError {
-    return new LedgerError(this.ledgerCode, this.message.replace(/^[A-Za-z]+( \([^)]*\))?: /, ''), {
+    return new LedgerError(this.meta.ledgerCode, this.meta.detail, {
       txIndex,
-      ...(this.opIndex !== undefined ? { opIndex: this.opIndex } : {}),
+      ...(this.meta.opIndex !== undefined ? { opIndex: this.meta.opIndex } : {}),
     });
   }
 }
+LogosError.register(LedgerError);
 
 export function fail(code: LedgerErrorCode, message: string, opIndex?: number): never {
   throw new LedgerError(code, message, opIndex !== undefined ? { opIndex } : {});

@@ -27,7 +27,7 @@ import { Draft, type LedgerContext } from './draft.ts';
 import { lotteryFor } from './epoch.ts';
 import { LedgerError } from './errors.ts';
 import { emptyFeeWindow } from './gas.ts';
-import { initialPowTarget } from './pow.ts';
+import { initialPowTarget } from './pow-claims.ts';
 import { activeDeclarations } from './sdp.ts';
 import { newBlendRewards } from './sdp-rewards.ts';
 import type { LedgerState, NoteRecord } from './state.ts';

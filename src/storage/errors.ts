@@ -1,3 +1,6 @@
+/**
+ * Storage failures. Codes follow the node's convention (`STORAGE_` + what went wrong, see errors/base.ts).
+ */
 import { LogosError } from '../errors/base.ts';
 
 export type StorageErrorCode =
@@ -15,3 +18,4 @@ export class StorageError extends LogosError {
     super(code, message, options);
   }
 }
+LogosError.register(StorageError);

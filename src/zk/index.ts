@@ -3,10 +3,10 @@
  * insecure test backend only when asked for and only on a test deployment.
  */
 import { assertProofSystemAllowed, type Deployment } from '../ledger/deployment.ts';
-import { INSECURE_TEST_PROOFS } from '../ledger/insecure-test-proofs.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
 import { DEFAULT_KEYS_DIR } from './artifacts.ts';
 import { Groth16ProofSystem } from './groth16-system.ts';
+import { INSECURE_TEST_PROOFS } from './insecure-test-proofs.ts';
 
 export interface ProofSystemOptions {
   /** Folder of circuit artifacts; the shipped devnet keys by default. */

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { devnetConfig } from '../../src/cli.ts';
 import type { Deployment } from '../../src/ledger/deployment.ts';
-import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
 import type { UserConfig } from '../../src/node/config.ts';
 import { LogosNode } from '../../src/node/node.ts';
+import { INSECURE_TEST_PROOFS } from '../../src/zk/insecure-test-proofs.ts';
 import { FAST } from '../fast-deployment.ts';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

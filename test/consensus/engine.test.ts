@@ -78,19 +78,19 @@ describe('CryptarchiaEngine basics', () => {
     chain(e, 'a', 'g', 1, 5);
     add(e, 'b5', 'a4', 7);
     const before = { tip: e.tip, lib: e.lib, size: e.size, tips: e.forkTips() };
-    assertEngineError(() => add(e, 'x', 'nope', 10), 'ParentMissing');
-    assertEngineError(() => add(e, 'x', 'a1', 10), 'ParentMissing'); // a1 is below the LIB: pruned
-    assertEngineError(() => add(e, 'a5', 'a4', 9), 'AlreadyApplied');
-    assertEngineError(() => add(e, 'a3', 'a5', 9), 'AlreadyApplied'); // checked before the parent
-    assertEngineError(() => add(e, 'x', 'a5', 4), 'InvalidSlot');
-    assertEngineError(() => add(e, 'x', 'a5', 0), 'InvalidSlot');
+    assertEngineError(() => add(e, 'x', 'nope', 10), 'ENGINE_PARENT_MISSING');
+    assertEngineError(() => add(e, 'x', 'a1', 10), 'ENGINE_PARENT_MISSING'); // a1 is below the LIB: pruned
+    assertEngineError(() => add(e, 'a5', 'a4', 9), 'ENGINE_ALREADY_APPLIED');
+    assertEngineError(() => add(e, 'a3', 'a5', 9), 'ENGINE_ALREADY_APPLIED'); // checked before the parent
+    assertEngineError(() => add(e, 'x', 'a5', 4), 'ENGINE_INVALID_SLOT');
+    assertEngineError(() => add(e, 'x', 'a5', 0), 'ENGINE_INVALID_SLOT');
     assert.deepEqual({ tip: e.tip, lib: e.lib, size: e.size, tips: e.forkTips() }, before);
     assert.equal(e.has(h('x')), false);
-    assertEngineError(() => e.lca(h('x'), G), 'UnknownBlock');
-    assertEngineError(() => e.ancestors(h('a5'), h('b5')), 'NotAncestor');
+    assertEngineError(() => e.lca(h('x'), G), 'ENGINE_UNKNOWN_BLOCK');
+    assertEngineError(() => e.ancestors(h('a5'), h('b5')), 'ENGINE_NOT_ANCESTOR');
     assertEngineError(
       () => new CryptarchiaEngine({ genesis: { id: G, slot: 0n }, k: 0, sGen: 1n, state: 'Online' }),
-      'InvalidParams',
+      'ENGINE_INVALID_PARAMS',
     );
   });
 
@@ -181,8 +181,8 @@ describe('fork choice, Online (maxvalid_mc)', () => {
     assert.equal(libName(e), 'b4');
     assert.deepEqual(idNames(r.stale), ['a4', 'a5', 'a6']);
     // A fork below the LIB: its parent was pruned, so the block cannot even attach.
-    assertEngineError(() => add(e, 'c3', 'a2', 50), 'ParentMissing');
-    assertEngineError(() => add(e, 'a7', 'a6', 50), 'ParentMissing');
+    assertEngineError(() => add(e, 'c3', 'a2', 50), 'ENGINE_PARENT_MISSING');
+    assertEngineError(() => add(e, 'a7', 'a6', 50), 'ENGINE_PARENT_MISSING');
   });
 
   test('a fork deeper than k that is longer is not adopted once Online (pruned at the switch)', () => {
@@ -194,7 +194,7 @@ describe('fork choice, Online (maxvalid_mc)', () => {
     const r = e.setOnline();
     assert.equal(libName(e), 'a4');
     assert.deepEqual(idNames(r.stale), ['b1', 'b2', 'b3', 'b4', 'b5', 'b6', 'b7', 'b8']);
-    assertEngineError(() => add(e, 'b9', 'b8', 29), 'ParentMissing');
+    assertEngineError(() => add(e, 'b9', 'b8', 29), 'ENGINE_PARENT_MISSING');
     assert.equal(tipName(e), 'a6');
   });
 });
@@ -339,7 +339,7 @@ describe('latest immutable block', () => {
     assert.equal(libName(e), 'a101');
     assert.equal(e.ancestorAt(e.tip.id, 100), undefined);
     assert.deepEqual(names([e.canonicalAt(101)!]), ['a101']);
-    assertEngineError(() => add(e, 'x', 'P', 600), 'ParentMissing');
+    assertEngineError(() => add(e, 'x', 'P', 600), 'ENGINE_PARENT_MISSING');
   });
 });
 
@@ -395,8 +395,8 @@ describe('uncles', () => {
     // Building on a fork block: the canonical a2.. become uncle candidates of that chain.
     // (x at slot 30 is off this chain now, and comes before a3 at the same slot.)
     assert.deepEqual(names(e.selectUncles(h('u3c'), 50n, 100n, { max: 10 })), ['u1', 'u2a', 'x']);
-    assertEngineError(() => e.selectUncles(h('a4'), 40n, 10n), 'InvalidSlot');
-    assertEngineError(() => e.selectUncles(h('zz'), 40n, 10n), 'UnknownBlock');
+    assertEngineError(() => e.selectUncles(h('a4'), 40n, 10n), 'ENGINE_INVALID_SLOT');
+    assertEngineError(() => e.selectUncles(h('zz'), 40n, 10n), 'ENGINE_UNKNOWN_BLOCK');
   });
 });
 
@@ -554,9 +554,9 @@ describe('randomized', () => {
         // Bad inputs now and then: nothing changes.
         if (r(10) < 1) {
           const snapshot = { tip: e.tip, lib: e.lib, size: e.size };
-          assertEngineError(() => e.receive(id, parent.id, parent.slot - 1n), 'InvalidSlot');
-          assertEngineError(() => e.receive(parent.id, parent.id, slot), 'AlreadyApplied');
-          assertEngineError(() => e.receive(id, 'ffff', slot), 'ParentMissing');
+          assertEngineError(() => e.receive(id, parent.id, parent.slot - 1n), 'ENGINE_INVALID_SLOT');
+          assertEngineError(() => e.receive(parent.id, parent.id, slot), 'ENGINE_ALREADY_APPLIED');
+          assertEngineError(() => e.receive(id, 'ffff', slot), 'ENGINE_PARENT_MISSING');
           assert.deepEqual({ tip: e.tip, lib: e.lib, size: e.size }, snapshot);
         }
         const oldTip = e.tip;

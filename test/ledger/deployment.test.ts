@@ -7,7 +7,7 @@ import { epochSchedule } from '../../src/ledger/config.ts';
 import { assertProofSystemAllowed, DeploymentError, parseDeployment } from '../../src/ledger/deployment.ts';
 import { devnetKeys } from '../../src/ledger/devnet-keys.ts';
 import { buildGenesis } from '../../src/ledger/genesis.ts';
-import { INSECURE_TEST_CHECKS, INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
+import { INSECURE_TEST_CHECKS, INSECURE_TEST_PROOFS } from '../../src/zk/insecure-test-proofs.ts';
 
 const read = (name: string) => readFileSync(new URL(`../../deployments/${name}`, import.meta.url), 'utf8');
 

@@ -12,17 +12,17 @@ import { devnetKeys } from '../../src/ledger/devnet-keys.ts';
 import type { LedgerContext } from '../../src/ledger/draft.ts';
 import { executionGas } from '../../src/ledger/gas.ts';
 import { buildGenesis, type Genesis } from '../../src/ledger/genesis.ts';
-import {
-  INSECURE_TEST_CHECKS,
-  insecureTestPolProof,
-  insecureTestZkSign,
-} from '../../src/ledger/insecure-test-proofs.ts';
 import type { LedgerState } from '../../src/ledger/state.ts';
 import { locatorFromString } from '../../src/mantle/locator.ts';
 import { type Note, noteId } from '../../src/mantle/note.ts';
 import { type Op, Opcode, opId } from '../../src/mantle/ops.ts';
 import { type OpProof, PROOF_TYPE_OF } from '../../src/mantle/proofs.ts';
 import { encodeSignedTx, type SignedMantleTx, txHash, txHashToFr } from '../../src/mantle/tx.ts';
+import {
+  INSECURE_TEST_CHECKS,
+  insecureTestPolProof,
+  insecureTestZkSign,
+} from '../../src/zk/insecure-test-proofs.ts';
 
 export const DEVNET: Deployment = parseDeployment(
   readFileSync(new URL('../../deployments/devnet.yaml', import.meta.url), 'utf8'),

@@ -8,13 +8,13 @@ import { frFromBytesModOrder } from '../../src/crypto/field.ts';
 import { zkPublicKey } from '../../src/crypto/zk-keys.ts';
 import { checkTx } from '../../src/ledger/apply.ts';
 import { LedgerError } from '../../src/ledger/errors.ts';
-import { insecureTestPocProof, insecureTestZkSign } from '../../src/ledger/insecure-test-proofs.ts';
-import { voucherRewardAmount } from '../../src/ledger/leader.ts';
-import { powTicket } from '../../src/ledger/pow.ts';
+import { voucherRewardAmount } from '../../src/ledger/leader-claims.ts';
+import { powTicket } from '../../src/ledger/pow-claims.ts';
 import { blendingTokenBytes, tokenDistance } from '../../src/ledger/sdp-rewards.ts';
 import { noteId } from '../../src/mantle/note.ts';
 import { type Op, Opcode, opId } from '../../src/mantle/ops.ts';
 import { declarationId } from '../../src/mantle/sdp.ts';
+import { insecureTestPocProof, insecureTestZkSign } from '../../src/zk/insecure-test-proofs.ts';
 import { declareOp, feeOp, genesisNotes, newKey, type Owned, signTx, TestChain } from './helpers.ts';
 
 function rejects(fn: () => unknown, code: string) {

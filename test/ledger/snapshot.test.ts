@@ -4,7 +4,6 @@ import { DecodeError } from '../../src/codec/errors.ts';
 import { bytesToHex } from '../../src/codec/hex.ts';
 import { Ed25519Signer } from '../../src/crypto/ed25519.ts';
 import { FR_MODULUS, type Fr } from '../../src/crypto/field.ts';
-import { insecureTestZkSign } from '../../src/ledger/insecure-test-proofs.ts';
 import { decodeLedgerState, encodeLedgerState } from '../../src/ledger/snapshot.ts';
 import type { EpochState, LedgerState, NoteRecord } from '../../src/ledger/state.ts';
 import { UtxoTree } from '../../src/ledger/trees/utxo-tree.ts';
@@ -13,6 +12,7 @@ import type { Op } from '../../src/mantle/ops.ts';
 import { Opcode } from '../../src/mantle/ops.ts';
 import type { OpProof } from '../../src/mantle/proofs.ts';
 import { bigintKeys, PMap } from '../../src/util/pmap.ts';
+import { insecureTestZkSign } from '../../src/zk/insecure-test-proofs.ts';
 import { xorshift32 } from '../prng.ts';
 import {
   declareOp,

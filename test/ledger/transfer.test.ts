@@ -4,9 +4,9 @@ import { bytesToHex } from '../../src/codec/hex.ts';
 import { applyBlock, checkTx } from '../../src/ledger/apply.ts';
 import { LedgerError } from '../../src/ledger/errors.ts';
 import { genesisParameter } from '../../src/ledger/genesis.ts';
-import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
 import { applyBlockVerified } from '../../src/ledger/verified.ts';
 import { Opcode } from '../../src/mantle/ops.ts';
+import { INSECURE_TEST_PROOFS } from '../../src/zk/insecure-test-proofs.ts';
 import {
   CTX,
   DEVNET,

@@ -12,8 +12,8 @@ import { after, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { devnetConfig } from '../../src/cli.ts';
 import { bytesToHex } from '../../src/codec/hex.ts';
-import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
 import { LogosNode } from '../../src/node/node.ts';
+import { INSECURE_TEST_PROOFS } from '../../src/zk/insecure-test-proofs.ts';
 import { FAST } from '../fast-deployment.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'logos-node-'));

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { pino } from 'pino';
 import { devnetConfig } from '../../src/cli.ts';
-import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
 import { LogosNode } from '../../src/node/node.ts';
 import { openStore } from '../../src/storage/open.ts';
+import { INSECURE_TEST_PROOFS } from '../../src/zk/insecure-test-proofs.ts';
 import { FAST } from '../fast-deployment.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'logos-state-rec-'));

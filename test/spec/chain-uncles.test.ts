@@ -16,8 +16,8 @@ import { ChainService } from '../../src/chain/chain-service.ts';
 import { SlotClock } from '../../src/chain/clock.ts';
 import { Ed25519Signer, ed25519GenerateSecretKey } from '../../src/crypto/ed25519.ts';
 import { epochSchedule } from '../../src/ledger/config.ts';
-import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
 import { openStore } from '../../src/storage/open.ts';
+import { INSECURE_TEST_PROOFS } from '../../src/zk/insecure-test-proofs.ts';
 import { DEVNET, TEST_LEADER, TestChain } from '../ledger/helpers.ts';
 
 const dirs: string[] = [];

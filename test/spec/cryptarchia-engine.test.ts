@@ -48,7 +48,7 @@ describe('cryptarchia-engine lib.rs tests', () => {
   test('test_slot_increasing (consensus/cryptarchia-engine/src/lib.rs)', () => {
     const e = engineWith(1);
     e.receive(id(1), id(0), 2n);
-    assertEngineError(() => e.receive(id(2), id(1), 1n), 'InvalidSlot');
+    assertEngineError(() => e.receive(id(2), id(1), 1n), 'ENGINE_INVALID_SLOT');
   });
 
   test('lca_with_branch_outside_the_tree (consensus/cryptarchia-engine/src/lib.rs)', () => {
@@ -61,7 +61,7 @@ describe('cryptarchia-engine lib.rs tests', () => {
       state: 'Bootstrapping',
     });
     assert.equal(other.has(id(100)), true);
-    assertEngineError(() => e.lca(id(2), id(100)), 'UnknownBlock');
+    assertEngineError(() => e.lca(id(2), id(100)), 'ENGINE_UNKNOWN_BLOCK');
   });
 
   test('walk_back_before_stops_at_the_oldest_block (consensus/cryptarchia-engine/src/lib.rs)', () => {
@@ -86,7 +86,7 @@ describe('cryptarchia-engine lib.rs tests', () => {
       [id(2), id(1), id(0)],
     );
     // This engine reports a target outside the tree instead of walking to the oldest block.
-    assertEngineError(() => e.ancestors(id(2), id(100)), 'UnknownBlock');
+    assertEngineError(() => e.ancestors(id(2), id(100)), 'ENGINE_UNKNOWN_BLOCK');
   });
 
   test('test_immutable_fork (consensus/cryptarchia-engine/src/lib.rs)', () => {
@@ -96,7 +96,7 @@ describe('cryptarchia-engine lib.rs tests', () => {
     assert.equal(e.lib.id, id(1));
     assert.deepEqual(r.belowLib, [id(0)]);
     // A fork from the pruned b0 fails with ParentMissing.
-    assertEngineError(() => e.receive(id(3), id(0), 1n), 'ParentMissing');
+    assertEngineError(() => e.receive(id(3), id(0), 1n), 'ENGINE_PARENT_MISSING');
   });
 
   test('test_fork_choice (consensus/cryptarchia-engine/src/lib.rs)', () => {

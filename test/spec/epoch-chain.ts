@@ -14,11 +14,11 @@ import { applyBlock, epochStateAt, polPublicInputs } from '../../src/ledger/appl
 import { type Deployment, parseDeployment } from '../../src/ledger/deployment.ts';
 import type { LedgerContext } from '../../src/ledger/draft.ts';
 import { buildGenesis, type Genesis } from '../../src/ledger/genesis.ts';
-import { INSECURE_TEST_CHECKS, insecureTestPolProof } from '../../src/ledger/insecure-test-proofs.ts';
 import type { PolPublicInputs } from '../../src/ledger/proof-system.ts';
 import type { LedgerState } from '../../src/ledger/state.ts';
 import type { SignedMantleTx } from '../../src/mantle/tx.ts';
 import { txHash } from '../../src/mantle/tx.ts';
+import { INSECURE_TEST_CHECKS, insecureTestPolProof } from '../../src/zk/insecure-test-proofs.ts';
 import { TEST_LEADER } from '../ledger/helpers.ts';
 
 const DEVNET_YAML = readFileSync(new URL('../../deployments/devnet.yaml', import.meta.url), 'utf8');

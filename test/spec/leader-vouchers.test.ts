@@ -7,9 +7,9 @@ import { test } from 'node:test';
 import type { Fr } from '../../src/crypto/field.ts';
 import { checkTx } from '../../src/ledger/apply.ts';
 import { LedgerError } from '../../src/ledger/errors.ts';
-import { insecureTestPocProof } from '../../src/ledger/insecure-test-proofs.ts';
 import { VoucherTree } from '../../src/ledger/trees/voucher-tree.ts';
 import { type Op, Opcode } from '../../src/mantle/ops.ts';
+import { insecureTestPocProof } from '../../src/zk/insecure-test-proofs.ts';
 import { feeOp, genesisNotes, newKey, signTx, TestChain } from '../ledger/helpers.ts';
 
 const F = 'ledger/src/mantle/leader.rs';

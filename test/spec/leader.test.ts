@@ -9,16 +9,16 @@ import { bytesToHex } from '../../src/codec/hex.ts';
 import { checkTx } from '../../src/ledger/apply.ts';
 import { Draft } from '../../src/ledger/draft.ts';
 import { LedgerError } from '../../src/ledger/errors.ts';
-import { insecureTestPocProof } from '../../src/ledger/insecure-test-proofs.ts';
 import {
   applyLeaderClaim,
   commitVoucher,
   leaderEpochChange,
   voucherRewardAmount,
-} from '../../src/ledger/leader.ts';
+} from '../../src/ledger/leader-claims.ts';
 import type { OpEnv } from '../../src/ledger/op-env.ts';
 import { noteId } from '../../src/mantle/note.ts';
 import { type LeaderClaimOp, type Op, Opcode, opId } from '../../src/mantle/ops.ts';
+import { insecureTestPocProof } from '../../src/zk/insecure-test-proofs.ts';
 import { feeOp, genesisNotes, newKey, type Owned, signTx, TestChain } from '../ledger/helpers.ts';
 
 function rejects(fn: () => unknown, code: string) {

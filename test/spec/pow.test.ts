@@ -25,7 +25,7 @@ import {
   powEpochChange,
   powTicket,
   prunePowWindow,
-} from '../../src/ledger/pow.ts';
+} from '../../src/ledger/pow-claims.ts';
 import type { PowState } from '../../src/ledger/state.ts';
 import { noteId } from '../../src/mantle/note.ts';
 import { type ClaimPowRewardOp, Opcode, opId } from '../../src/mantle/ops.ts';

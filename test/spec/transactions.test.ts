@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Reader, Writer } from '../../src/codec/binary.ts';
 import { zkPublicKey } from '../../src/crypto/zk-keys.ts';
-import { insecureTestZkSign } from '../../src/ledger/insecure-test-proofs.ts';
 import { preverifyTx } from '../../src/ledger/preverify.ts';
 import { noteId } from '../../src/mantle/note.ts';
 import { type ChannelInscribeOp, type Op, Opcode, opId } from '../../src/mantle/ops.ts';
 import { type IndexedSignature, type OpProof, readProof, writeProof } from '../../src/mantle/proofs.ts';
 import { type SignedMantleTx, txHash, txHashToFr } from '../../src/mantle/tx.ts';
+import { insecureTestZkSign } from '../../src/zk/insecure-test-proofs.ts';
 import { CTX } from '../ledger/helpers.ts';
 import { applyTx, edKey, freshState, rejects, signed } from './ledger-helpers.ts';
 

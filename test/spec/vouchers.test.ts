@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { VoucherGenerator, voucherCommitment, voucherSecret } from '../../src/chain/vouchers.ts';
 import { frFromAscii } from '../../src/crypto/field.ts';
 import { compress, digest } from '../../src/crypto/poseidon2/index.ts';
+import { VoucherGenerator, voucherCommitment, voucherSecret } from '../../src/leader/vouchers.ts';
 
 test('voucher secret = Poseidon2 digest([master key, index])', () => {
   assert.equal(

@@ -1,6 +1,6 @@
 /**
  * Groth16 over BN254: the arkworks-compressed proof encoding and the verifiers.
- * See points.ts (encoding, flags), proof.ts (snarkjs JSON ↔ 128 bytes ↔ ZkSignature) and verifier.ts.
+ * See points.ts (encoding, flags), proof.ts (snarkjs JSON ↔ 128 bytes ↔ proof parts) and verifier.ts.
  */
 export {
   compressG1,
@@ -31,6 +31,7 @@ export {
   Groth16Error,
   type Groth16Proof,
   PROOF_BYTES,
+  type ProofParts,
   proofFromSnarkjs,
   proofToSnarkjs,
   type SnarkjsProof,

@@ -5,13 +5,13 @@
  *   snarkjs writes Fp2 elements as [c0, c1].
  * - the 128-byte compressed wire form: pi_a (G1, 32 B) ‖ pi_b (G2, 64 B) ‖ pi_c (G1, 32 B), each point
  *   arkworks-compressed (see points.ts);
- * - the node's `ZkSignature` `{pi_a, pi_b, pi_c}`: the same three slices.
+ * - `ProofParts` `{pi_a, pi_b, pi_c}`: the same three slices (the shape of mantle's `ZkSignature`,
+ *   declared here so that this primitive depends on no transaction format).
 
 Names: `compressProof`/`decompressProof` go between snarkjs JSON and bytes, `encodeProof`/`decodeProof`
 between decoded points and bytes, `proofFromSnarkjs`/`proofToSnarkjs` between JSON and points.
  */
 import { LogosError } from '../../errors/base.ts';
-import type { ZkSignature } from '../../mantle/proofs.ts';
 import {
   compressG1,
   compressG2,
@@ -32,8 +32,15 @@ export const PROOF_BYTES = G1_COMPRESSED_BYTES + G2_COMPRESSED_BYTES + G1_COMPRE
 /** A malformed snarkjs JSON proof or verification key, or a misuse of the Groth16 API. */
 export class Groth16Error extends LogosError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super('GROTH16', message, options);
+    super('GROTH16_MALFORMED', message, options);
   }
+}
+
+/** The three compressed points of a proof as separate slices: pi_a (32 B), pi_b (64 B), pi_c (32 B). */
+export interface ProofParts {
+  readonly pi_a: Uint8Array;
+  readonly pi_b: Uint8Array;
+  readonly pi_c: Uint8Array;
 }
 
 /** A decoded proof: points already checked to be in their groups. */
@@ -163,7 +170,7 @@ export function encodeProof(p: Groth16Proof): Uint8Array {
 }
 
 /** The three slices of a 128-byte proof (copies). Throws {@link Groth16Error} on a wrong length. */
-export function zkSignatureFromBytes(bytes: Uint8Array): ZkSignature {
+export function zkSignatureFromBytes(bytes: Uint8Array): ProofParts {
   if (!(bytes instanceof Uint8Array) || bytes.length !== PROOF_BYTES) {
     throw new Groth16Error(`proof: expected ${PROOF_BYTES} bytes, got ${describe(bytes)}`);
   }
@@ -174,8 +181,8 @@ export function zkSignatureFromBytes(bytes: Uint8Array): ZkSignature {
   };
 }
 
-/** The 128-byte proof of a `ZkSignature`: pi_a ‖ pi_b ‖ pi_c (lengths checked, points not decoded). */
-export function zkSignatureToBytes(sig: ZkSignature): Uint8Array {
+/** The 128-byte proof of a `ZkSignature` (any {@link ProofParts}): pi_a ‖ pi_b ‖ pi_c (lengths checked, points not decoded). */
+export function zkSignatureToBytes(sig: ProofParts): Uint8Array {
   if (
     sig.pi_a.length !== G1_COMPRESSED_BYTES ||
     sig.pi_b.length !== G2_COMPRESSED_BYTES ||

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { selectTransactions } from '../../src/chain/block-builder.ts';
+import { selectTransactions } from '../../src/leader/block-builder.ts';
 import { applyBlock } from '../../src/ledger/apply.ts';
 import { genesisNotes, KEYS, TestChain, transfer } from '../ledger/helpers.ts';
 

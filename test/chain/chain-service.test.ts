@@ -9,8 +9,8 @@ import { encodeHeader, headerId, type SignedHeader } from '../../src/block/heade
 import { ChainService } from '../../src/chain/chain-service.ts';
 import { SlotClock } from '../../src/chain/clock.ts';
 import { bytesToHex } from '../../src/codec/hex.ts';
-import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
 import { openStore } from '../../src/storage/open.ts';
+import { INSECURE_TEST_PROOFS } from '../../src/zk/insecure-test-proofs.ts';
 import { DEVNET, TEST_LEADER, TestChain } from '../ledger/helpers.ts';
 
 const dirs: string[] = [];

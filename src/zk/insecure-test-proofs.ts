@@ -10,7 +10,6 @@ import { bytesEqual, concatBytes } from '../codec/hex.ts';
 import { blake2b256, tag } from '../crypto/blake2b.ts';
 import { type Fr, frToBytes } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
-import type { ZkSignature } from '../mantle/proofs.ts';
 import {
   type PocPublicInputs,
   type PolPublicInputs,
@@ -18,7 +17,8 @@ import {
   type ProofSystem,
   polPublicInputList,
   type ZkSignStatement,
-} from './proof-system.ts';
+} from '../ledger/proof-system.ts';
+import type { ZkSignature } from '../mantle/proofs.ts';
 
 const ZK = tag('INSECURE_TEST_ZKSIGN');
 const POL = tag('INSECURE_TEST_POL');

@@ -11,12 +11,12 @@ import { pino } from 'pino';
 import { headerId } from '../../src/block/header.ts';
 import { ChainService } from '../../src/chain/chain-service.ts';
 import { SlotClock } from '../../src/chain/clock.ts';
-import { LeaderService, NO_TRANSACTIONS } from '../../src/chain/leader.ts';
-import { VoucherGenerator, voucherCommitment, voucherSecret } from '../../src/chain/vouchers.ts';
 import { bytesToHex } from '../../src/codec/hex.ts';
+import { LeaderService, NO_TRANSACTIONS } from '../../src/leader/index.ts';
+import { VoucherGenerator, voucherCommitment, voucherSecret } from '../../src/leader/vouchers.ts';
 import { devnetKeys, devnetSecretKey } from '../../src/ledger/devnet-keys.ts';
-import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
 import { openStore } from '../../src/storage/open.ts';
+import { INSECURE_TEST_PROOFS } from '../../src/zk/insecure-test-proofs.ts';
 import { FAST } from '../fast-deployment.ts';
 import { TestChain } from '../ledger/helpers.ts';
 

@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import { bodyRoot } from '../block/block.ts';
 import { encodeHeader, type Header } from '../block/header.ts';
+import type { IChain, SlotClock } from '../chain/index.ts';
 import { entropyContribution, isWinningTicket, leaderThreshold, leaderTicket } from '../consensus/lottery.ts';
 import { Ed25519Signer, ed25519GenerateSecretKey } from '../crypto/ed25519.ts';
 import type { Fr } from '../crypto/field.ts';
@@ -18,8 +19,6 @@ import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-syste
 import type { EpochState, LedgerState, NoteRecord } from '../ledger/state.ts';
 import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
 import { selectTransactions } from './block-builder.ts';
-import type { ChainService } from './chain-service.ts';
-import type { SlotClock } from './clock.ts';
 import type { VoucherGenerator } from './vouchers.ts';
 
 /**
@@ -43,7 +42,7 @@ export interface LeaderOptions {
 }
 
 export interface LeaderDeps {
-  readonly chain: ChainService;
+  readonly chain: IChain;
   readonly clock: SlotClock;
   readonly proofs: ProofSystem;
   readonly txs: TransactionSource;

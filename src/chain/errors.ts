@@ -1,0 +1,100 @@
+/**
+ * Why the chain did not take a block, and what the sender of the block deserves for it:
+ * - `ignore`: nothing wrong with the block as such (already applied or seen, from a future slot, older than the
+ *   immutable part of the chain, or its parent is unknown: then `syncNeeded` says the chain is missing
+ *   blocks the peer has);
+ * - `reject`: the block is invalid (undecodable, bad structure or signature, invalid uncle, a ledger
+ *   rule broken): a peer that sent it is penalised;
+ * - `internal`: the node failed (storage), the block may be fine.
+ */
+import { LogosError } from '../errors/base.ts';
+
+export type BlockRejectedCode =
+  /** The block is already in the block tree. */
+  | 'BLOCK_ALREADY_APPLIED'
+  /** The block was received before (it may still be on its way through the chain). */
+  | 'BLOCK_ALREADY_SEEN'
+  /** The block's slot is after the current slot. */
+  | 'BLOCK_FUTURE'
+  /** The block's slot is not after the latest immutable block's: it can never join the chain. */
+  | 'BLOCK_TOO_OLD'
+  /** The block's parent is not in the block tree (kept as an orphan; sync may fetch the parent). */
+  | 'BLOCK_PARENT_MISSING'
+  /** The bytes are not a block. */
+  | 'BLOCK_UNDECODABLE'
+  /** The block breaks a structural rule (slot 0, size, body root). */
+  | 'BLOCK_INVALID'
+  /** The leader's signature over the header is invalid. */
+  | 'BLOCK_INVALID_SIGNATURE'
+  /** An uncle the block carries breaks an uncle rule. */
+  | 'BLOCK_INVALID_UNCLE'
+  /** The ledger refused the block (a transaction, the leader proof, a limit). */
+  | 'BLOCK_LEDGER'
+  /** The chain could not store the block, or stopped after such a failure. */
+  | 'BLOCK_STORAGE'
+  /** The stored chain starts at another genesis block than the deployment's. */
+  | 'BLOCK_GENESIS_MISMATCH';
+
+export type BlockAction = 'ignore' | 'reject' | 'internal';
+
+const ACTIONS: Record<BlockRejectedCode, BlockAction> = {
+  BLOCK_ALREADY_APPLIED: 'ignore',
+  BLOCK_ALREADY_SEEN: 'ignore',
+  BLOCK_FUTURE: 'ignore',
+  BLOCK_TOO_OLD: 'ignore',
+  BLOCK_PARENT_MISSING: 'ignore',
+  BLOCK_UNDECODABLE: 'reject',
+  BLOCK_INVALID: 'reject',
+  BLOCK_INVALID_SIGNATURE: 'reject',
+  BLOCK_INVALID_UNCLE: 'reject',
+  BLOCK_LEDGER: 'reject',
+  BLOCK_STORAGE: 'internal',
+  BLOCK_GENESIS_MISMATCH: 'internal',
+};
+
+/** What a rejection carries. */
+export interface BlockRejectedMeta {
+  readonly action: BlockAction;
+  /** The block's header id (hex), when known. */
+  readonly block?: string;
+  /** The slot of the block, when known. */
+  readonly slot?: bigint;
+  /** The missing parent (hex), for `BLOCK_PARENT_MISSING`. */
+  readonly parent?: string;
+  /** The current slot, for `BLOCK_FUTURE`; the immutable block's slot, for `BLOCK_TOO_OLD`. */
+  readonly boundSlot?: bigint;
+  /** The code of the error below (a ledger, uncle, block or storage code). */
+  readonly causeCode?: string;
+  readonly [key: string]: unknown;
+}
+
+export class BlockRejected extends LogosError<BlockRejectedMeta> {
+  declare readonly code: BlockRejectedCode;
+
+  constructor(
+    code: BlockRejectedCode,
+    message: string,
+    options: { cause?: unknown; meta?: Omit<BlockRejectedMeta, 'action'> } = {},
+  ) {
+    const causeCode = options.cause instanceof LogosError ? options.cause.code : undefined;
+    super(code, message, {
+      cause: options.cause,
+      meta: { ...options.meta, action: ACTIONS[code], ...(causeCode ? { causeCode } : {}) },
+    });
+  }
+
+  get action(): BlockAction {
+    return this.meta.action;
+  }
+
+  /** The chain lacks the block's ancestors: worth asking the sender for them. */
+  get syncNeeded(): boolean {
+    return this.code === 'BLOCK_PARENT_MISSING';
+  }
+}
+LogosError.register(BlockRejected);
+
+/** The action for a rejection code. */
+export function blockAction(code: BlockRejectedCode): BlockAction {
+  return ACTIONS[code];
+}

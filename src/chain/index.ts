@@ -1,0 +1,17 @@
+/**
+ * The chain's entry point, the only import path into `chain/` from outside: the `IChain` interface
+ * and its events, the `ChainService` that implements it, typed block rejections, the gossip
+ * pre-check, the slot clock and the starting consensus state.
+ */
+export { type BootstrapSettings, chooseEngineState, type LastEngineState } from './bootstrap-state.ts';
+export { ChainService, type ChainServiceDeps, type ChainServiceOptions } from './chain-service.ts';
+export { SlotClock } from './clock.ts';
+export {
+  type BlockAction,
+  BlockRejected,
+  type BlockRejectedCode,
+  type BlockRejectedMeta,
+  blockAction,
+} from './errors.ts';
+export type { BlockRef, ChainEvents, ChainTip, IChain, ProcessedBlock } from './interface.ts';
+export { type GossipBlockContext, SeenBlocks, validateGossipBlock } from './validation/gossip-block.ts';

@@ -1,0 +1,77 @@
+/**
+ * What the rest of the node sees of the chain: `IChain` (reads, block submission, events), the block
+ * events and their payloads. The API, the leader and the services to come depend on this interface,
+ * not on the `ChainService` class.
+ */
+import type { EventEmitter } from 'node:events';
+import type { Block } from '../block/block.ts';
+import type { SignedHeader } from '../block/header.ts';
+import type { ConsensusState } from '../consensus/engine.ts';
+import type { LedgerConfig } from '../ledger/config.ts';
+import type { LedgerEvent } from '../ledger/events.ts';
+import type { Genesis } from '../ledger/genesis.ts';
+import type { LedgerState } from '../ledger/state.ts';
+
+/** A block of the chain by id, slot and height. */
+export interface BlockRef {
+  readonly id: Uint8Array;
+  readonly slot: bigint;
+  readonly height: number;
+}
+
+/** The tip with its ledger state. */
+export interface ChainTip extends BlockRef {
+  readonly state: LedgerState;
+}
+
+export interface ProcessedBlock {
+  readonly block: Block;
+  readonly id: Uint8Array;
+  readonly height: number;
+  readonly events: readonly LedgerEvent[];
+  readonly tip: BlockRef;
+  readonly lib: BlockRef;
+}
+
+export interface ChainEvents {
+  block: [ProcessedBlock];
+  fatal: [Error];
+  lib: [BlockRef];
+  /** Consensus switched from Bootstrapping to Online. */
+  online: [];
+}
+
+export interface IChain extends Pick<EventEmitter<ChainEvents>, 'on' | 'once' | 'off'> {
+  readonly genesis: Genesis;
+  readonly config: LedgerConfig;
+  readonly consensusState: ConsensusState;
+  /** Grows whenever the tip, the LIB or the consensus state may have changed (for readers' caches). */
+  readonly headVersion: number;
+
+  /** The tip as last committed to storage, with its ledger state. */
+  tip(): ChainTip;
+  /** The latest immutable block. */
+  lib(): BlockRef;
+  /** The ledger state after a block of the tree. */
+  stateOf(id: Uint8Array): LedgerState | undefined;
+  /** Whether a block is in the block tree. */
+  has(id: Uint8Array): boolean;
+
+  /** Validates, applies and stores a block; throws `BlockRejected` (errors.ts) with a code and an action. */
+  submit(block: Block, opts?: { own?: boolean }): Promise<ProcessedBlock>;
+  /** Uncles a new block on `parent` at `slot` references, with their signed headers. */
+  unclesFor(parent: Uint8Array, slot: bigint): SignedHeader[];
+
+  /** A stored block (any fork still stored, and all canonical history). */
+  block(id: Uint8Array): Block | undefined;
+  /** The ledger events of a stored block, as their JSON text. */
+  eventsJson(id: Uint8Array): string | undefined;
+  /** Canonical blocks with slot in [from, to], at most `limit`, oldest first. */
+  canonicalBySlot(from: bigint, to: bigint, limit?: number): { slot: bigint; id: Uint8Array }[];
+  /** Canonical blocks with slot in [from, to], at most `limit`, newest first. */
+  canonicalBySlotDesc(from: bigint, to: bigint, limit?: number): { slot: bigint; id: Uint8Array }[];
+  /** Header ids walking back from `from` (default the tip) to `to` (default the LIB), newest first. */
+  headerIds(from?: Uint8Array, to?: Uint8Array, limit?: number): Uint8Array[];
+  /** Where a transaction of the canonical chain was included. */
+  transactionLocation(hash: Uint8Array): { block: Uint8Array; position: number } | undefined;
+}

@@ -1,0 +1,13 @@
+/**
+ * The leader service's entry point: block production (the lottery, proofs of leadership, block
+ * assembly), the choice of a block's transactions and the wallet's reward vouchers.
+ */
+export { type Selection, selectTransactions } from './block-builder.ts';
+export {
+  type LeaderDeps,
+  type LeaderOptions,
+  LeaderService,
+  NO_TRANSACTIONS,
+  type TransactionSource,
+} from './leader-service.ts';
+export { REWARD_VOUCHER, VoucherGenerator, voucherCommitment, voucherSecret } from './vouchers.ts';
