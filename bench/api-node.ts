@@ -17,7 +17,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { pino } from 'pino';
 import { blockStreamLine } from '../src/api/streams.ts';
-import { devnetConfig } from '../src/cli.ts';
+import { devnetConfig } from '../src/node/devnet.ts';
 import { INSECURE_TEST_PROOFS } from '../src/ledger/insecure-test-proofs.ts';
 import type { UserConfig } from '../src/node/config.ts';
 import { LogosNode } from '../src/node/node.ts';

@@ -7,7 +7,7 @@
 import { type Block, bodyRoot } from '../src/block/block.ts';
 import { encodeHeader, type Header } from '../src/block/header.ts';
 import type { ChainService } from '../src/chain/chain-service.ts';
-import { devnetConfig } from '../src/cli.ts';
+import { devnetConfig } from '../src/node/devnet.ts';
 import { epochStateAt, polPublicInputs } from '../src/ledger/apply.ts';
 import { insecureTestPolProof } from '../src/ledger/insecure-test-proofs.ts';
 import { PROOFS_ALREADY_VERIFIED } from '../src/ledger/proof-system.ts';

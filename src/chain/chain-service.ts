@@ -59,6 +59,8 @@ export interface ChainServiceDeps {
   readonly proofs: ProofSystem;
   readonly clock: SlotClock;
   readonly logger: Logger;
+  /** Aborting refuses new blocks (as `close` does). */
+  readonly signal?: AbortSignal;
 }
 
 export interface ChainEvents {
@@ -84,6 +86,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
   private orphanCount = 0;
   static readonly MAX_ORPHANS = 1000;
   private failed: Error | undefined;
+  private closed = false;
   /** The last state recording (drained with the blocks). */
   private recording: Promise<void> = Promise.resolve();
   /**
@@ -98,6 +101,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
     private readonly deps: ChainServiceDeps,
   ) {
     super();
+    deps.signal?.addEventListener('abort', () => (this.closed = true), { once: true });
     const d = opts.deployment;
     this.genesis = buildGenesis(
       d,
@@ -145,6 +149,19 @@ export class ChainService extends EventEmitter<ChainEvents> {
 
   get consensusState(): ConsensusState {
     return this.engine.state;
+  }
+
+  /** A chain service on the stored chain (or on a new one, whose genesis block it stores). */
+  static async init(opts: ChainServiceOptions, deps: ChainServiceDeps): Promise<ChainService> {
+    const chain = new ChainService(opts, deps);
+    await chain.start();
+    return chain;
+  }
+
+  /** Refuses new blocks and waits for those being processed and the last state recording. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.drain();
   }
 
   /** Loads the stored chain (or stores the genesis block of a fresh one). */
@@ -293,6 +310,7 @@ export class ChainService extends EventEmitter<ChainEvents> {
 
   /** Validates, applies and stores a block; blocks are processed one at a time in arrival order. */
   submit(block: Block, opts: { own?: boolean } = {}): Promise<ProcessedBlock> {
+    if (this.closed) return Promise.reject(new BlockRejected('CLOSED', 'the chain service is stopping'));
     const run = this.queue.then(() => this.process(block, opts.own === true));
     this.queue = run.catch(() => {});
     return run;

@@ -9,7 +9,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { devnetConfig } from '../../src/cli.ts';
+import { devnetConfig } from '../../src/node/devnet.ts';
 import type { Deployment } from '../../src/ledger/deployment.ts';
 import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
 import type { UserConfig } from '../../src/node/config.ts';
