@@ -68,7 +68,7 @@ function logFormatOption(v: string): LogFormat {
 }
 
 /** The start-up banner for a person at a terminal: where the API is, which chain, the devnet keys. */
-function banner(node: LogosNode, deployment: Deployment, devnet: boolean): string {
+export function banner(node: LogosNode, deployment: Deployment, devnet: boolean): string {
   const g = node.chain.genesis;
   const lines = [
     '',
