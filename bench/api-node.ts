@@ -17,9 +17,9 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { pino } from 'pino';
 import { blockStreamLine } from '../src/api/streams.ts';
-import { devnetConfig } from '../src/node/devnet.ts';
 import { INSECURE_TEST_PROOFS } from '../src/ledger/insecure-test-proofs.ts';
 import type { UserConfig } from '../src/node/config.ts';
+import { devnetConfig } from '../src/node/devnet.ts';
 import { LogosNode } from '../src/node/node.ts';
 import { feedBlocks, followerConfig } from '../test/chain-feed.ts';
 import { fastDeployment } from '../test/fast-deployment.ts';

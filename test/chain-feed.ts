@@ -7,12 +7,12 @@
 import { type Block, bodyRoot } from '../src/block/block.ts';
 import { encodeHeader, type Header } from '../src/block/header.ts';
 import type { ChainService } from '../src/chain/chain-service.ts';
-import { devnetConfig } from '../src/node/devnet.ts';
 import { epochStateAt, polPublicInputs } from '../src/ledger/apply.ts';
 import { insecureTestPolProof } from '../src/ledger/insecure-test-proofs.ts';
 import { PROOFS_ALREADY_VERIFIED } from '../src/ledger/proof-system.ts';
 import { type SignedMantleTx, txHash } from '../src/mantle/tx.ts';
 import type { UserConfig } from '../src/node/config.ts';
+import { devnetConfig } from '../src/node/devnet.ts';
 import { genesisNotes, type Owned, TEST_LEADER, transfer } from './ledger/helpers.ts';
 
 export interface FeedOptions {

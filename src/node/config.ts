@@ -3,9 +3,11 @@
  * Strict: an unknown key or a value of the wrong type is an error naming the key. Missing keys take
  * the reference defaults. Durations are seconds, as numbers or strings such as '3600.000000000'.
  *
- * Sections of services this node does not run yet (network, blend, time, sdp, pow) are checked for
- * their key layout (unknown keys are refused) so that a reference configuration loads and a typo is
- * caught; their values are read when the services they configure exist.
+ * Sections of services this node does not run yet (network, blend, time, sdp, pow, and the sync and
+ * network parts of cryptarchia) are checked for their key layout (unknown keys are refused) so that a
+ * reference configuration loads and a typo is caught; their addresses (hosts, ports, multiaddrs) are
+ * checked too, so that a bad one stops the node before it touches its storage. Their other values are
+ * read when the services they configure exist. The field readers are in src/util/config-fields.ts.
  */
 import { parseDocument } from 'yaml';
 import {

@@ -9,10 +9,10 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { devnetConfig } from '../../src/node/devnet.ts';
 import type { Deployment } from '../../src/ledger/deployment.ts';
 import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
 import type { UserConfig } from '../../src/node/config.ts';
+import { devnetConfig } from '../../src/node/devnet.ts';
 import { LogosNode } from '../../src/node/node.ts';
 import { FAST } from '../fast-deployment.ts';
 

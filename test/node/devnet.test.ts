@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { devnetConfig } from '../../src/node/devnet.ts';
 import { bytesToHex } from '../../src/codec/hex.ts';
 import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
+import { devnetConfig } from '../../src/node/devnet.ts';
 import { LogosNode } from '../../src/node/node.ts';
 import { FAST } from '../fast-deployment.ts';
 
