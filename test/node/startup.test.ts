@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { pino } from 'pino';
+import { ROUTES } from '../../src/api/routes.ts';
+import { ApiServer } from '../../src/api/server.ts';
 import { INSECURE_TEST_PROOFS } from '../../src/ledger/insecure-test-proofs.ts';
 import { devnetConfig } from '../../src/node/devnet.ts';
 import { LogosNode } from '../../src/node/node.ts';
@@ -117,4 +119,41 @@ test('a stale lock of a dead process is logged through the node logger', async (
   assert.ok(stale, 'the warning is a log line');
   assert.equal(stale.level, 40);
   assert.equal(stale.module, 'storage');
+});
+
+test('a request that reaches the bound API before it serves is answered once it does', async () => {
+  const c = devnetConfig();
+  const server = new ApiServer(
+    { backend: { ...c.api.backend, listen_address: '127.0.0.1:0' } },
+    {
+      build: { commit: null, tag: null },
+      setLogFilter: () => {},
+      get chain(): never {
+        throw new Error('not read by /version');
+      },
+      get clock(): never {
+        throw new Error('not read by /version');
+      },
+      deployment: FAST,
+      phase: () => 'AwaitingGenesisTime',
+    },
+    pino({ level: 'silent' }),
+    ROUTES.filter((r) => r.operationId === 'version'),
+  );
+  try {
+    const address = await server.bind();
+    let answered = false;
+    const reply = fetch(`http://${address}/version`).then(async (r) => {
+      answered = true;
+      return { status: r.status, body: (await r.json()) as { version: string } };
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(answered, false, 'held while the node starts');
+    assert.equal(await server.start(), address);
+    const { status, body } = await reply;
+    assert.equal(status, 200);
+    assert.equal(typeof body.version, 'string');
+  } finally {
+    await server.close();
+  }
 });
