@@ -17,8 +17,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { pino } from 'pino';
 import { blockStreamLine } from '../src/api/streams.ts';
-import { devnetConfig } from '../src/cli.ts';
 import type { UserConfig } from '../src/node/config.ts';
+import { devnetConfig } from '../src/node/devnet.ts';
 import { LogosNode } from '../src/node/node.ts';
 import { INSECURE_TEST_PROOFS } from '../src/zk/insecure-test-proofs.ts';
 import { feedBlocks, followerConfig } from '../test/chain-feed.ts';

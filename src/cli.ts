@@ -5,14 +5,14 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { pino } from 'pino';
 import { bytesToHex } from './codec/hex.ts';
 import { ed25519GenerateSecretKey, ed25519PublicKey } from './crypto/ed25519.ts';
 import { frToBytes } from './crypto/field.ts';
 import { zkGenerateSecretKey, zkPublicKey } from './crypto/zk-keys.ts';
 import { type Deployment, parseDeployment } from './ledger/deployment.ts';
-import { devnetKeys, devnetSecretKey } from './ledger/devnet-keys.ts';
-import { DEFAULT_CONFIG, parseUserConfig, type UserConfig } from './node/config.ts';
+import { parseUserConfig, type UserConfig } from './node/config.ts';
+import { devnetConfig, fundedDevnetKeys } from './node/devnet.ts';
+import { createRootLogger, defaultLogFormat, type LogFormat } from './node/logger.ts';
 import { LogosNode } from './node/node.ts';
 import { runSelfCheck } from './selfcheck.ts';
 import { API_VERSION, IMPLEMENTATION } from './version.ts';
@@ -39,30 +39,52 @@ export function loadDeployment(nameOrPath: string): Deployment {
   return parseDeployment(text, String(nameOrPath));
 }
 
-/** The configuration of the local devnet node: its wallet holds the published devnet keys. */
-export function devnetConfig(): UserConfig {
-  const keys = devnetKeys(4);
-  const hex = (x: bigint) => bytesToHex(frToBytes(x));
-  const master = devnetSecretKey(1000);
-  const kms: Record<string, { kind: 'Zk'; secret: string }> = {};
-  const known: Record<string, string> = {};
-  for (const k of keys) {
-    kms[hex(k.publicKey)] = { kind: 'Zk', secret: hex(k.secretKey) };
-    known[hex(k.publicKey)] = hex(k.publicKey);
+/** Reads `--config`, with errors that name the file. */
+export function readConfigFile(path: string): UserConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory (give the path of the user_config.yaml file)'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (e as Error).message;
+    throw new InvalidArgumentError(`cannot read the config file ${resolve(path)}: ${why}`);
   }
-  kms[hex(zkPublicKey(master))] = { kind: 'Zk', secret: hex(master) };
-  return {
-    ...DEFAULT_CONFIG,
-    state: { base_folder: '.devnet' },
-    cryptarchia: {
-      ...DEFAULT_CONFIG.cryptarchia,
-      service: {
-        bootstrap: { ...DEFAULT_CONFIG.cryptarchia.service.bootstrap, prolonged_bootstrap_period: 2 },
-      },
-    },
-    wallet: { ...DEFAULT_CONFIG.wallet, known_keys: known, voucher_master_key_id: hex(zkPublicKey(master)) },
-    kms: { backend: { keys: kms } },
-  };
+  return parseUserConfig(text, path);
+}
+
+const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty'];
+
+function logFormatOption(v: string): LogFormat {
+  if (!(LOG_FORMATS as readonly string[]).includes(v))
+    throw new InvalidArgumentError(`expected ${LOG_FORMATS.join(' or ')}`);
+  return v as LogFormat;
+}
+
+/** The start-up banner for a person at a terminal: where the API is, which chain, the devnet keys. */
+export function banner(node: LogosNode, deployment: Deployment, devnet: boolean): string {
+  const g = node.chain.genesis;
+  const lines = [
+    '',
+    `  Logos node ${API_VERSION} (${IMPLEMENTATION})`,
+    `  API      http://${node.api.listening}   (Swagger UI: /swagger-ui/)`,
+    `  chain    ${deployment.name}, chain id ${g.parameter.chain_id}, genesis ${bytesToHex(g.id).slice(0, 16)}…` +
+      ` at ${new Date(node.clock.slotStartMs(0n)).toISOString()}, ${deployment.slot_duration_ms / 1000} s slots`,
+    `  data     ${node.dataDir}`,
+  ];
+  if (devnet) {
+    lines.push('', '  Funded devnet keys (public test keys, for this local chain only):');
+    lines.push(`  ${'#'.padEnd(3)}${'public key'.padEnd(66)}secret key`);
+    for (const k of fundedDevnetKeys())
+      lines.push(`  ${String(k.index).padEnd(3)}${k.publicKey}  ${k.secretKey}`);
+  }
+  return `${lines.join('\n')}\n\n`;
 }
 
 function newNodeConfigYaml(): string {
@@ -99,6 +121,16 @@ function newNodeConfigYaml(): string {
 export function buildCli(): Command {
   const program = new Command();
   program.name('logos-node').description('A Logos blockchain node').showHelpAfterError();
+  // Without a command, `start` runs; a word that names no command is an error, not an argument of start.
+  program.hook('preSubcommand', (cmd, sub) => {
+    const first = cmd.args[0];
+    if (first !== undefined && !first.startsWith('-') && first !== sub.name()) {
+      const names = cmd.commands.map((c) => c.name());
+      cmd.error(`error: unknown command '${first}' (commands: ${names.join(', ')}, help)`, {
+        code: 'commander.unknownCommand',
+      });
+    }
+  });
 
   program
     .command('start', { isDefault: true })
@@ -107,11 +139,24 @@ export function buildCli(): Command {
     .option('-d, --deployment <name|path>', 'devnet, reference or a deployment file', 'devnet')
     .option('--keys <dir>', 'folder of the Groth16 circuit keys (default: the shipped devnet keys)')
     .option('--insecure-test-proofs', 'use the insecure test proof backend (only test deployments accept it)')
+    .option(
+      '--log-format <json|pretty>',
+      'log lines as JSON or as readable text (default: pretty on a terminal, JSON otherwise)',
+      logFormatOption,
+    )
     .action(
-      async (o: { config?: string; deployment: string; keys?: string; insecureTestProofs?: boolean }) => {
-        const config = o.config ? parseUserConfig(readFileSync(o.config, 'utf8'), o.config) : devnetConfig();
+      async (o: {
+        config?: string;
+        deployment: string;
+        keys?: string;
+        insecureTestProofs?: boolean;
+        logFormat?: LogFormat;
+      }) => {
+        // Everything is checked before the node touches its storage.
+        const config = o.config ? readConfigFile(o.config) : devnetConfig();
         const deployment = loadDeployment(o.deployment);
-        const logger = pino({ level: config.tracing.level.toLowerCase(), base: { svc: 'logos-node' } });
+        const format = o.logFormat ?? defaultLogFormat();
+        const logger = createRootLogger({ level: config.tracing.level.toLowerCase(), format });
         const failed = runSelfCheck().filter((r) => !r.ok);
         if (failed.length > 0)
           throw new Error(`cryptographic self-check failed: ${failed.map((r) => r.name).join(', ')}`);
@@ -130,14 +175,11 @@ export function buildCli(): Command {
             : {}),
           onFatal: () => shutdown('fatal error', 1),
         });
-        if (!o.config) {
-          for (const [i, k] of devnetKeys(4).entries()) {
+        if (format === 'pretty') process.stdout.write(banner(node, deployment, !o.config));
+        else if (!o.config) {
+          for (const k of fundedDevnetKeys()) {
             logger.info(
-              {
-                key: i,
-                public_key: bytesToHex(frToBytes(k.publicKey)),
-                secret_key: bytesToHex(frToBytes(k.secretKey)),
-              },
+              { key: k.index, public_key: k.publicKey, secret_key: k.secretKey },
               'funded devnet key (public test key)',
             );
           }

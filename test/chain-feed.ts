@@ -7,11 +7,11 @@
 import { type Block, bodyRoot } from '../src/block/block.ts';
 import { encodeHeader, type Header } from '../src/block/header.ts';
 import type { ChainService } from '../src/chain/chain-service.ts';
-import { devnetConfig } from '../src/cli.ts';
 import { epochStateAt, polPublicInputs } from '../src/ledger/apply.ts';
 import { PROOFS_ALREADY_VERIFIED } from '../src/ledger/proof-system.ts';
 import { type SignedMantleTx, txHash } from '../src/mantle/tx.ts';
 import type { UserConfig } from '../src/node/config.ts';
+import { devnetConfig } from '../src/node/devnet.ts';
 import { insecureTestPolProof } from '../src/zk/insecure-test-proofs.ts';
 import { genesisNotes, type Owned, TEST_LEADER, transfer } from './ledger/helpers.ts';
 

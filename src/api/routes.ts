@@ -12,7 +12,7 @@ import type { Deployment } from '../ledger/deployment.ts';
 import type { ChannelState, Declaration } from '../ledger/state.ts';
 import { locatorToString } from '../mantle/locator.ts';
 import { signedTxToApiJson } from '../mantle/tx.ts';
-import type { Phase } from '../node/node.ts';
+import type { Phase } from '../sync/phases.ts';
 import { API_VERSION } from '../version.ts';
 import { API, type OperationId, type RouteDef } from './definitions.ts';
 import { notFound, Rejection } from './errors.ts';

@@ -6,7 +6,7 @@
  * handled at once (the others wait, within the timeout); the endpoints gated while Bootstrapping
  * wait for Online.
  */
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -43,6 +43,10 @@ class ClientGone extends Error {}
 export class ApiServer {
   private readonly app: FastifyInstance;
   private address: string | undefined;
+  private server!: Server;
+  /** Requests that came in after `bind` and before `start`; they are served once the API starts. */
+  private held: [IncomingMessage, ServerResponse][] | undefined = [];
+  private closing: Promise<void> | undefined;
 
   private readonly slots: Semaphore;
   private online: Promise<void> | undefined;
@@ -59,8 +63,14 @@ export class ApiServer {
       logger: false,
       bodyLimit: opts.backend.max_body_size,
       return503OnClosing: false,
-      // Stopping the node must not wait for idle keep-alive connections or open streams.
-      forceCloseConnections: true,
+      // Our own server, so that the socket can be bound before the routes are ready (see `bind`).
+      serverFactory: (handler) => {
+        this.server = createServer((req, res) => {
+          if (this.held) this.held.push([req, res]);
+          else handler(req, res);
+        });
+        return this.server;
+      },
     });
     this.install();
   }
@@ -309,18 +319,52 @@ export class ApiServer {
       .send(typeof r.body === 'string' ? Buffer.from(r.body) : r.body);
   }
 
-  async start(): Promise<string> {
-    await this.installSwaggerUi();
+  /**
+   * Takes the listen address (and fails if it is taken) without serving yet: requests that arrive
+   * before `start` wait for it. A node binds first so that a taken port stops it before it writes.
+   */
+  async bind(): Promise<string> {
+    if (this.address !== undefined) return this.address;
     const [host, port] = splitHostPort(this.opts.backend.listen_address);
-    const addr = await this.app.listen({ host, port });
-    const url = new URL(addr);
-    this.address = `${url.hostname.replace(/^\[|\]$/g, '')}:${url.port}`;
-    this.logger.info({ address: this.address }, 'HTTP API listening');
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen({ host, port }, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    const a = this.server.address();
+    this.address =
+      typeof a === 'object' && a !== null ? `${a.address}:${a.port}` : this.opts.backend.listen_address;
     return this.address;
   }
 
-  async stop(): Promise<void> {
+  /** Binds (if not yet bound) and serves. */
+  async start(): Promise<string> {
+    const address = await this.bind();
+    await this.installSwaggerUi();
+    await this.app.ready();
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const [req, res] of held) this.server.emit('request', req, res);
+    this.logger.info({ address }, 'HTTP API listening');
+    return address;
+  }
+
+  /** Stops serving; open connections and streams are closed at once. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    for (const [, res] of this.held?.splice(0) ?? []) res.destroy();
     await this.app.close();
+    if (this.server.listening) {
+      const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      this.server.closeAllConnections();
+      await closed;
+    }
   }
 }
 

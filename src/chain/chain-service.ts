@@ -52,6 +52,8 @@ export interface ChainServiceDeps {
   readonly proofs: ProofSystem;
   readonly clock: SlotClock;
   readonly logger: Logger;
+  /** Aborting refuses new blocks (as `close` does). */
+  readonly signal?: AbortSignal;
 }
 
 export class ChainService extends EventEmitter<ChainEvents> implements IChain {
@@ -68,6 +70,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
   /** Blocks whose parent is unknown, until the parent arrives. */
   private readonly orphans = new OrphanPool(ChainService.MAX_ORPHANS);
   private failed: Error | undefined;
+  private closed = false;
   /** The last state recording (drained with the blocks). */
   private recording: Promise<void> = Promise.resolve();
   /**
@@ -82,6 +85,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     private readonly deps: ChainServiceDeps,
   ) {
     super();
+    deps.signal?.addEventListener('abort', () => (this.closed = true), { once: true });
     const d = opts.deployment;
     this.genesis = buildGenesis(
       d,
@@ -113,6 +117,19 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
 
   get consensusState(): ConsensusState {
     return this.engine.state;
+  }
+
+  /** A chain service on the stored chain (or on a new one, whose genesis block it stores). */
+  static async init(opts: ChainServiceOptions, deps: ChainServiceDeps): Promise<ChainService> {
+    const chain = new ChainService(opts, deps);
+    await chain.start();
+    return chain;
+  }
+
+  /** Refuses new blocks and waits for those being processed and the last state recording. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.drain();
   }
 
   /** Loads the stored chain (or stores the genesis block of a fresh one). */
@@ -250,6 +267,8 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
 
   /** Validates, applies and stores a block; blocks are processed one at a time in arrival order. */
   submit(block: Block, opts: { own?: boolean } = {}): Promise<ProcessedBlock> {
+    if (this.closed)
+      return Promise.reject(new BlockRejected('BLOCK_CHAIN_CLOSED', 'the chain service is stopping'));
     const run = this.queue.then(() => this.process(block, opts.own === true));
     this.queue = run.catch(() => {});
     return run;

@@ -33,7 +33,9 @@ export type BlockRejectedCode =
   /** The chain could not store the block, or stopped after such a failure. */
   | 'BLOCK_STORAGE'
   /** The stored chain starts at another genesis block than the deployment's. */
-  | 'BLOCK_GENESIS_MISMATCH';
+  | 'BLOCK_GENESIS_MISMATCH'
+  /** The chain service is stopping and takes no more blocks. */
+  | 'BLOCK_CHAIN_CLOSED';
 
 export type BlockAction = 'ignore' | 'reject' | 'internal';
 
@@ -50,6 +52,7 @@ const ACTIONS: Record<BlockRejectedCode, BlockAction> = {
   BLOCK_LEDGER: 'reject',
   BLOCK_STORAGE: 'internal',
   BLOCK_GENESIS_MISMATCH: 'internal',
+  BLOCK_CHAIN_CLOSED: 'internal',
 };
 
 /** What a rejection carries. */

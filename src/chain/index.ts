@@ -13,5 +13,6 @@ export {
   type BlockRejectedMeta,
   blockAction,
 } from './errors.ts';
+export { chooseInitState } from './init-state.ts';
 export type { BlockRef, ChainEvents, ChainTip, IChain, ProcessedBlock } from './interface.ts';
 export { type GossipBlockContext, SeenBlocks, validateGossipBlock } from './validation/gossip-block.ts';

@@ -47,6 +47,8 @@ export interface LeaderDeps {
   readonly proofs: ProofSystem;
   readonly txs: TransactionSource;
   readonly logger: Logger;
+  /** Aborting stops production (as `close` does). */
+  readonly signal?: AbortSignal;
 }
 
 interface OwnedNote {
@@ -59,6 +61,8 @@ export class LeaderService {
   private timer: NodeJS.Timeout | undefined;
   private producing = false;
   private stopped = true;
+  /** Set by `close`: production failures from then on are the stop's doing. */
+  private closed = false;
   private readonly keys: Map<Fr, Fr>;
   private readonly ownByEpoch = new WeakMap<EpochState, OwnedNote[]>();
   private lastSlotTried = -1n;
@@ -73,13 +77,27 @@ export class LeaderService {
     this.keys = new Map(opts.secretKeys.map((sk) => [zkPublicKey(sk), sk]));
   }
 
+  /** A leader playing every slot from now on. */
+  static init(opts: LeaderOptions, deps: LeaderDeps): LeaderService {
+    const leader = new LeaderService(opts, deps);
+    leader.start();
+    return leader;
+  }
+
   start(): void {
     this.stopped = false;
+    this.deps.signal?.addEventListener('abort', () => this.close(), { once: true });
     this.schedule();
   }
 
-  stop(): void {
+  /**
+   * Stops playing slots. A block being produced is not waited for: its proof ends when the proof
+   * backend closes, and the chain refuses blocks once the node stops; either way it is given up
+   * without a word, since a stop in progress is not a production failure.
+   */
+  close(): void {
     this.stopped = true;
+    this.closed = true;
     if (this.timer) clearTimeout(this.timer);
   }
 
@@ -131,10 +149,13 @@ export class LeaderService {
         return;
       }
       this.producing = true;
+      const vouchers = this.opts.vouchers;
       try {
-        await this.produce(slot, tip.id, parent, es, n, this.opts.vouchers);
+        await this.produce(slot, tip.id, parent, es, n, vouchers);
       } catch (e) {
-        this.deps.logger.warn({ slot: Number(slot), err: (e as Error).message }, 'block production failed');
+        // A stop in progress is no failure: the proof or the chain was closed under the block.
+        if (!this.closed)
+          this.deps.logger.warn({ slot: Number(slot), err: (e as Error).message }, 'block production failed');
       } finally {
         this.producing = false;
       }

@@ -3,19 +3,34 @@
  * Strict: an unknown key or a value of the wrong type is an error naming the key. Missing keys take
  * the reference defaults. Durations are seconds, as numbers or strings such as '3600.000000000'.
  *
- * Sections of services this node does not run yet (network, blend, time, sdp, pow) are checked for
- * their key layout (unknown keys are refused) so that a reference configuration loads and a typo is
- * caught; their values are read when the services they configure exist.
+ * Sections of services this node does not run yet (network, blend, time, sdp, pow, and the sync and
+ * network parts of cryptarchia) are checked for their key layout (unknown keys are refused) so that a
+ * reference configuration loads and a typo is caught; their addresses (hosts, ports, multiaddrs) are
+ * checked too, so that a bad one stops the node before it touches its storage. Their other values are
+ * read when the services they configure exist. The field readers are in src/util/config-fields.ts.
  */
-import { parse } from 'yaml';
-import { LogosError } from '../errors/base.ts';
+import { parseDocument } from 'yaml';
+import {
+  bool,
+  ConfigError,
+  checkLayout,
+  hex64,
+  host,
+  int,
+  isObj,
+  type Layout,
+  listenAddress,
+  mapping,
+  multiaddr,
+  type Obj,
+  only,
+  port,
+  seconds,
+  str,
+  u64,
+} from '../util/config-fields.ts';
 
-export class ConfigError extends LogosError {
-  constructor(message: string) {
-    super('INVALID_CONFIG', message);
-  }
-}
-
+export { ConfigError } from '../util/config-fields.ts';
 export interface UserConfig {
   readonly api: {
     readonly backend: {
@@ -81,77 +96,7 @@ export const DEFAULT_CONFIG: UserConfig = {
   tracing: { level: 'INFO' },
 };
 
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function mapping(v: unknown, path: string): Obj {
-  if (v === undefined || v === null) return {};
-  if (!isObj(v)) throw new ConfigError(`${path}: expected a mapping`);
-  return v;
-}
-
-function only(o: Obj, allowed: readonly string[], path: string): void {
-  for (const k of Object.keys(o)) {
-    if (!allowed.includes(k))
-      throw new ConfigError(
-        `${path ? `${path}.` : ''}${k}: unknown key (expected one of ${allowed.join(', ')})`,
-      );
-  }
-}
-
-function seconds(v: unknown, def: number, path: string): number {
-  if (v === undefined) return def;
-  const n = typeof v === 'string' ? Number(v) : typeof v === 'bigint' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0)
-    throw new ConfigError(`${path}: expected a duration in seconds`);
-  return n;
-}
-
-function int(v: unknown, def: number, path: string, min = 0): number {
-  if (v === undefined) return def;
-  const n = typeof v === 'bigint' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min)
-    throw new ConfigError(`${path}: expected an integer ≥ ${min}`);
-  return n;
-}
-
-function u64(v: unknown, def: bigint, path: string): bigint {
-  if (v === undefined) return def;
-  const b =
-    typeof v === 'bigint' ? v : typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : undefined;
-  if (b === undefined || b < 0n || b > 0xffffffffffffffffn)
-    throw new ConfigError(`${path}: expected an unsigned 64-bit integer`);
-  return b;
-}
-
-function bool(v: unknown, def: boolean, path: string): boolean {
-  if (v === undefined) return def;
-  if (typeof v !== 'boolean') throw new ConfigError(`${path}: expected true or false`);
-  return v;
-}
-
-function str(v: unknown, def: string, path: string): string {
-  if (v === undefined) return def;
-  if (typeof v !== 'string') throw new ConfigError(`${path}: expected a string`);
-  return v;
-}
-
-function hex64(raw: unknown, path: string): string {
-  // An all-digit hex string reads as a YAML integer; its digits are the hex text (zero-padded).
-  const v =
-    typeof raw === 'bigint' && raw >= 0n && raw.toString().length <= 64
-      ? raw.toString().padStart(64, '0')
-      : raw;
-  if (typeof v !== 'string' || !/^[0-9a-fA-F]{64}$/.test(v))
-    throw new ConfigError(`${path}: expected 64 hex characters`);
-  return v.toLowerCase();
-}
-
-/** Key layout of the sections read later: `true` = any value below this key. */
-type Layout = { readonly [key: string]: true | Layout };
+/** Key layout of the sections read later. */
 const LATER: Readonly<Record<string, Layout>> = {
   network: {
     backend: {
@@ -195,13 +140,34 @@ const LATER: Readonly<Record<string, Layout>> = {
   },
 };
 
-function checkLayout(v: unknown, layout: Layout, path: string): void {
-  const o = mapping(v, path);
-  only(o, Object.keys(layout), path);
-  for (const [k, sub] of Object.entries(layout)) {
-    if (sub !== true && o[k] !== undefined && o[k] !== null) checkLayout(o[k], sub, `${path}.${k}`);
-  }
-}
+/** `cryptarchia.network`: the chain's network settings (IBD, orphans, tip polling), read by sync. */
+const CRYPTARCHIA_NETWORK: Layout = {
+  bootstrap: {
+    ibd: {
+      peers: true,
+      delay_before_new_download: true,
+      tips_fetch_max_attempts: true,
+      tips_fetch_min_delay: true,
+      tips_fetch_max_delay: true,
+      round_delay: true,
+    },
+  },
+  sync: {
+    orphan: { max_orphan_cache_size: true, max_rejected_cache_size: true },
+    tip_poll: { enabled: true, lag_threshold_blocks: true, max_peers_to_sample: true },
+  },
+  network: { max_connected_peers_to_try_download: true, max_discovered_peers_to_try_download: true },
+};
+
+/** `tracing`: only `level` is read; the other keys are the reference's log sinks and filters. */
+const TRACING: Layout = {
+  logger: { file: true, loki: true, gelf: true, otlp: true, stdout: true, stderr: true },
+  tracing: true,
+  filter: true,
+  metrics: true,
+  console: true,
+  level: true,
+};
 
 const TOP = [
   'network',
@@ -224,16 +190,71 @@ const keyTags = [
   { tag: '!Ed25519', resolve: (s: string) => ({ __key: 'Ed25519', secret: s }) },
 ];
 
+/** Where a YAML problem is, without the text around it (the line may hold a secret key). */
+function yamlError(
+  source: string,
+  e: { message: string; code?: string; linePos?: { line: number; col: number }[] },
+): ConfigError {
+  const what = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+  const at = e.linePos?.[0];
+  return new ConfigError(
+    `${source}: not valid YAML${at ? ` at line ${at.line}, column ${at.col}` : ''}: ${what}`,
+  );
+}
+
+/** The mapping at `keys` below `root` (empty when absent). */
+function section(root: Obj, ...keys: string[]): Obj {
+  let o = root;
+  for (let i = 0; i < keys.length; i++) o = mapping(o[keys[i]!], keys.slice(0, i + 1).join('.'));
+  return o;
+}
+
+function multiaddrList(v: unknown, path: string): void {
+  if (v === undefined || v === null) return;
+  if (!Array.isArray(v)) throw new ConfigError(`${path}: expected a list of multiaddrs`);
+  for (const [i, a] of v.entries()) multiaddr(a, `${path}[${i}]`);
+}
+
+/** Checks the addresses of the sections read later, so that a bad one stops the node before it starts. */
+function checkLaterAddresses(root: Obj): void {
+  const swarm = section(root, 'network', 'backend', 'swarm');
+  if (swarm.host !== undefined) host(swarm.host, 'network.backend.swarm.host');
+  if (swarm.port !== undefined) port(swarm.port, 'network.backend.swarm.port');
+  multiaddrList(section(root, 'network', 'backend').initial_peers, 'network.backend.initial_peers');
+  const blendCore = section(root, 'blend', 'core', 'backend');
+  if (blendCore.listening_address !== undefined)
+    multiaddr(blendCore.listening_address, 'blend.core.backend.listening_address');
+  multiaddrList(
+    section(root, 'cryptarchia', 'network', 'bootstrap', 'ibd').peers,
+    'cryptarchia.network.bootstrap.ibd.peers',
+  );
+  const tb = section(root, 'time', 'backend');
+  if (tb.server !== undefined) listenAddress(tb.server, '', 'time.backend.server');
+  const client = section(root, 'time', 'backend', 'client');
+  if (client.listening_interface !== undefined)
+    host(client.listening_interface, 'time.backend.client.listening_interface');
+}
+
+/**
+ * Parses and checks `user_config.yaml`. Every error is a `ConfigError` naming the key (or, for YAML
+ * syntax, the line and column); no error message quotes the file's text, which holds secret keys.
+ */
 export function parseUserConfig(text: string, source = 'user_config.yaml'): UserConfig {
   let doc: unknown;
   try {
-    doc = parse(text, { intAsBigInt: true, customTags: keyTags });
+    // Silent: the YAML library's warnings quote the surrounding lines.
+    const parsed = parseDocument(text, { intAsBigInt: true, customTags: keyTags, logLevel: 'silent' });
+    const err = parsed.errors[0];
+    if (err !== undefined) throw yamlError(source, err);
+    doc = parsed.toJS();
   } catch (e) {
-    throw new ConfigError(`${source}: not valid YAML: ${(e as Error).message}`);
+    if (e instanceof ConfigError) throw e;
+    throw yamlError(source, e as Error);
   }
   const root = mapping(doc, source);
   only(root, TOP, '');
   for (const [k, layout] of Object.entries(LATER)) checkLayout(root[k], layout, k);
+  checkLaterAddresses(root);
   const D = DEFAULT_CONFIG;
 
   const api = mapping(root.api, 'api');
@@ -244,10 +265,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
     ['listen_address', 'cors_origins', 'timeout', 'max_body_size', 'max_concurrent_requests'],
     'api.backend',
   );
-  const listen = str(ab.listen_address, D.api.backend.listen_address, 'api.backend.listen_address');
-  if (!/^[^:\s]+:\d{1,5}$/.test(listen) && !/^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(listen)) {
-    throw new ConfigError('api.backend.listen_address: expected host:port');
-  }
+  const listen = listenAddress(ab.listen_address, D.api.backend.listen_address, 'api.backend.listen_address');
   const cors = ab.cors_origins === undefined ? [] : ab.cors_origins;
   if (!Array.isArray(cors) || cors.some((c) => typeof c !== 'string'))
     throw new ConfigError('api.backend.cors_origins: expected a list of strings');
@@ -263,6 +281,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   only(cr, ['service', 'network', 'leader'], 'cryptarchia');
   const svc = mapping(cr.service, 'cryptarchia.service');
   only(svc, ['bootstrap', 'sync'], 'cryptarchia.service');
+  checkLayout(svc.sync, { block_provider: { batch_size: true } }, 'cryptarchia.service.sync');
   const bs = mapping(svc.bootstrap, 'cryptarchia.service.bootstrap');
   only(
     bs,
@@ -275,7 +294,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
     ['grace_period', 'state_recording_interval'],
     'cryptarchia.service.bootstrap.offline_grace_period',
   );
-  mapping(cr.network, 'cryptarchia.network');
+  checkLayout(cr.network, CRYPTARCHIA_NETWORK, 'cryptarchia.network');
   const leader = mapping(cr.leader, 'cryptarchia.leader');
   only(leader, ['wallet'], 'cryptarchia.leader');
   const lw = mapping(leader.wallet, 'cryptarchia.leader.wallet');
@@ -301,7 +320,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   }
 
   const tracing = mapping(root.tracing, 'tracing');
-  only(tracing, ['logger', 'tracing', 'filter', 'metrics', 'console', 'level'], 'tracing');
+  checkLayout(tracing, TRACING, 'tracing');
   const level = str(tracing.level, D.tracing.level, 'tracing.level').toUpperCase();
   if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level))
     throw new ConfigError('tracing.level: expected TRACE, DEBUG, INFO, WARN or ERROR');

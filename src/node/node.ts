@@ -1,24 +1,30 @@
 /**
- * The node: the one place where services are created, in order, and stopped in reverse.
- * storage (locked data directory) → proof backend → chain (replay) → bootstrap phases → leader.
+ * The node: the one place where services are built, in order, each with its settings and its
+ * dependencies (a child logger and the node's abort signal among them), and closed in reverse.
+ * API socket (bound, not serving yet) → storage (locked data directory) → proof backend → chain
+ * (genesis or replay) → bootstrap phases → API (serving) → leader → status line.
+ * Binding first means a taken port stops the node before it creates a data folder or a genesis.
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.ts';
-import { ChainService, chooseEngineState, type LastEngineState, SlotClock } from '../chain/index.ts';
-import { bytesToHex, hexToBytes } from '../codec/hex.ts';
-import { frFromBytes, frToBytes } from '../crypto/field.ts';
-import { zkPublicKey } from '../crypto/zk-keys.ts';
+import { ChainService, chooseInitState, SlotClock } from '../chain/index.ts';
+import { bytesToHex } from '../codec/hex.ts';
 import { LeaderService, NO_TRANSACTIONS, VoucherGenerator } from '../leader/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
 import { openStore } from '../storage/open.ts';
+import { BootstrapPhases, type Phase } from '../sync/phases.ts';
+import { ConfigError } from '../util/config-fields.ts';
+import { leaderKeys } from '../wallet/leader-keys.ts';
 import { createProofSystem } from '../zk/index.ts';
 import { buildInfo } from './build-info.ts';
 import type { UserConfig } from './config.ts';
+import { type LogModule, ModuleLoggers } from './logger.ts';
+import { Notifier } from './notifier.ts';
 
-export type Phase = 'AwaitingGenesisTime' | 'InitialBlockDownload' | 'ProlongedBootstrapPeriod' | 'Following';
+export type { Phase } from '../sync/phases.ts';
 
 export interface NodeOptions {
   readonly deployment: Deployment;
@@ -35,233 +41,207 @@ export interface NodeOptions {
   readonly onFatal?: (e: Error) => void;
 }
 
-export class LogosNode {
-  phase: Phase = 'AwaitingGenesisTime';
-  private readonly stops: (() => Promise<void> | void)[] = [];
-  private readonly loggers = new Map<string, Logger>();
-  private bootstrapTimer: NodeJS.Timeout | undefined;
-  private statusTimer: NodeJS.Timeout | undefined;
-  private stateTimer: NodeJS.Timeout | undefined;
-  chain!: ChainService;
-  leader!: LeaderService;
-  api!: ApiServer;
-  clock!: SlotClock;
-  dataDir!: string;
+type Stop = () => Promise<void> | void;
 
-  private constructor(private readonly opts: NodeOptions) {}
-
-  static async start(opts: NodeOptions): Promise<LogosNode> {
-    const node = new LogosNode(opts);
+/** Runs the stops last-in first-out; a failing stop is logged and the others still run. */
+async function unwind(stops: Stop[], logger: Logger): Promise<void> {
+  while (stops.length > 0) {
+    const stop = stops.pop()!;
     try {
-      await node.init();
+      await stop();
     } catch (e) {
-      await node.stop();
-      throw e;
+      logger.warn({ err: (e as Error).message }, 'error while stopping');
     }
-    return node;
+  }
+}
+
+/** Why a listen address cannot be bound, in words. */
+function listenFailure(e: NodeJS.ErrnoException): string {
+  switch (e.code) {
+    case 'EADDRINUSE':
+      return 'the address is already in use';
+    case 'EADDRNOTAVAIL':
+      return 'the address is not one of this machine';
+    case 'EACCES':
+      return 'permission denied';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name does not resolve';
+    default:
+      return e.message;
+  }
+}
+
+export class LogosNode {
+  private constructor(
+    readonly chain: ChainService,
+    readonly leader: LeaderService,
+    readonly api: ApiServer,
+    readonly clock: SlotClock,
+    readonly dataDir: string,
+    private readonly phases: BootstrapPhases,
+    private readonly loggers: ModuleLoggers,
+    private readonly controller: AbortController,
+    private readonly stops: Stop[],
+  ) {}
+
+  get phase(): Phase {
+    return this.phases.phase;
   }
 
-  private async init(): Promise<void> {
-    const { config, deployment, logger } = this.opts;
-    const stateDir = resolve(this.opts.baseDir, config.state.base_folder);
-    this.dataDir = resolve(stateDir, config.storage.backend.folder_name);
-    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
-    const store = await openStore(this.dataDir);
-    this.stops.push(() => store.close());
+  static async start(opts: NodeOptions): Promise<LogosNode> {
+    const stops: Stop[] = [];
+    const controller = new AbortController();
+    const loggers = new ModuleLoggers(opts.logger);
+    try {
+      return await LogosNode.build(opts, loggers, controller, stops);
+    } catch (e) {
+      controller.abort();
+      await unwind(stops, loggers.get('node'));
+      throw e;
+    }
+  }
 
-    const meta = store.chain.meta();
-    const genesisTimeMs =
-      meta.genesisTimeMs !== undefined
-        ? Number(meta.genesisTimeMs)
-        : deployment.genesis.genesis_time !== null
-          ? deployment.genesis.genesis_time * 1000
-          : Math.floor(Date.now() / 1000) * 1000;
-    this.clock = new SlotClock(genesisTimeMs, deployment.slot_duration_ms);
+  private static async build(
+    opts: NodeOptions,
+    loggers: ModuleLoggers,
+    controller: AbortController,
+    stops: Stop[],
+  ): Promise<LogosNode> {
+    const { config, deployment } = opts;
+    const signal = controller.signal;
+    const log = (m: LogModule) => loggers.get(m);
+    const own = <T extends { close(): Promise<void> | void }>(x: T): T => {
+      stops.push(() => x.close());
+      return x;
+    };
 
-    const proofs =
-      this.opts.proofs ??
-      createProofSystem(deployment, this.opts.keysDir ? { keysDir: this.opts.keysDir } : {});
-    this.stops.push(() => proofs.close());
-    logger.info({ backend: proofs.name }, 'proof backend ready');
+    // The API's context reads services built below; no request is served before they exist.
+    let chain: ChainService | undefined;
+    let clock: SlotClock | undefined;
+    let phases: BootstrapPhases | undefined;
+    const api = own(
+      new ApiServer(
+        { backend: config.api.backend },
+        {
+          build: buildInfo(),
+          get chain() {
+            return chain!;
+          },
+          get clock() {
+            return clock!;
+          },
+          deployment,
+          phase: () => phases?.phase ?? 'AwaitingGenesisTime',
+          setLogFilter: (filters) => loggers.setFilter(filters),
+        },
+        log('api'),
+      ),
+    );
+    try {
+      await api.bind();
+    } catch (e) {
+      throw new ConfigError(
+        `api.backend.listen_address: cannot listen on ${config.api.backend.listen_address}: ${listenFailure(e as NodeJS.ErrnoException)}`,
+      );
+    }
+
+    const stateDir = resolve(opts.baseDir, config.state.base_folder);
+    const dataDir = resolve(stateDir, config.storage.backend.folder_name);
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const store = own(await openStore(dataDir, { onWarning: (m) => log('storage').warn(m) }));
 
     const boot = config.cryptarchia.service.bootstrap;
-    const stored = meta.state;
-    const lastState: LastEngineState | undefined =
-      stored === 'Online' || stored === 'Bootstrapping'
-        ? // inferred: a state stored without its time counts as recorded long ago (docs/fidelity.md)
-          { state: stored, timestampMs: Number(meta.lastOnlineMs ?? 0n) }
-        : undefined;
-    const libIsGenesis = meta.lib === undefined || store.chain.info(meta.lib)?.height === 0n;
-    const online =
-      chooseEngineState(
-        libIsGenesis,
-        {
-          forceBootstrap: boot.force_bootstrap,
-          gracePeriodMs: boot.offline_grace_period.grace_period * 1000,
-        },
-        lastState,
-        Date.now(),
-      ) === 'Online';
+    const init = chooseInitState(store.chain, deployment, {
+      forceBootstrap: boot.force_bootstrap,
+      gracePeriod: boot.offline_grace_period.grace_period,
+    });
+    clock = new SlotClock(init.genesisTimeMs, deployment.slot_duration_ms);
 
-    this.chain = new ChainService(
-      {
-        deployment,
-        genesisTimeMs,
-        online,
-        ...(this.opts.snapshotInterval ? { snapshotInterval: this.opts.snapshotInterval } : {}),
-      },
-      { store: store.chain, proofs, clock: this.clock, logger: this.logger('chain') },
+    const proofs = own(
+      opts.proofs ?? createProofSystem(deployment, opts.keysDir ? { keysDir: opts.keysDir } : {}),
     );
-    await this.chain.start();
-    this.stops.push(() => this.chain.drain());
+    log('proofs').info({ backend: proofs.name }, 'proof backend ready');
+
+    chain = own(
+      await ChainService.init(
+        {
+          deployment,
+          genesisTimeMs: init.genesisTimeMs,
+          online: init.online,
+          ...(opts.snapshotInterval ? { snapshotInterval: opts.snapshotInterval } : {}),
+        },
+        { store: store.chain, proofs, clock, logger: log('chain'), signal },
+      ),
+    );
+    const c = chain;
     // The consensus state is recorded at once and then periodically (F: the chain service's
     // state_recording_timer, a tokio interval, ticks first right away).
-    void this.chain.recordState();
+    void c.recordState();
     const recordEveryMs = boot.offline_grace_period.state_recording_interval * 1000;
     // inferred: a zero interval records with the blocks only (F cannot start with it) (docs/fidelity.md)
     if (recordEveryMs > 0) {
-      this.stateTimer = setInterval(() => void this.chain.recordState(), recordEveryMs);
-      this.stops.push(() => clearInterval(this.stateTimer));
+      const timer = setInterval(() => void c.recordState(), recordEveryMs);
+      stops.push(() => clearInterval(timer));
     }
-    this.chain.on('fatal', (e) => {
-      logger.error({ err: e.message }, 'fatal chain error; the node stops');
-      this.opts.onFatal?.(e);
+    c.on('fatal', (e) => {
+      log('node').error({ err: e.message }, 'fatal chain error; the node stops');
+      opts.onFatal?.(e);
     });
-
-    logger.info(
+    log('node').info(
       {
-        chain_id: this.chain.genesis.parameter.chain_id,
-        genesis_time: new Date(genesisTimeMs).toISOString(),
-        genesis: bytesToHex(this.chain.genesis.id),
+        chain_id: c.genesis.parameter.chain_id,
+        genesis_time: new Date(init.genesisTimeMs).toISOString(),
+        genesis: bytesToHex(c.genesis.id),
         slot_ms: deployment.slot_duration_ms,
-        state: this.chain.consensusState,
-        data_dir: this.dataDir,
-        api: config.api.backend.listen_address,
+        state: c.consensusState,
+        data_dir: dataDir,
+        api: api.listening,
       },
       'chain ready',
     );
 
-    const secretKeys = Object.values(config.kms.backend.keys)
-      .filter((k) => k.kind === 'Zk')
-      .map((k) => frFromBytes(hexToBytes(k.secret)));
-    const known = new Set(Object.values(config.wallet.known_keys));
-    const leaderKeys = secretKeys.filter((sk) => known.has(bytesToHex(frToBytes(zkPublicKey(sk)))));
-    // The voucher master key is the KMS Zk key named by wallet.voucher_master_key_id (F: the wallet
-    // derives vouchers through the KMS with that key id); there is no other source.
-    const masterId = config.wallet.voucher_master_key_id;
-    const master = masterId !== null ? config.kms.backend.keys[masterId] : undefined;
+    phases = own(
+      BootstrapPhases.init(
+        { online: init.online, prolongedBootstrapPeriod: boot.prolonged_bootstrap_period },
+        { chain: c, clock, logger: log('sync'), signal },
+      ),
+    );
+
+    const keys = leaderKeys(config);
     // inferred: without the key the node runs and passes over won slots; F requires the key id (docs/fidelity.md)
-    if (master?.kind !== 'Zk' && leaderKeys.length > 0) {
-      logger.error(
-        { voucher_master_key_id: masterId },
+    if (keys.voucherMaster === undefined && keys.secretKeys.length > 0) {
+      log('node').error(
+        { voucher_master_key_id: keys.voucherMasterKeyId },
         'no Zk voucher master key in the KMS: won slots cannot make blocks',
       );
     }
     const vouchers =
-      master?.kind === 'Zk'
-        ? new VoucherGenerator(frFromBytes(hexToBytes(master.secret)), store.wallet)
-        : undefined;
-    this.leader = new LeaderService(
-      { secretKeys: leaderKeys, vouchers },
-      {
-        chain: this.chain,
-        clock: this.clock,
-        proofs,
-        txs: NO_TRANSACTIONS,
-        logger: this.logger('leader'),
-      },
+      keys.voucherMaster !== undefined ? new VoucherGenerator(keys.voucherMaster, store.wallet) : undefined;
+    log('node').info({ leader_keys: keys.secretKeys.length }, 'leader keys loaded');
+
+    await api.start();
+    // Serving stops before the services it reads close (the first close, of the bound socket, is then a no-op).
+    stops.push(() => api.close());
+    const leader = own(
+      LeaderService.init(
+        { secretKeys: keys.secretKeys, vouchers },
+        { chain: c, clock, proofs, txs: NO_TRANSACTIONS, logger: log('leader'), signal },
+      ),
     );
-    logger.info({ leader_keys: leaderKeys.length }, 'leader keys loaded');
+    own(Notifier.init({ chain: c, clock, phases, logger: log('node'), signal }));
 
-    this.api = new ApiServer(
-      { backend: config.api.backend },
-      {
-        build: buildInfo(),
-        chain: this.chain,
-        clock: this.clock,
-        deployment,
-        phase: () => this.phase,
-        setLogFilter: (filters) => this.setLogFilter(filters),
-      },
-      this.logger('api'),
-    );
-    await this.api.start();
-    this.stops.push(() => this.api.stop());
-
-    this.runPhases(online);
-    this.leader.start();
-    this.stops.push(() => this.leader.stop());
-    this.statusTimer = setInterval(() => this.logStatus(), 10_000);
-    this.stops.push(() => clearInterval(this.statusTimer));
-  }
-
-  private runPhases(online: boolean): void {
-    const boot = this.opts.config.cryptarchia.service.bootstrap;
-    const log = this.opts.logger;
-    const afterGenesis = () => {
-      this.phase = 'InitialBlockDownload';
-      log.info('Skipping IBD as no peers are configured');
-      if (online) {
-        this.phase = 'Following';
-        return;
-      }
-      this.phase = 'ProlongedBootstrapPeriod';
-      this.bootstrapTimer = setTimeout(() => {
-        this.chain.setOnline();
-        this.phase = 'Following';
-      }, boot.prolonged_bootstrap_period * 1000);
-    };
-    if (this.clock.beforeGenesis()) {
-      this.phase = 'AwaitingGenesisTime';
-      this.bootstrapTimer = setTimeout(afterGenesis, this.clock.msUntil(0n));
-    } else {
-      log.info('genesis time is already in the past: finishing AwaitingGenesisTime phase with no-op');
-      afterGenesis();
-    }
-    this.stops.push(() => clearTimeout(this.bootstrapTimer));
+    return new LogosNode(c, leader, api, clock, dataDir, phases, loggers, controller, stops);
   }
 
   /** Log levels per module (`chain`, `leader`, `api`, ...); `*` sets the node's default level. */
   setLogFilter(filters: Readonly<Record<string, string>>): void {
-    const root = this.opts.logger;
-    if (filters['*']) root.level = filters['*'];
-    for (const [name, child] of this.loggers) child.level = filters[name] ?? filters['*'] ?? child.level;
-  }
-
-  private logger(module: string): Logger {
-    let l = this.loggers.get(module);
-    if (!l) {
-      l = this.opts.logger.child({ module });
-      this.loggers.set(module, l);
-    }
-    return l;
-  }
-
-  private logStatus(): void {
-    const tip = this.chain.tip();
-    const lib = this.chain.lib();
-    this.opts.logger.info(
-      {
-        state: this.chain.consensusState,
-        phase: this.phase,
-        height: tip.height,
-        slot: Number(tip.slot),
-        lib_height: lib.height,
-        current_slot: Number(this.clock.currentSlot()),
-      },
-      'status',
-    );
+    this.loggers.setFilter(filters);
   }
 
   /** Stops the services in reverse order of their start. Safe to call more than once. */
   async stop(): Promise<void> {
-    while (this.stops.length > 0) {
-      const stop = this.stops.pop()!;
-      try {
-        await stop();
-      } catch (e) {
-        this.opts.logger.warn({ err: (e as Error).message }, 'error while stopping');
-      }
-    }
+    this.controller.abort();
+    await unwind(this.stops, this.loggers.get('node'));
   }
 }

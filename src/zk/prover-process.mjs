@@ -21,6 +21,10 @@ async function shutdown() {
 }
 
 process.on('disconnect', () => void shutdown());
+// A terminal's Ctrl-C or a SIGTERM to the process group reaches the prover too; the node closes it in
+// its stop order (a close message, or the IPC channel ending if the node dies), so it ignores them.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
 process.on('message', async (msg) => {
   if (msg.close) {
     await shutdown();

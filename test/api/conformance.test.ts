@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { devnetConfig } from '../../src/cli.ts';
+import { devnetConfig } from '../../src/node/devnet.ts';
 import { spawnCli } from '../cli-process.ts';
 import { fastDeploymentYaml } from '../fast-deployment.ts';
 import { waitUntil } from './helpers.ts';

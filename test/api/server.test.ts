@@ -11,7 +11,7 @@ import { type ApiContext, ROUTES, type ServerRoute } from '../../src/api/routes.
 import { object, string } from '../../src/api/schema.ts';
 import { ApiServer } from '../../src/api/server.ts';
 import { streamClients } from '../../src/api/streams.ts';
-import { devnetConfig } from '../../src/cli.ts';
+import { devnetConfig } from '../../src/node/devnet.ts';
 import type { LogosNode } from '../../src/node/node.ts';
 import { FAST } from '../fast-deployment.ts';
 import { startFastNode, type TestNode } from './helpers.ts';
@@ -107,7 +107,7 @@ describe('max_concurrent_requests', () => {
       assert.deepEqual(await Promise.all(replies), [200, 200, 200]);
     } finally {
       for (const go of entered) go();
-      await server.stop();
+      await server.close();
     }
   });
 
@@ -137,7 +137,7 @@ describe('max_concurrent_requests', () => {
       assert.equal(third.status, 200);
     } finally {
       for (const go of entered) go();
-      await server.stop();
+      await server.close();
     }
   });
 
@@ -162,7 +162,7 @@ describe('max_concurrent_requests', () => {
       assert.equal(streamClients(node.chain, 'lib'), 0);
     } finally {
       for (const go of entered) go();
-      await server.stop();
+      await server.close();
     }
   });
 
@@ -176,7 +176,7 @@ describe('max_concurrent_requests', () => {
       assert.equal(r.status, 200);
     } finally {
       ac.abort();
-      await server.stop();
+      await server.close();
     }
   });
 });
@@ -230,7 +230,7 @@ describe('gating while Bootstrapping', () => {
       // The info body is cached per head; the switch to Online shows at once.
       assert.match(await (await fetch(`${base}/cryptarchia/info`)).text(), /"state":"Online"/);
     } finally {
-      await server.stop();
+      await server.close();
     }
   });
 });
@@ -260,7 +260,7 @@ describe('request bodies', () => {
         assert.ok((await r.text()).length > 0);
       }
     } finally {
-      await server.stop();
+      await server.close();
     }
   });
 });
@@ -280,7 +280,7 @@ describe('HEAD', () => {
       }
       assert.equal(streamClients(node.chain, 'block'), 0);
     } finally {
-      await server.stop();
+      await server.close();
     }
   });
 });

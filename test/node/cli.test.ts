@@ -38,6 +38,26 @@ test('unknown commands and options are refused', async () => {
   await assert.rejects(run(['init']), /required option/);
 });
 
+test('an unknown command is named as such, with the list of commands', async () => {
+  await assert.rejects(run(['frobnicate']), /unknown command 'frobnicate' \(commands: start, init, version/);
+  await assert.rejects(run(['frobnicate', '--config', 'x.yaml']), /unknown command 'frobnicate'/);
+});
+
+test('--config names the path it cannot read', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'logos-cli-'));
+  try {
+    await assert.rejects(run(['start', '--config', dir]), (e: Error) =>
+      e.message.includes(`cannot read the config file ${dir}: it is a directory`),
+    );
+    const missing = join(dir, 'missing.yaml');
+    await assert.rejects(run(['start', '--config', missing]), (e: Error) =>
+      e.message.includes(`cannot read the config file ${missing}: no such file`),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('deployments by name: devnet and reference load; testnet and mainnet are refused, not faked', async () => {
   const { loadDeployment } = await import('../../src/cli.ts');
   assert.equal(loadDeployment('devnet').name, 'devnet');

@@ -80,6 +80,117 @@ tracing:
   });
 });
 
+describe('user_config.yaml: addresses and the sections read later', () => {
+  const refused = (text: string, re: RegExp) =>
+    assert.throws(
+      () => parseUserConfig(text),
+      (e: unknown) => e instanceof ConfigError && re.test(e.message),
+      `${text} → ${re}`,
+    );
+
+  test('a bad port or host of a listen address is an error naming the key', () => {
+    refused('api: { backend: { listen_address: 127.0.0.1:70000 } }', /^api\.backend\.listen_address: .*port/);
+    refused('api: { backend: { listen_address: "bad host:80" } }', /^api\.backend\.listen_address/);
+    refused('api: { backend: { listen_address: 999.1.1.1:80 } }', /^api\.backend\.listen_address/);
+    refused('api: { backend: { listen_address: "[::zz]:80" } }', /^api\.backend\.listen_address/);
+    for (const ok of ['0.0.0.0:18080', 'localhost:8080', '[::1]:8080', 'node-1.example.org:0']) {
+      assert.equal(
+        parseUserConfig(`api: { backend: { listen_address: "${ok}" } }`).api.backend.listen_address,
+        ok,
+      );
+    }
+  });
+
+  test('network, Blend and time addresses are checked although their services do not run yet', () => {
+    refused('network: { backend: { swarm: { port: 99999 } } }', /^network\.backend\.swarm\.port: /);
+    refused('network: { backend: { swarm: { host: "not a host" } } }', /^network\.backend\.swarm\.host: /);
+    refused(
+      'network: { backend: { initial_peers: [/ip4/1.2.3.4/tcp/x] } }',
+      /^network\.backend\.initial_peers\[0\]: .*multiaddr/,
+    );
+    refused('network: { backend: { initial_peers: "x" } }', /^network\.backend\.initial_peers: /);
+    refused(
+      'blend: { core: { backend: { listening_address: 0.0.0.0:3400 } } }',
+      /^blend\.core\.backend\.listening_address: /,
+    );
+    refused(
+      'cryptarchia: { network: { bootstrap: { ibd: { peers: [/ip9/1] } } } }',
+      /^cryptarchia\.network\.bootstrap\.ibd\.peers\[0\]/,
+    );
+    refused('time: { backend: { server: "pool.ntp.org" } }', /^time\.backend\.server: /);
+    refused(
+      'time: { backend: { client: { listening_interface: "x y" } } }',
+      /^time\.backend\.client\.listening_interface: /,
+    );
+    const c = parseUserConfig(`
+network:
+  backend:
+    swarm: { host: 0.0.0.0, port: 3000 }
+    initial_peers: [/ip4/65.109.51.37/udp/3000/quic-v1/p2p/12D3KooWL7a8LBbLRYnabptHPFBCmAs49Y7cVMqvzuSdd43tAJk8, /dns4/node.example.org/tcp/3000]
+blend: { core: { backend: { listening_address: /ip4/0.0.0.0/udp/3400/quic-v1 } } }
+time: { backend: { server: pool.ntp.org:123, client: { timeout: '5.0', listening_interface: 0.0.0.0 } } }
+`);
+    assert.deepEqual(c, DEFAULT_CONFIG);
+  });
+
+  test('unknown keys under cryptarchia.network, cryptarchia.service.sync and tracing are refused', () => {
+    refused('cryptarchia: { network: { bootstrp: {} } }', /^cryptarchia\.network\.bootstrp: unknown key/);
+    refused(
+      'cryptarchia: { network: { sync: { tip_pol: {} } } }',
+      /^cryptarchia\.network\.sync\.tip_pol: unknown key/,
+    );
+    refused(
+      'cryptarchia: { service: { sync: { block_provder: {} } } }',
+      /^cryptarchia\.service\.sync\.block_provder: unknown key/,
+    );
+    refused(
+      'cryptarchia: { service: { sync: { block_provider: { batch: 1 } } } }',
+      /^cryptarchia\.service\.sync\.block_provider\.batch: unknown key/,
+    );
+    refused('tracing: { logger: { stdot: true } }', /^tracing\.logger\.stdot: unknown key/);
+    refused('tracing: { levle: INFO }', /^tracing\.levle: unknown key/);
+    // The reference's full layout of these sections loads.
+    const c = parseUserConfig(`
+cryptarchia:
+  service:
+    sync: { block_provider: { batch_size: 1000 } }
+  network:
+    bootstrap: { ibd: { peers: [], delay_before_new_download: { secs: 10, nanos: 0 }, tips_fetch_max_attempts: 3 } }
+    sync: { orphan: { max_orphan_cache_size: 1000 }, tip_poll: { enabled: true, lag_threshold_blocks: 3, max_peers_to_sample: 5 } }
+tracing:
+  logger: { file: null, loki: null, gelf: null, otlp: null, stdout: true, stderr: false }
+  tracing: None
+  filter: !Env { filters: { '*': WARN } }
+  metrics: None
+  console: None
+  level: INFO
+`);
+    assert.equal(c.tracing.level, 'INFO');
+  });
+
+  test('a YAML syntax error names the line and column and never quotes the text (it may hold secrets)', () => {
+    const id = '11'.repeat(32);
+    const secret = 'a5'.repeat(32);
+    const cases = [
+      `kms:\n  backend:\n    keys:\n      ${id}: !Zk "${secret}\n`,
+      `kms:\n  backend:\n    keys:\n      ${id}: !Zk ${secret}\n     bad: [${secret}\n`,
+      `kms: { backend: { keys: { ${id}: !Zk ${secret} } }\n`,
+      `kms:\n  backend:\n    keys:\n      ${id}: !Zkk ${secret}\n      ${id}: !Zk ${secret}\n`,
+    ];
+    for (const text of cases) {
+      assert.throws(
+        () => parseUserConfig(text, 'node.yaml'),
+        (e: unknown) =>
+          e instanceof ConfigError &&
+          /^node\.yaml: not valid YAML at line \d+, column \d+: /.test(e.message) &&
+          !e.message.includes(secret.slice(0, 16)) &&
+          !e.message.includes('\n'),
+        text,
+      );
+    }
+  });
+});
+
 describe('slot clock', () => {
   test('slots from the genesis time and the slot duration', () => {
     let now = 10_000;

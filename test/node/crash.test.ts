@@ -10,12 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openStore } from '../../src/storage/open.ts';
-import { spawnCli } from '../cli-process.ts';
+import { devnetConfigYaml, spawnCli } from '../cli-process.ts';
 import { fastDeploymentYaml } from '../fast-deployment.ts';
 import { checkInvariants, prng, randInt } from '../storage/helpers.ts';
 
 function startNode(dir: string): ChildProcess {
-  return spawnCli(['start', '--deployment', join(dir, 'fast.yaml'), '--insecure-test-proofs'], dir);
+  return spawnCli(
+    ['start', '--config', 'devnet.yaml', '--deployment', join(dir, 'fast.yaml'), '--insecure-test-proofs'],
+    dir,
+  );
 }
 
 async function waitForLine(p: ChildProcess, re: RegExp, ms: number): Promise<void> {
@@ -39,6 +42,7 @@ test('the node survives SIGKILL at random points and restarts on the same chain'
   const dir = mkdtempSync(join(tmpdir(), 'logos-crash-'));
   try {
     writeFileSync(join(dir, 'fast.yaml'), fastDeploymentYaml(50, 3));
+    writeFileSync(join(dir, 'devnet.yaml'), devnetConfigYaml(), { mode: 0o600 });
     const rand = prng(20261126);
     let lastTop = -1n;
     let genesis: string | undefined;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { pino } from 'pino';
-import { devnetConfig } from '../../src/cli.ts';
+import { devnetConfig } from '../../src/node/devnet.ts';
 import { LogosNode } from '../../src/node/node.ts';
 import { openStore } from '../../src/storage/open.ts';
 import { INSECURE_TEST_PROOFS } from '../../src/zk/insecure-test-proofs.ts';

@@ -1,0 +1,56 @@
+/** The node's status line: consensus state, phase, tip, LIB and the current slot, every 10 s. */
+import type { Logger } from 'pino';
+import type { SlotClock } from '../chain/clock.ts';
+import type { ConsensusState } from '../consensus/engine.ts';
+import type { PhaseSource } from '../sync/phases.ts';
+
+/** What the status line reads from the chain. */
+export interface ChainStatus {
+  readonly consensusState: ConsensusState;
+  tip(): { readonly height: number; readonly slot: bigint };
+  lib(): { readonly height: number };
+}
+
+export interface NotifierDeps {
+  readonly chain: ChainStatus;
+  readonly clock: SlotClock;
+  readonly phases: PhaseSource;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+}
+
+export class Notifier {
+  private readonly timer: NodeJS.Timeout;
+
+  private constructor(
+    private readonly deps: NotifierDeps,
+    intervalMs: number,
+  ) {
+    this.timer = setInterval(() => this.log(), intervalMs);
+    deps.signal.addEventListener('abort', () => this.close(), { once: true });
+  }
+
+  static init(deps: NotifierDeps, intervalMs = 10_000): Notifier {
+    return new Notifier(deps, intervalMs);
+  }
+
+  private log(): void {
+    const { chain, clock, phases, logger } = this.deps;
+    const tip = chain.tip();
+    logger.info(
+      {
+        state: chain.consensusState,
+        phase: phases.phase,
+        height: tip.height,
+        slot: Number(tip.slot),
+        lib_height: chain.lib().height,
+        current_slot: Number(clock.currentSlot()),
+      },
+      'status',
+    );
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+}
