@@ -1,6 +1,6 @@
 /** The node's status line: consensus state, phase, tip, LIB and the current slot, every 10 s. */
 import type { Logger } from 'pino';
-import type { SlotClock } from '../chain/clock.ts';
+import type { SlotClock } from '../chain/index.ts';
 import type { ConsensusState } from '../consensus/engine.ts';
 import type { PhaseSource } from '../sync/phases.ts';
 

@@ -5,7 +5,7 @@
  * then `Following`, where the chain is switched Online.
  */
 import type { Logger } from 'pino';
-import type { SlotClock } from '../chain/clock.ts';
+import type { SlotClock } from '../chain/index.ts';
 
 export type Phase = 'AwaitingGenesisTime' | 'InitialBlockDownload' | 'ProlongedBootstrapPeriod' | 'Following';
 
