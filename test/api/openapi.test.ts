@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { pino } from 'pino';
-import { ROUTES } from '../../src/api/routes.ts';
+import { ROUTES } from '../../src/api/impl/index.ts';
 import { ApiServer } from '../../src/api/server.ts';
 import { devnetConfig } from '../../src/cli.ts';
 
