@@ -7,7 +7,7 @@
 import { type Json, parseJson } from '../codec/json.ts';
 import { Rejection } from './errors.ts';
 import { missingQueryField } from './params.ts';
-import { ID_PATH_PARAM, type RouteDef } from './route-def.ts';
+import { ID_PATH_PARAM, pathParamNames, type RouteDef } from './route-def.ts';
 import { SchemaError } from './schema.ts';
 import type { RouteArgs } from './types.ts';
 
@@ -22,11 +22,6 @@ export interface RawRequest {
 }
 
 const JSON_CONTENT_TYPE = /^application\/json\b/i;
-
-/** The names of the `{name}` parameters of a path, in order. */
-export function pathParamNames(path: string): string[] {
-  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-}
 
 /** Decodes a request for `def`; throws a `Rejection` (or the `ApiError` of a query parameter). */
 export function decodeRequest(def: RouteDef, raw: RawRequest): RouteArgs {

@@ -59,6 +59,11 @@ export interface RouteDef {
   readonly mutates?: boolean;
 }
 
+/** The names of the `{name}` parameters of a path, in order. */
+export function pathParamNames(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+}
+
 /** Whether a route changes the node's state: its `mutates`, else derived from its method. */
 export function routeMutates(def: Pick<RouteDef, 'method' | 'mutates'>): boolean {
   return def.mutates ?? (def.method !== 'GET' && (def.method as string) !== 'HEAD');

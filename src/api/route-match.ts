@@ -3,7 +3,7 @@
  * the router cannot route itself: CORS preflights (which route would the real request reach?) and
  * paths whose parameters do not percent-decode (which route's parameter is malformed?).
  */
-import { pathParamNames } from './decode.ts';
+import { pathParamNames } from './route-def.ts';
 import type { ServerRoute } from './types.ts';
 
 export interface RawMatch {

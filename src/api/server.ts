@@ -105,20 +105,8 @@ export class ApiServer {
 
   private install(): void {
     const app = this.app;
-    const origins = this.opts.backend.cors_origins;
     app.addHook('onRequest', (req, reply, done) => {
-      try {
-        this.guard.checkHost(req.headers.host);
-      } catch (e) {
-        this.fail(reply, 'host', e);
-        return;
-      }
-      const origin = req.headers.origin;
-      if (origins.length === 0) reply.header('access-control-allow-origin', '*');
-      else if (origin !== undefined && origins.includes(origin))
-        reply.header('access-control-allow-origin', origin);
-      reply.header('vary', 'origin, access-control-request-method, access-control-request-headers');
-      done();
+      if (this.admit(req, reply)) done();
     });
     app.options('*', async (req, reply) => {
       // The preflight of a state-changing route is refused to an origin the route itself refuses.
@@ -184,17 +172,32 @@ export class ApiServer {
   }
 
   /**
+   * First for every request: refuses (421) a `Host` the API does not answer for, then sets the CORS
+   * headers (any origin unless `cors_origins` lists some). False when the request was answered.
+   */
+  private admit(req: FastifyRequest, reply: FastifyReply): boolean {
+    try {
+      this.guard.checkHost(req.headers.host);
+    } catch (e) {
+      this.fail(reply, 'host', e);
+      return false;
+    }
+    const origins = this.opts.backend.cors_origins;
+    const origin = req.headers.origin;
+    if (origins.length === 0) reply.header('access-control-allow-origin', '*');
+    else if (origin !== undefined && origins.includes(origin))
+      reply.header('access-control-allow-origin', origin);
+    reply.header('vary', 'origin, access-control-request-method, access-control-request-headers');
+    return true;
+  }
+
+  /**
    * A request the router could not route (a parameter that does not percent-decode, or is too
    * long): the route its raw path matches runs with the parameter decoded as the reference decodes
    * it, so the parameter's own parser answers; no route matches: an empty 404.
    */
   private unroutable(req: FastifyRequest, reply: FastifyReply): void {
-    try {
-      this.guard.checkHost(req.headers.host);
-    } catch (e) {
-      this.fail(reply, 'host', e);
-      return;
-    }
+    if (!this.admit(req, reply)) return;
     const m = this.matcher.match(req.raw.url ?? '').find((x) => x.route.def.method === req.raw.method);
     if (!m) {
       reply.code(404).header('content-length', '0').send('');

@@ -62,14 +62,11 @@ export interface HandlerArgs<D extends RouteDef> {
   readonly body: D['body'] extends Schema<infer B> ? B : undefined;
 }
 
-export type RouteHandler<D extends RouteDef, C = ApiContext> = (
-  ctx: C,
-  args: HandlerArgs<D>,
-) => HandlerResult;
+export type Handler<D extends RouteDef, C = ApiContext> = (ctx: C, args: HandlerArgs<D>) => HandlerResult;
 
 /** The handlers of a namespace's routes, each given only the parts of the context `C` it needs. */
 export type Handlers<R extends Record<string, RouteDef>, C = ApiContext> = {
-  readonly [K in keyof R]: RouteHandler<R[K], C>;
+  readonly [K in keyof R]: Handler<R[K], C>;
 };
 
 /** Decoded arguments with their types erased, as the server passes them. */
