@@ -34,6 +34,11 @@ const SWAGGER_LOGO =
   '<svg xmlns="http://www.w3.org/2000/svg" width="180" height="40"><text x="0" y="28" font-family="sans-serif" ' +
   'font-size="22" font-weight="bold" fill="#fff">Logos node API</text></svg>';
 
+/** What the server keeps of a route's definition in fastify's route config. */
+interface RouteConfig {
+  readonly mutates: boolean;
+}
+
 class Timeout extends Error {}
 class ClientGone extends Error {}
 
@@ -161,9 +166,11 @@ export class ApiServer {
     });
 
     for (const route of this.routes) {
+      const config: RouteConfig = { mutates: routeMutates(route.def) };
       app.route({
         method: route.def.method,
         url: route.def.path.replace(/\{(\w+)\}/g, ':$1'),
+        config,
         handler: (req, reply) => this.handle(route, req, reply),
       });
     }
@@ -172,14 +179,17 @@ export class ApiServer {
   }
 
   /**
-   * First for every request: refuses (421) a `Host` the API does not answer for, then sets the CORS
+   * First for every request, before its body is read: refuses (421) a `Host` the API does not answer
+   * for and (403) a browser origin that may not call a state-changing route, then sets the CORS
    * headers (any origin unless `cors_origins` lists some). False when the request was answered.
    */
-  private admit(req: FastifyRequest, reply: FastifyReply): boolean {
+  private admit(req: FastifyRequest, reply: FastifyReply, mutates?: boolean): boolean {
     try {
       this.guard.checkHost(req.headers.host);
+      if (mutates ?? (req.routeOptions.config as Partial<RouteConfig> | undefined)?.mutates)
+        this.guard.checkOrigin(req.headers.origin, req.headers.host);
     } catch (e) {
-      this.fail(reply, 'host', e);
+      this.fail(reply, 'guard', e);
       return false;
     }
     const origins = this.opts.backend.cors_origins;
@@ -197,8 +207,8 @@ export class ApiServer {
    * it, so the parameter's own parser answers; no route matches: an empty 404.
    */
   private unroutable(req: FastifyRequest, reply: FastifyReply): void {
-    if (!this.admit(req, reply)) return;
     const m = this.matcher.match(req.raw.url ?? '').find((x) => x.route.def.method === req.raw.method);
+    if (!this.admit(req, reply, m ? routeMutates(m.route.def) : false)) return;
     if (!m) {
       reply.code(404).header('content-length', '0').send('');
       return;
@@ -233,7 +243,6 @@ export class ApiServer {
     const { def } = route;
     let args: RouteArgs;
     try {
-      if (routeMutates(def)) this.guard.checkOrigin(req.headers.origin, req.headers.host);
       const raw: RawRequest = {
         params: rawParams ?? (req.params as Record<string, string>),
         query: (req.query ?? {}) as RawRequest['query'],

@@ -162,11 +162,7 @@ describe('Origin on state-changing routes', () => {
       const evil = await put(port, { origin: 'http://evil.example' });
       assert.equal(evil.status, 403);
       assert.match(evil.headers['content-type'] ?? '', /^text\/plain/);
-      assert.equal(
-        evil.headers['access-control-allow-origin'],
-        '*',
-        'reads stay open; the refusal is the 403',
-      );
+      assert.equal(evil.headers['access-control-allow-origin'], undefined, 'refused before any CORS header');
       const nul = await put(port, { origin: 'null' });
       assert.equal(nul.status, 403);
       assert.equal(filters.length, 0);
@@ -174,6 +170,7 @@ describe('Origin on state-changing routes', () => {
       assert.equal((await put(port, {})).status, 200);
       assert.equal((await put(port, { origin: `http://127.0.0.1:${port}` })).status, 200, 'same origin');
       assert.equal(filters.length, 2);
+      assert.deepEqual(filters[0], { '*': 'debug' }, 'the handler got the decoded body');
 
       // New routes get it from their method; a GET marked `mutates` too.
       const post = await request(port, 'POST', '/test/write', {
@@ -181,6 +178,15 @@ describe('Origin on state-changing routes', () => {
         origin: 'http://evil.example',
       });
       assert.equal(post.status, 403);
+      // Refused before the body is read: a malformed body changes nothing either.
+      const early = await request(
+        port,
+        'PUT',
+        '/admin/tracing/filter',
+        { host: `127.0.0.1:${port}`, origin: 'http://evil.example', 'content-type': 'application/json' },
+        '{"filters":',
+      );
+      assert.equal(early.status, 403);
       const get = await request(port, 'GET', '/test/mutating-get', {
         host: `127.0.0.1:${port}`,
         origin: 'http://evil.example',
