@@ -1,23 +1,41 @@
 /**
- * The API's two kinds of failure, as the reference server has them:
- * handled failures answer `{"code": <status>, "message": ...}` as JSON; malformed requests (path,
- * query, body) answer a plain-text message with 400, 415 or 422.
+ * The API's failures, as the reference server has them: handled failures (`ApiError`) answer
+ * `{"code": <status>, "message": ...}` as JSON; malformed or refused requests (`Rejection`: path,
+ * query, body, Host, Origin) answer a plain-text message. Both are `LogosError`s.
  */
-export class ApiError extends Error {
+import { LogosError } from '../errors/base.ts';
+
+export type ApiErrorCode = 'API_BAD_REQUEST' | 'API_NOT_FOUND' | 'API_FAILED';
+
+export class ApiError extends LogosError {
   constructor(
     readonly status: number,
     message: string,
   ) {
-    super(message);
+    super(status === 400 ? 'API_BAD_REQUEST' : status === 404 ? 'API_NOT_FOUND' : 'API_FAILED', message);
   }
 }
 
-export class Rejection extends Error {
+/** Statuses of plain-text rejections. */
+export type RejectionStatus = 400 | 403 | 413 | 415 | 421 | 422;
+
+const REJECTION_CODES = {
+  400: 'API_MALFORMED_REQUEST',
+  403: 'API_ORIGIN_NOT_ALLOWED',
+  413: 'API_BODY_TOO_LARGE',
+  415: 'API_UNSUPPORTED_MEDIA_TYPE',
+  421: 'API_HOST_NOT_ALLOWED',
+  422: 'API_INVALID_BODY',
+} as const satisfies Record<RejectionStatus, string>;
+
+export type RejectionCode = (typeof REJECTION_CODES)[RejectionStatus];
+
+export class Rejection extends LogosError {
   constructor(
-    readonly status: 400 | 413 | 415 | 422,
+    readonly status: RejectionStatus,
     message: string,
   ) {
-    super(message);
+    super(REJECTION_CODES[status], message);
   }
 }
 

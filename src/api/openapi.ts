@@ -1,6 +1,6 @@
 /** The OpenAPI document, generated from the route table (served at /api-docs/openapi.json). */
 import { API_VERSION } from '../version.ts';
-import { ID_PARAM_PATTERN, type RouteDef } from './definitions.ts';
+import { ID_PATH_PARAM, pathParamNames, type RouteDef } from './route-def.ts';
 
 const ERROR_BODY = {
   type: 'object',
@@ -16,11 +16,11 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
 export function openApiDocument(routes: readonly { operationId: string; def: RouteDef }[]): object {
   const paths: Record<string, Record<string, object>> = {};
   for (const { operationId, def } of routes) {
-    const params: object[] = [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
-      name: m[1],
+    const params: object[] = pathParamNames(def.path).map((name) => ({
+      name,
       in: 'path',
       required: true,
-      schema: { type: 'string', pattern: ID_PARAM_PATTERN },
+      schema: (def.params?.[name] ?? ID_PATH_PARAM).jsonSchema,
     }));
     for (const [name, p] of Object.entries(def.query ?? {})) {
       params.push({

@@ -1,33 +1,36 @@
 /**
  * The HTTP API server (fastify), driven by the route table. Reference behaviour around the routes:
- * compact JSON with exact u64 values; `{code, message}` JSON for handled failures; plain-text 400s
- * for malformed parameters; an empty 404 for unknown paths; an empty 408 after the API timeout;
- * CORS for any origin unless `cors_origins` restricts it; at most `max_concurrent_requests` requests
- * handled at once (the others wait, within the timeout); the endpoints gated while Bootstrapping
- * wait for Online.
+ * compact JSON with exact u64 values; requests decoded through the table (decode.ts) with plain-text
+ * 400/415/422 rejections; `{code, message}` JSON for handled failures; an empty 404 for unknown
+ * paths; an empty 408 after the API timeout; an empty 400/431 for what is not HTTP at all; CORS for
+ * any origin unless `cors_origins` restricts it; at most `max_concurrent_requests` requests handled at
+ * once (the others wait, within the timeout); the endpoints gated while Bootstrapping wait for Online.
+ * Beyond the reference: the `Host` and `Origin` checks of guard.ts.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
+import type { Socket } from 'node:net';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { UserConfig } from '../node/config.ts';
 import { Semaphore } from '../util/semaphore.ts';
+import type { ApiServerOptions } from './config.ts';
+import { decodeRequest, parseJsonBody, type RawRequest, unsupportedMediaType } from './decode.ts';
 import { ApiError, Rejection } from './errors.ts';
+import { RequestGuard } from './guard.ts';
+import { ROUTES } from './impl/index.ts';
 import { openApiDocument } from './openapi.ts';
-import {
-  type ApiContext,
-  type ApiReply,
-  type ApiRequest,
-  type ApiStream,
-  type Handler,
-  ROUTES,
-  type ServerRoute,
-} from './routes.ts';
+import { routeMutates } from './route-def.ts';
+import { lenientPercentDecode, RouteMatcher } from './route-match.ts';
+import type { ApiContext, ApiReply, ApiStream, HandlerResult, RouteArgs, ServerRoute } from './types.ts';
 
-export interface ApiServerOptions {
-  readonly backend: UserConfig['api']['backend'];
-}
+export type { ApiServerOptions } from './config.ts';
 
 const JSON_TYPE = 'application/json';
 const TEXT_TYPE = 'text/plain; charset=utf-8';
@@ -37,8 +40,16 @@ const SWAGGER_LOGO =
   '<svg xmlns="http://www.w3.org/2000/svg" width="180" height="40"><text x="0" y="28" font-family="sans-serif" ' +
   'font-size="22" font-weight="bold" fill="#fff">Logos node API</text></svg>';
 
+/** What the server keeps of a route's definition in fastify's route config. */
+interface RouteConfig {
+  readonly mutates: boolean;
+}
+
 class Timeout extends Error {}
 class ClientGone extends Error {}
+
+/** Largest path parameter the router accepts; longer ones are the API's own 400 (the header limit bounds them). */
+const MAX_PARAM_LENGTH = 65_536;
 
 export class ApiServer {
   private readonly app: FastifyInstance;
@@ -50,6 +61,8 @@ export class ApiServer {
 
   private readonly slots: Semaphore;
   private online: Promise<void> | undefined;
+  private readonly guard: RequestGuard;
+  private readonly matcher: RouteMatcher;
 
   constructor(
     private readonly opts: ApiServerOptions,
@@ -59,6 +72,8 @@ export class ApiServer {
     private readonly routes: readonly ServerRoute[] = ROUTES,
   ) {
     this.slots = new Semaphore(opts.backend.max_concurrent_requests);
+    this.guard = new RequestGuard(opts.backend);
+    this.matcher = new RouteMatcher(routes);
     this.app = Fastify({
       logger: false,
       bodyLimit: opts.backend.max_body_size,
@@ -70,6 +85,24 @@ export class ApiServer {
           else handler(req, res);
         });
         return this.server;
+      },
+      // Stopping the node must not wait for idle keep-alive connections or open streams.
+      forceCloseConnections: true,
+      routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+      // A path the router cannot decode (a bad %-escape) or an over-long parameter: answered as the
+      // reference does, from the table (a plain-text 400 naming the parameter, or an empty 404).
+      frameworkErrors: (_err, req, reply) => this.unroutable(req, reply),
+      // What is not HTTP at all (an over-long header, a malformed request line): the status alone.
+      clientErrorHandler: (err: Error & { code?: string }, socket: Socket) => {
+        if (err.code === 'ECONNRESET' || socket.destroyed) return;
+        const status =
+          err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+        if (socket.writable) {
+          socket.write(
+            `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`,
+          );
+        }
+        socket.destroy();
       },
     });
     this.install();
@@ -95,16 +128,23 @@ export class ApiServer {
 
   private install(): void {
     const app = this.app;
-    const origins = this.opts.backend.cors_origins;
     app.addHook('onRequest', (req, reply, done) => {
-      const origin = req.headers.origin;
-      if (origins.length === 0) reply.header('access-control-allow-origin', '*');
-      else if (origin !== undefined && origins.includes(origin))
-        reply.header('access-control-allow-origin', origin);
-      reply.header('vary', 'origin, access-control-request-method, access-control-request-headers');
-      done();
+      if (this.admit(req, reply)) done();
     });
-    app.options('*', async (_req, reply) => {
+    app.options('*', async (req, reply) => {
+      // The preflight of a state-changing route is refused to an origin the route itself refuses.
+      const asked = req.headers['access-control-request-method'];
+      const method = (typeof asked === 'string' ? asked : '').toUpperCase();
+      const target = this.matcher.match(req.url).find((m) => m.route.def.method === method);
+      if (target && routeMutates(target.route.def)) {
+        try {
+          this.guard.checkOrigin(req.headers.origin, req.headers.host);
+        } catch (e) {
+          reply.removeHeader('access-control-allow-origin');
+          this.fail(reply, 'preflight', e);
+          return;
+        }
+      }
       reply
         .code(200)
         .header('access-control-allow-methods', '*')
@@ -114,8 +154,21 @@ export class ApiServer {
     app.setNotFoundHandler((_req, reply) => {
       reply.code(404).header('content-length', '0').send('');
     });
+    // JSON bodies keep u64 values exact; a syntax error is the reference's plain-text 400.
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
+      try {
+        done(null, parseJsonBody(text as string));
+      } catch (e) {
+        done(e as Error, undefined);
+      }
+    });
     app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
-      // Fastify's own rejections (malformed body, unsupported content type, oversized body).
+      if (err instanceof Rejection || err instanceof ApiError) {
+        this.fail(reply, 'request', err);
+        return;
+      }
+      // Fastify's own rejections (unsupported content type, oversized body, empty body).
       const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
       if (status === 500) {
         this.logger.error({ err: err.message }, 'API request failed');
@@ -123,15 +176,19 @@ export class ApiServer {
           status: 500,
           body: JSON.stringify({ code: 500, message: 'Internal server error' }),
         });
+      } else if (status === 415) {
+        this.fail(reply, 'request', unsupportedMediaType());
       } else {
         this.send(reply, { status, body: err.message, contentType: TEXT_TYPE });
       }
     });
 
     for (const route of this.routes) {
+      const config: RouteConfig = { mutates: routeMutates(route.def) };
       app.route({
         method: route.def.method,
         url: route.def.path.replace(/\{(\w+)\}/g, ':$1'),
+        config,
         handler: (req, reply) => this.handle(route, req, reply),
       });
     }
@@ -140,29 +197,86 @@ export class ApiServer {
   }
 
   /**
-   * Runs a route. The common case (a permit free, not gated, a synchronous handler) answers at once;
-   * otherwise the API timeout covers the wait for a permit, the wait for Online and the handler.
+   * First for every request, before its body is read: refuses (421) a `Host` the API does not answer
+   * for and (403) a browser origin that may not call a state-changing route, then sets the CORS
+   * headers (any origin unless `cors_origins` lists some). False when the request was answered.
    */
-  private handle(route: ServerRoute, req: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
-    const { def } = route;
-    const query: Record<string, string | undefined> = {};
-    for (const [k, v] of Object.entries(req.query as Record<string, string | string[] | undefined>)) {
-      query[k] = Array.isArray(v) ? v[0] : v;
+  private admit(req: FastifyRequest, reply: FastifyReply, mutates?: boolean): boolean {
+    try {
+      this.guard.checkHost(req.headers.host);
+      if (mutates ?? (req.routeOptions.config as Partial<RouteConfig> | undefined)?.mutates)
+        this.guard.checkOrigin(req.headers.origin, req.headers.host);
+    } catch (e) {
+      this.fail(reply, 'guard', e);
+      return false;
     }
-    const request = { params: req.params as Record<string, string>, query, body: req.body };
-    if (def.body && !/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
-      this.fail(
-        reply,
-        route.operationId,
-        new Rejection(415, 'Expected request with `Content-Type: application/json`'),
-      );
+    const origins = this.opts.backend.cors_origins;
+    const origin = req.headers.origin;
+    if (origins.length === 0) reply.header('access-control-allow-origin', '*');
+    else if (origin !== undefined && origins.includes(origin))
+      reply.header('access-control-allow-origin', origin);
+    reply.header('vary', 'origin, access-control-request-method, access-control-request-headers');
+    return true;
+  }
+
+  /**
+   * A request the router could not route (a parameter that does not percent-decode, or is too
+   * long): the route its raw path matches runs with the parameter decoded as the reference decodes
+   * it, so the parameter's own parser answers; no route matches: an empty 404.
+   */
+  private unroutable(req: FastifyRequest, reply: FastifyReply): void {
+    const m = this.matcher.match(req.raw.url ?? '').find((x) => x.route.def.method === req.raw.method);
+    if (!this.admit(req, reply, m ? routeMutates(m.route.def) : false)) return;
+    if (!m) {
+      reply.code(404).header('content-length', '0').send('');
+      return;
+    }
+    const params: Record<string, string> = {};
+    for (const [name, raw] of Object.entries(m.rawParams)) {
+      const decoded = lenientPercentDecode(raw);
+      if (decoded === undefined) {
+        this.fail(
+          reply,
+          m.route.operationId,
+          new Rejection(400, `Invalid URL: Invalid UTF-8 in \`${name}\``),
+        );
+        return;
+      }
+      params[name] = decoded;
+    }
+    void this.handle(m.route, req, reply, params);
+  }
+
+  /**
+   * Runs a route: decodes the request through its definition, then the handler. The common case (a
+   * permit free, not gated, a synchronous handler) answers at once; otherwise the API timeout covers
+   * the wait for a permit, the wait for Online and the handler.
+   */
+  private handle(
+    route: ServerRoute,
+    req: FastifyRequest,
+    reply: FastifyReply,
+    rawParams?: Readonly<Record<string, string>>,
+  ): Promise<void> | undefined {
+    const { def } = route;
+    let args: RouteArgs;
+    try {
+      const raw: RawRequest = {
+        params: rawParams ?? (req.params as Record<string, string>),
+        query: (req.query ?? {}) as RawRequest['query'],
+        contentType: req.headers['content-type'],
+        body: req.body,
+      };
+      args = decodeRequest(def, raw);
+    } catch (e) {
+      this.fail(reply, route.operationId, e);
       return undefined;
     }
     const permit = def.gatedWhileBootstrapping ? undefined : this.slots.tryAcquire();
     if (permit) {
-      let res: ReturnType<Handler>;
+      let res: HandlerResult;
       try {
-        res = route.handle(this.ctx, request);
+        res = route.handle(this.ctx, args);
       } catch (e) {
         permit();
         this.fail(reply, route.operationId, e);
@@ -176,15 +290,15 @@ export class ApiServer {
         this.send(reply, res);
         return undefined;
       }
-      return this.finish(route, request, req, reply, res, permit);
+      return this.finish(route, args, req, reply, res, permit);
     }
-    return this.finish(route, request, req, reply, undefined, undefined);
+    return this.finish(route, args, req, reply, undefined, undefined);
   }
 
   /** The asynchronous path of `handle`, within the API timeout. */
   private async finish(
     route: ServerRoute,
-    request: ApiRequest,
+    args: RouteArgs,
     req: FastifyRequest,
     reply: FastifyReply,
     running: Promise<ApiReply | ApiStream> | undefined,
@@ -202,7 +316,7 @@ export class ApiServer {
       if (!res) {
         release = await this.slots.acquire(deadline.signal);
         if (route.def.gatedWhileBootstrapping) await this.untilOnline(deadline.signal);
-        res = Promise.resolve().then(() => route.handle(this.ctx, request));
+        res = Promise.resolve().then(() => route.handle(this.ctx, args));
       }
       const out = await untilAborted(res, deadline.signal);
       clearTimeout(timer);
@@ -235,6 +349,9 @@ export class ApiServer {
       'x-accel-buffering': 'no',
     };
     res.writeHead(200, headers as Record<string, string>);
+    // The status line and headers go out now, not with the first line: a live stream may have no
+    // line for a long time, and its client (and any proxy or health check) waits for the headers.
+    res.flushHeaders();
     // HEAD: the headers only (writes of a HEAD body are dropped without backpressure).
     if (req.method === 'HEAD' || req.socket.destroyed || res.destroyed) {
       res.end();
@@ -336,6 +453,8 @@ export class ApiServer {
     const a = this.server.address();
     this.address =
       typeof a === 'object' && a !== null ? `${a.address}:${a.port}` : this.opts.backend.listen_address;
+    if (typeof a === 'object' && a !== null) this.guard.listening(a.address, a.port);
+    else this.guard.listening(host, port);
     return this.address;
   }
 

@@ -11,8 +11,8 @@ import type { ChainEvents, ProcessedBlock } from '../chain/index.ts';
 import { bytesToHex } from '../codec/hex.ts';
 import { stringifyJson } from '../codec/json.ts';
 import { ApiError } from './errors.ts';
-import { queryU64 } from './params.ts';
-import type { ApiContext, ApiStream, Handler } from './routes.ts';
+import type { cryptarchiaRoutes } from './routes/cryptarchia.ts';
+import type { ApiContext, ApiStream, HandlerArgs } from './types.ts';
 
 const MAX_BLOCKS_LIMIT = 630_720_000n;
 const MAX_BATCH = 1000n;
@@ -91,7 +91,7 @@ export function streamClients(chain: ApiContext['chain'], event: LiveEvent): num
 }
 
 /** A live stream: one line per event from now on, with a bounded queue per client. */
-function live(ctx: ApiContext, event: LiveEvent): ApiStream {
+export function liveStream(ctx: Pick<ApiContext, 'chain'>, event: LiveEvent): ApiStream {
   return {
     ndjson: true,
     run(write, signal) {
@@ -129,62 +129,54 @@ function live(ctx: ApiContext, event: LiveEvent): ApiStream {
   };
 }
 
-type StreamOperation = 'cryptarchiaBlocksRange' | 'cryptarchiaBlocksStream' | 'cryptarchiaLibStream';
-
-export const STREAM_HANDLERS: { readonly [K in StreamOperation]: Handler } = {
-  cryptarchiaBlocksRange(ctx, req): ApiStream {
-    const q = req.query;
-    const order = q.order ?? 'descending';
-    if (order !== 'descending' && order !== 'ascending') throw new ApiError(400, `invalid order ${order}`);
-    const filter = q.block_filter ?? 'mutable_and_immutable';
-    if (filter !== 'immutable_only' && filter !== 'mutable_and_immutable')
-      throw new ApiError(400, `invalid block_filter ${filter}`);
-    const fromQ = queryU64(q, 'slot_from', false);
-    const toQ = queryU64(q, 'slot_to', false);
-    const limit =
-      queryU64(q, 'blocks_limit', false) ??
-      (fromQ !== undefined && toQ !== undefined ? MAX_BLOCKS_LIMIT : 100n);
-    const batch = queryU64(q, 'server_batch_size', false) ?? 100n;
-    if (limit < 1n || limit > MAX_BLOCKS_LIMIT)
-      throw new ApiError(400, `blocks_limit must be between 1 and ${MAX_BLOCKS_LIMIT}`);
-    if (batch < 1n || batch > MAX_BATCH)
-      throw new ApiError(400, `server_batch_size must be between 1 and ${MAX_BATCH}`);
-    const tip = ctx.chain.tip();
-    const lib = ctx.chain.lib();
-    const top = filter === 'immutable_only' ? lib.slot : tip.slot;
-    const to = toQ === undefined || toQ > top ? top : toQ;
-    const f = ctx.deployment.ledger.consensus.active_slot_coeff;
-    const estimate = to - (limit * f.den) / f.num;
-    const from = fromQ ?? (order === 'ascending' ? (estimate > 0n ? estimate : 0n) : 0n);
-    if (fromQ !== undefined && toQ !== undefined && fromQ > toQ)
-      throw new ApiError(400, 'slot_from must not be greater than slot_to');
-    return {
-      ndjson: true,
-      async run(write, signal) {
-        let sent = 0n;
-        let lo = from;
-        let hi = to;
-        while (sent < limit && lo <= hi && !signal.aborted) {
-          const n = Number(limit - sent < batch ? limit - sent : batch);
-          const page =
-            order === 'ascending'
-              ? ctx.chain.canonicalBySlot(lo, hi, n)
-              : ctx.chain.canonicalBySlotDesc(lo, hi, n);
-          if (page.length === 0) break;
-          for (const { id } of page) {
-            const b = ctx.chain.block(id);
-            if (!b) return; // pruned meanwhile: the stream ends early
-            await write(blockStreamLine(b, id, tip, lib));
-            sent++;
-          }
-          const last = page[page.length - 1]!.slot;
-          if (order === 'ascending') lo = last + 1n;
-          else if (last === 0n) break;
-          else hi = last - 1n;
+/** `blocks_range`: stored canonical blocks in a slot range, read and written in batches. */
+export function blocksRangeStream(
+  ctx: Pick<ApiContext, 'chain' | 'deployment'>,
+  q: HandlerArgs<(typeof cryptarchiaRoutes)['cryptarchiaBlocksRange']>['query'],
+): ApiStream {
+  const order = q.order ?? 'descending';
+  const filter = q.block_filter ?? 'mutable_and_immutable';
+  const fromQ = q.slot_from;
+  const toQ = q.slot_to;
+  const limit = q.blocks_limit ?? (fromQ !== undefined && toQ !== undefined ? MAX_BLOCKS_LIMIT : 100n);
+  const batch = q.server_batch_size ?? 100n;
+  if (limit < 1n || limit > MAX_BLOCKS_LIMIT)
+    throw new ApiError(400, `blocks_limit must be between 1 and ${MAX_BLOCKS_LIMIT}`);
+  if (batch < 1n || batch > MAX_BATCH)
+    throw new ApiError(400, `server_batch_size must be between 1 and ${MAX_BATCH}`);
+  const tip = ctx.chain.tip();
+  const lib = ctx.chain.lib();
+  const top = filter === 'immutable_only' ? lib.slot : tip.slot;
+  const to = toQ === undefined || toQ > top ? top : toQ;
+  const f = ctx.deployment.ledger.consensus.active_slot_coeff;
+  const estimate = to - (limit * f.den) / f.num;
+  const from = fromQ ?? (order === 'ascending' ? (estimate > 0n ? estimate : 0n) : 0n);
+  if (fromQ !== undefined && toQ !== undefined && fromQ > toQ)
+    throw new ApiError(400, 'slot_from must not be greater than slot_to');
+  return {
+    ndjson: true,
+    async run(write, signal) {
+      let sent = 0n;
+      let lo = from;
+      let hi = to;
+      while (sent < limit && lo <= hi && !signal.aborted) {
+        const n = Number(limit - sent < batch ? limit - sent : batch);
+        const page =
+          order === 'ascending'
+            ? ctx.chain.canonicalBySlot(lo, hi, n)
+            : ctx.chain.canonicalBySlotDesc(lo, hi, n);
+        if (page.length === 0) break;
+        for (const { id } of page) {
+          const b = ctx.chain.block(id);
+          if (!b) return; // pruned meanwhile: the stream ends early
+          await write(blockStreamLine(b, id, tip, lib));
+          sent++;
         }
-      },
-    };
-  },
-  cryptarchiaBlocksStream: (ctx) => live(ctx, 'block'),
-  cryptarchiaLibStream: (ctx) => live(ctx, 'lib'),
-};
+        const last = page[page.length - 1]!.slot;
+        if (order === 'ascending') lo = last + 1n;
+        else if (last === 0n) break;
+        else hi = last - 1n;
+      }
+    },
+  };
+}

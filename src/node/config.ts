@@ -36,6 +36,8 @@ export interface UserConfig {
     readonly backend: {
       readonly listen_address: string;
       readonly cors_origins: readonly string[];
+      /** Not in the reference: extra `Host` names the API answers for (see src/api/guard.ts). */
+      readonly allowed_hosts: readonly string[];
       readonly timeout: number;
       readonly max_body_size: number;
       readonly max_concurrent_requests: number;
@@ -74,6 +76,7 @@ export const DEFAULT_CONFIG: UserConfig = {
     backend: {
       listen_address: '127.0.0.1:8080',
       cors_origins: [],
+      allowed_hosts: [],
       timeout: 30,
       max_body_size: 10_485_760,
       max_concurrent_requests: 500,
@@ -262,13 +265,28 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   const ab = mapping(api.backend, 'api.backend');
   only(
     ab,
-    ['listen_address', 'cors_origins', 'timeout', 'max_body_size', 'max_concurrent_requests'],
+    [
+      'listen_address',
+      'cors_origins',
+      'allowed_hosts',
+      'timeout',
+      'max_body_size',
+      'max_concurrent_requests',
+    ],
     'api.backend',
   );
   const listen = listenAddress(ab.listen_address, D.api.backend.listen_address, 'api.backend.listen_address');
   const cors = ab.cors_origins === undefined ? [] : ab.cors_origins;
   if (!Array.isArray(cors) || cors.some((c) => typeof c !== 'string'))
     throw new ConfigError('api.backend.cors_origins: expected a list of strings');
+  const hosts = ab.allowed_hosts === undefined ? [] : ab.allowed_hosts;
+  if (
+    !Array.isArray(hosts) ||
+    hosts.some((h) => typeof h !== 'string' || !/^([A-Za-z0-9.-]+|\[[0-9a-fA-F:.]+\])(:\d{1,5})?$/.test(h))
+  )
+    throw new ConfigError(
+      'api.backend.allowed_hosts: expected a list of host names or host:port ([v6] in brackets)',
+    );
 
   const state = mapping(root.state, 'state');
   only(state, ['base_folder'], 'state');
@@ -331,6 +349,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
       backend: {
         listen_address: listen,
         cors_origins: cors as string[],
+        allowed_hosts: hosts as string[],
         timeout: seconds(ab.timeout, D.api.backend.timeout, 'api.backend.timeout'),
         max_body_size: int(ab.max_body_size, D.api.backend.max_body_size, 'api.backend.max_body_size', 1),
         max_concurrent_requests: int(

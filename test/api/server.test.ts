@@ -7,10 +7,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { type ApiContext, ROUTES, type ServerRoute } from '../../src/api/routes.ts';
+import { ROUTES } from '../../src/api/impl/index.ts';
 import { object, string } from '../../src/api/schema.ts';
 import { ApiServer } from '../../src/api/server.ts';
 import { streamClients } from '../../src/api/streams.ts';
+import type { ApiContext, ServerRoute } from '../../src/api/types.ts';
 import { devnetConfig } from '../../src/node/devnet.ts';
 import type { LogosNode } from '../../src/node/node.ts';
 import { FAST } from '../fast-deployment.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { pino } from 'pino';
-import { ROUTES } from '../../src/api/routes.ts';
+import { ROUTES } from '../../src/api/impl/index.ts';
 import { ApiServer } from '../../src/api/server.ts';
 import { devnetConfig } from '../../src/node/devnet.ts';
 import { LogosNode } from '../../src/node/node.ts';

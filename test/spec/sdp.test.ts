@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { type ApiContext, ROUTES } from '../../src/api/routes.ts';
+import { ROUTES } from '../../src/api/impl/index.ts';
+import type { ApiContext } from '../../src/api/types.ts';
 import { bytesToHex } from '../../src/codec/hex.ts';
 import { decode, encode } from '../../src/codec/schema.ts';
 import { keyNullifierOf, selectionIndex } from '../../src/crypto/blend.ts';

@@ -1,0 +1,26 @@
+/**
+ * The served routes: every definition of the table (definitions.ts) with its handler, one handler
+ * file per namespace. The compiler checks that each operation has exactly one handler, so that no
+ * endpoint is documented without being served or served without being documented.
+ */
+import { API, type Api, type OperationId } from '../definitions.ts';
+import type { Handlers, ServerRoute } from '../types.ts';
+import { adminHandlers } from './admin.ts';
+import { cryptarchiaHandlers } from './cryptarchia.ts';
+import { mantleHandlers } from './mantle.ts';
+import { nodeHandlers } from './node.ts';
+import { sdpHandlers } from './sdp.ts';
+
+const HANDLERS: Handlers<Api> = {
+  ...nodeHandlers,
+  ...cryptarchiaHandlers,
+  ...mantleHandlers,
+  ...sdpHandlers,
+  ...adminHandlers,
+};
+
+export const ROUTES: readonly ServerRoute[] = (Object.keys(API) as OperationId[]).map((operationId) => ({
+  operationId,
+  def: API[operationId],
+  handle: HANDLERS[operationId] as ServerRoute['handle'],
+}));
