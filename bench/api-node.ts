@@ -21,8 +21,8 @@ import type { UserConfig } from '../src/node/config.ts';
 import { devnetConfig } from '../src/node/devnet.ts';
 import { LogosNode } from '../src/node/node.ts';
 import { INSECURE_TEST_PROOFS } from '../src/zk/insecure-test-proofs.ts';
-import { feedBlocks, followerConfig } from '../test/chain-feed.ts';
-import { fastDeployment } from '../test/fast-deployment.ts';
+import { feedBlocks, followerConfig } from '../test/mocks/chain-feed.ts';
+import { fastDeployment } from '../test/mocks/fast-deployment.ts';
 
 type Msg = { type: string; [k: string]: unknown };
 

@@ -1,5 +1,5 @@
 /**
- * Groth16 verification (BN254) of the toy-circuit fixture (test/vectors/groth16, 3 public inputs):
+ * Groth16 verification (BN254) of the toy-circuit fixture (test/spec/vectors/groth16, 3 public inputs):
  * the WebAssembly verifier on ffjavascript's single-threaded curve, and the pure-JS noble one. The
  * three fixture proofs are verified in turn; the curve is built and the key prepared before timing.
  */
@@ -22,7 +22,7 @@ let fixture: Fixture | undefined;
 
 function load(): Fixture {
   if (fixture) return fixture;
-  const dir = new URL('../test/vectors/groth16/', import.meta.url);
+  const dir = new URL('../test/spec/vectors/groth16/', import.meta.url);
   const read = (name: string): unknown => JSON.parse(readFileSync(new URL(name, dir), 'utf8'));
   fixture = {
     vk: prepareVerifyingKey(read('verification_key.json')),

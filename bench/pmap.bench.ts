@@ -1,5 +1,5 @@
 import { bigintKeys, PMap } from '../src/util/pmap.ts';
-import { xorshift32 as prng } from '../test/prng.ts';
+import { xorshift32 as prng } from '../test/utils/prng.ts';
 import { type Figure, rate } from './harness.ts';
 
 /** `n` random 254-bit field-element-like bigints. */

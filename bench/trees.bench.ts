@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { FR_MODULUS, type Fr } from '../src/crypto/field.ts';
 import { UtxoTree } from '../src/ledger/trees/utxo-tree.ts';
 import { VoucherTree } from '../src/ledger/trees/voucher-tree.ts';
-import { xorshift32 } from '../test/prng.ts';
+import { xorshift32 } from '../test/utils/prng.ts';
 import { durationMs, type Figure, rate } from './harness.ts';
 
 /** Distinct, full-size (about 254-bit), non-zero note ids; deterministic. */

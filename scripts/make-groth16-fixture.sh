@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the Groth16 test fixture in test/vectors/groth16/ ONCE (the outputs are committed; tests never run
+# Builds the Groth16 test fixture in test/spec/vectors/groth16/ ONCE (the outputs are committed; tests never run
 # this): compiles toy.circom with circom2 (WASI), runs a throwaway powers of tau (2^6) and phase 2 with
 # snarkjs, exports the verification key and proves three statements.
 #
@@ -11,7 +11,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT="$ROOT/test/vectors/groth16"
+OUT="$ROOT/test/spec/vectors/groth16"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 

@@ -24,7 +24,7 @@ if [ "${ZK_NO_GEN:-}" != "1" ]; then
   node --import tsx scripts/gen-poseidon2-circom.ts
 fi
 
-# Same definition as sourcesStamp() in test/zk/circuits.test.ts.
+# Same definition as sourcesStamp() in test/unit/zk/circuits.test.ts.
 stamp="$(find zk/circuits -name '*.circom' -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
 
 mkdir -p zk/build

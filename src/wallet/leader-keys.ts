@@ -6,7 +6,6 @@
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import { type Fr, frFromBytes, frToBytes } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
-import type { UserConfig } from '../node/config.ts';
 
 export interface LeaderKeys {
   /** Secret keys of the wallet's notes that may lead. */
@@ -17,7 +16,19 @@ export interface LeaderKeys {
   readonly voucherMasterKeyId: string | null;
 }
 
-export function leaderKeys(config: Pick<UserConfig, 'kms' | 'wallet'>): LeaderKeys {
+/** The parts of the `kms` and `wallet` configuration sections the leader's keys come from. */
+export interface KeyConfig {
+  readonly wallet: {
+    /** key id (hex) → ZK public key (hex). */
+    readonly known_keys: Readonly<Record<string, string>>;
+    readonly voucher_master_key_id: string | null;
+  };
+  readonly kms: {
+    readonly backend: { readonly keys: Readonly<Record<string, { kind: 'Zk' | 'Ed25519'; secret: string }>> };
+  };
+}
+
+export function leaderKeys(config: KeyConfig): LeaderKeys {
   const secretKeys = Object.values(config.kms.backend.keys)
     .filter((k) => k.kind === 'Zk')
     .map((k) => frFromBytes(hexToBytes(k.secret)));

@@ -13,7 +13,7 @@ import {
   recordBlockTxs,
 } from '../../src/ledger/blend-difficulty.ts';
 import { parseDeployment } from '../../src/ledger/deployment.ts';
-import { genesisNotes, KEYS, type Owned, TestChain, transfer } from '../ledger/helpers.ts';
+import { genesisNotes, KEYS, type Owned, TestChain, transfer } from '../mocks/ledger.ts';
 
 /** alpha = 1/2, k = 2, T_tx = 10, BASE = p / 2^234. */
 const CONFIG: BlendPowParams = {

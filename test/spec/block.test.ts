@@ -23,7 +23,7 @@ import { type Json, parseJson, stringifyJson } from '../../src/codec/json.ts';
 import { Ed25519Signer } from '../../src/crypto/ed25519.ts';
 import { Opcode } from '../../src/mantle/ops.ts';
 import { encodeSignedTx, type SignedMantleTx } from '../../src/mantle/tx.ts';
-import { filled, sampleSignedTx, seq } from '../fixtures.ts';
+import { filled, sampleSignedTx, seq } from '../mocks/fixtures.ts';
 
 const KEY = new Ed25519Signer(filled(32, 0));
 const OTHER_KEY = new Ed25519Signer(filled(32, 1));

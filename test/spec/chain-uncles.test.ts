@@ -18,7 +18,7 @@ import { Ed25519Signer, ed25519GenerateSecretKey } from '../../src/crypto/ed2551
 import { epochSchedule } from '../../src/ledger/config.ts';
 import { openStore } from '../../src/storage/open.ts';
 import { INSECURE_TEST_PROOFS } from '../../src/zk/insecure-test-proofs.ts';
-import { DEVNET, TEST_LEADER, TestChain } from '../ledger/helpers.ts';
+import { DEVNET, TEST_LEADER, TestChain } from '../mocks/ledger.ts';
 
 const dirs: string[] = [];
 after(() => {

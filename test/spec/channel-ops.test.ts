@@ -26,7 +26,7 @@ import {
   Opcode,
   opId,
 } from '../../src/mantle/ops.ts';
-import { CTX } from '../ledger/helpers.ts';
+import { CTX } from '../mocks/ledger.ts';
 import {
   applyTx,
   bytes32,

@@ -10,7 +10,7 @@ import { blockDensity, densityPeriod } from '../../src/ledger/block-density.ts';
 import { epochSchedule } from '../../src/ledger/config.ts';
 import { inferTotalStake } from '../../src/ledger/epoch.ts';
 import { LedgerError } from '../../src/ledger/errors.ts';
-import { genesisNotes, KEYS, type Owned, transfer } from '../ledger/helpers.ts';
+import { genesisNotes, KEYS, type Owned, transfer } from '../mocks/ledger.ts';
 import { type Blk, deploymentWith, SpecLedger } from './epoch-chain.ts';
 
 const K0 = KEYS[0]!.publicKey;

@@ -19,7 +19,7 @@ import type { LedgerState } from '../../src/ledger/state.ts';
 import type { SignedMantleTx } from '../../src/mantle/tx.ts';
 import { txHash } from '../../src/mantle/tx.ts';
 import { INSECURE_TEST_CHECKS, insecureTestPolProof } from '../../src/zk/insecure-test-proofs.ts';
-import { TEST_LEADER } from '../ledger/helpers.ts';
+import { TEST_LEADER } from '../mocks/ledger.ts';
 
 const DEVNET_YAML = readFileSync(new URL('../../deployments/devnet.yaml', import.meta.url), 'utf8');
 

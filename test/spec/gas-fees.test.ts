@@ -15,7 +15,7 @@ import { executionGas, updateExecutionMarket, updateStorageMarket } from '../../
 import { noteId } from '../../src/mantle/note.ts';
 import { type Op, Opcode, opId } from '../../src/mantle/ops.ts';
 import { encodeSignedTx } from '../../src/mantle/tx.ts';
-import { DEVNET, genesisNotes, placeholderProof, TestChain } from '../ledger/helpers.ts';
+import { DEVNET, genesisNotes, placeholderProof, TestChain } from '../mocks/ledger.ts';
 import { applyTx, bytes32, edKey, multiSig, rejects, signed, withPrices, ZERO32 } from './ledger-helpers.ts';
 
 const CM = 'ledger/src/cryptarchia/mod.rs';

@@ -10,7 +10,7 @@ import { LedgerError } from '../../src/ledger/errors.ts';
 import { VoucherTree } from '../../src/ledger/trees/voucher-tree.ts';
 import { type Op, Opcode } from '../../src/mantle/ops.ts';
 import { insecureTestPocProof } from '../../src/zk/insecure-test-proofs.ts';
-import { feeOp, genesisNotes, newKey, signTx, TestChain } from '../ledger/helpers.ts';
+import { feeOp, genesisNotes, newKey, signTx, TestChain } from '../mocks/ledger.ts';
 
 const F = 'ledger/src/mantle/leader.rs';
 /** Slots per epoch of the devnet deployment used by TestChain. */

@@ -19,7 +19,7 @@ import type { OpEnv } from '../../src/ledger/op-env.ts';
 import { noteId } from '../../src/mantle/note.ts';
 import { type LeaderClaimOp, type Op, Opcode, opId } from '../../src/mantle/ops.ts';
 import { insecureTestPocProof } from '../../src/zk/insecure-test-proofs.ts';
-import { feeOp, genesisNotes, newKey, type Owned, signTx, TestChain } from '../ledger/helpers.ts';
+import { feeOp, genesisNotes, newKey, type Owned, signTx, TestChain } from '../mocks/ledger.ts';
 
 function rejects(fn: () => unknown, code: string) {
   assert.throws(fn, (e: unknown) => e instanceof LedgerError && e.ledgerCode === code, `expected ${code}`);

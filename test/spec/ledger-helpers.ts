@@ -13,7 +13,7 @@ import type { ChannelState, LedgerState } from '../../src/ledger/state.ts';
 import type { Op } from '../../src/mantle/ops.ts';
 import type { IndexedSignature, OpProof } from '../../src/mantle/proofs.ts';
 import type { SignedMantleTx } from '../../src/mantle/tx.ts';
-import { CTX, genesisNotes, type Owned, signTx, TestChain } from '../ledger/helpers.ts';
+import { CTX, genesisNotes, type Owned, signTx, TestChain } from '../mocks/ledger.ts';
 
 export const ZERO32 = new Uint8Array(32);
 

@@ -29,7 +29,7 @@ import {
 import type { PowState } from '../../src/ledger/state.ts';
 import { noteId } from '../../src/mantle/note.ts';
 import { type ClaimPowRewardOp, Opcode, opId } from '../../src/mantle/ops.ts';
-import { DEVNET, TestChain } from '../ledger/helpers.ts';
+import { DEVNET, TestChain } from '../mocks/ledger.ts';
 
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
 const DEVNET_TEXT = readFileSync(new URL('../../deployments/devnet.yaml', import.meta.url), 'utf8');

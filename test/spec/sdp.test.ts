@@ -39,7 +39,7 @@ import { locatorFromString } from '../../src/mantle/locator.ts';
 import { type BlendActivityProof, blendActivityProof, type SDPDeclareOp } from '../../src/mantle/ops.ts';
 import type { OpProof } from '../../src/mantle/proofs.ts';
 import { declarationId } from '../../src/mantle/sdp.ts';
-import { CTX, DEVNET, TestChain } from '../ledger/helpers.ts';
+import { CTX, DEVNET, TestChain } from '../mocks/ledger.ts';
 
 // ---------- a ledger harness (F: ledger/src/mantle/sdp/mod.rs tests `setup`, `dummy_sdp_ledger`) ----------
 

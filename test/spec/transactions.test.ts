@@ -13,7 +13,7 @@ import { type ChannelInscribeOp, type Op, Opcode, opId } from '../../src/mantle/
 import { type IndexedSignature, type OpProof, readProof, writeProof } from '../../src/mantle/proofs.ts';
 import { type SignedMantleTx, txHash, txHashToFr } from '../../src/mantle/tx.ts';
 import { insecureTestZkSign } from '../../src/zk/insecure-test-proofs.ts';
-import { CTX } from '../ledger/helpers.ts';
+import { CTX } from '../mocks/ledger.ts';
 import { applyTx, edKey, freshState, rejects, signed } from './ledger-helpers.ts';
 
 const TR = 'core/src/mantle/ops/transfer.rs';

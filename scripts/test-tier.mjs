@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+/**
+ * Runs the test files of one tier (`unit`, `e2e`, `sim`, `spec`) or of all of them (`all`) in one
+ * node:test run. A tier without test files says so and succeeds.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const TIERS = ['unit', 'spec', 'e2e', 'sim'];
+const tier = process.argv[2] ?? 'all';
+if (tier !== 'all' && !TIERS.includes(tier)) {
+  console.error(`unknown test tier '${tier}': one of ${TIERS.join(', ')} or all`);
+  process.exit(2);
+}
+
+function testFiles(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return testFiles(p);
+    return name.endsWith('.test.ts') ? [p] : [];
+  });
+}
+
+const files = (tier === 'all' ? TIERS : [tier]).flatMap((t) => testFiles(join('test', t)).sort());
+if (files.length === 0) {
+  console.log(`no test files in test/${tier}`);
+  process.exit(0);
+}
+const r = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--import', './src/polyfills.mjs', '--test', ...process.argv.slice(3), ...files],
+  { stdio: 'inherit' },
+);
+process.exit(r.status ?? 1);

@@ -1,0 +1,24 @@
+/** Fast test variants of the devnet deployment (short slots, small k, the insecure proofs allowed). */
+import { readFileSync } from 'node:fs';
+import { type Deployment, parseDeployment } from '../../src/ledger/deployment.ts';
+
+const DEVNET_YAML = readFileSync(new URL('../../deployments/devnet.yaml', import.meta.url), 'utf8');
+
+/** The devnet with `slotMs` slots and security parameter `k`; genesis at the first start unless given (Unix seconds). */
+export function fastDeploymentYaml(slotMs: number, k: number, genesisTimeS?: number): string {
+  const yaml = DEVNET_YAML.replace('name: devnet', 'name: fast-test')
+    .replace('test: false', 'test: true')
+    .replace('slot_duration_ms: 2000', `slot_duration_ms: ${slotMs}`)
+    .replace('security_param: 10', `security_param: ${k}`);
+  return genesisTimeS === undefined
+    ? yaml
+    : yaml.replace('genesis_time: null', `genesis_time: ${genesisTimeS}`);
+}
+
+/** As `fastDeploymentYaml`, parsed. */
+export function fastDeployment(slotMs: number, k: number, genesisTimeS?: number): Deployment {
+  return parseDeployment(fastDeploymentYaml(slotMs, k, genesisTimeS), 'fast-test');
+}
+
+/** 100 ms slots, k = 2 (40-slot epochs). */
+export const FAST: Deployment = fastDeployment(100, 2);

@@ -1,0 +1,41 @@
+/** A chain service on a fresh data folder, for the chain's tests (clock at slot 500,000). */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { ChainService, SlotClock } from '../../../src/chain/index.ts';
+import { openStore } from '../../../src/storage/open.ts';
+import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
+import { DEVNET } from '../../mocks/ledger.ts';
+
+export const GENESIS_MS = 1_700_000_000_000;
+
+export interface TestService {
+  readonly chain: ChainService;
+  readonly store: Awaited<ReturnType<typeof openStore>>;
+  close(): void;
+}
+
+export async function chainService(): Promise<TestService> {
+  const dir = mkdtempSync(join(tmpdir(), 'logos-chain-'));
+  const store = await openStore(dir);
+  const clock = new SlotClock(GENESIS_MS, DEVNET.slot_duration_ms, () => GENESIS_MS + 10 ** 9);
+  const chain = new ChainService(
+    { deployment: DEVNET, genesisTimeMs: GENESIS_MS, online: false },
+    {
+      store: store.chain,
+      proofs: INSECURE_TEST_PROOFS,
+      clock,
+      logger: pino({ level: process.env.LOGOS_TEST_LOG ?? 'silent' }),
+    },
+  );
+  await chain.start();
+  return {
+    chain,
+    store,
+    close: () => {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { bytesToHex } from '../../../src/codec/hex.ts';
+import { frToBytes } from '../../../src/crypto/field.ts';
+import { epochSchedule } from '../../../src/ledger/config.ts';
+import {
+  assertProofSystemAllowed,
+  DeploymentError,
+  parseDeployment,
+} from '../../../src/ledger/deployment.ts';
+import { devnetKeys } from '../../../src/ledger/devnet-keys.ts';
+import { buildGenesis } from '../../../src/ledger/genesis.ts';
+import { INSECURE_TEST_CHECKS, INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
+
+const read = (name: string) => readFileSync(new URL(`../../../deployments/${name}`, import.meta.url), 'utf8');
+
+describe('deployment files', () => {
+  test('devnet: fast parameters, funded notes owned by the published devnet keys', () => {
+    const d = parseDeployment(read('devnet.yaml'));
+    assert.equal(d.name, 'devnet');
+    assert.equal(d.slot_duration_ms, 2000);
+    assert.deepEqual(d.ledger.consensus.active_slot_coeff, { num: 1n, den: 2n });
+    assert.equal(d.ledger.consensus.security_param, 10);
+    assert.equal(d.genesis.genesis_time, null);
+    const keys = new Set(devnetKeys(4).map((k) => bytesToHex(frToBytes(k.publicKey))));
+    for (const n of d.genesis.notes)
+      assert.ok(keys.has(bytesToHex(frToBytes(n.pk))), 'every devnet note belongs to a devnet key');
+    assert.equal(d.genesis.notes.length, 20);
+  });
+
+  test('reference: the reference testnet template parameters on a local genesis', () => {
+    const d = parseDeployment(read('reference.yaml'));
+    assert.equal(d.name, 'reference');
+    assert.equal(d.slot_duration_ms, 1000);
+    assert.deepEqual(d.ledger.consensus.stake_inference_learning_rate, { num: 1n, den: 1n });
+    assert.equal(d.ledger.consensus.uncle_reference_window_in_blocks, 12);
+    assert.equal(d.ledger.sdp.inactivity_period, 2);
+    const s = epochSchedule(d.ledger.consensus);
+    assert.equal(d.ledger.consensus.security_param, 120);
+    assert.deepEqual(d.ledger.consensus.active_slot_coeff, { num: 1n, den: 30n });
+    assert.equal(s.epoch_length, 36_000n);
+    assert.equal(d.ledger.sdp.min_stake, 1_000_000_000n);
+    const g = buildGenesis(d, { config: d.ledger, proofs: INSECURE_TEST_CHECKS }, 1_800_000_000);
+    assert.equal(g.parameter.chain_id, 'logos-reference-local');
+    assert.equal(g.parameter.genesis_time, 1_800_000_000);
+    // Its own genesis: the time is fixed at first start, never the public network's.
+    assert.equal(d.genesis.genesis_time, null);
+  });
+
+  test('bad files are refused with the key named', () => {
+    const good = read('devnet.yaml');
+    const cases: [string, RegExp][] = [
+      [
+        good.replace('active_slot_coeff: 1/2', 'active_slot_coeff: 3/2'),
+        /cryptarchia\.active_slot_coeff: must be between 0 and 1/,
+      ],
+      [
+        good.replace('security_param: 10', 'security_param: -1'),
+        /cryptarchia\.security_param: -1 is outside/,
+      ],
+      [
+        good.replace('slot_duration_ms: 2000', 'slot_duration_ms: fast'),
+        /time\.slot_duration_ms: expected an integer/,
+      ],
+      [
+        good.replace('active_slot_coeff: 1/2', 'active_slot_coeff: 1/1001'),
+        /cryptarchia\.active_slot_coeff: must be at least 1\/1000/,
+      ],
+      [
+        good.replace('active_slot_coeff: 1/2', 'active_slot_coeff: 1/4294967296'),
+        /cryptarchia\.active_slot_coeff: numerator and denominator must fit in 32 bits/,
+      ],
+      [
+        good.replace('epoch_period_nonce_buffer: 3', 'epoch_period_nonce_buffer: 256'),
+        /cryptarchia\.epoch_period_nonce_buffer: 256 is outside 1\.\.255/,
+      ],
+      [good.replace('chain_id: logos-devnet', 'chain_id: ""'), /genesis\.chain_id: must be 1\.\.255 bytes/],
+      [good.replace(/pk: 9f44[0-9a-f]+/, 'pk: 00'), /genesis\.notes\[0\]\.pk: expected a field element/],
+      [good.replace('  min_stake: 1000\n', ''), /sdp\.min_stake: missing/],
+      ['a: [1, 2', /not valid YAML/],
+      ['- 1\n- 2\n', /expected a mapping/],
+    ];
+    for (const [text, re] of cases)
+      assert.throws(
+        () => parseDeployment(text),
+        (e: unknown) => e instanceof DeploymentError && re.test(e.message),
+        String(re),
+      );
+  });
+
+  test('the stake inference learning rate is any non-negative ratio, as in the reference', () => {
+    const good = read('devnet.yaml');
+    for (const lr of ['0/1', '1/10', '3/2', '2']) {
+      const d = parseDeployment(
+        good.replace('stake_inference_learning_rate: 1/1', `stake_inference_learning_rate: ${lr}`),
+      );
+      assert.ok(d.ledger.consensus.stake_inference_learning_rate.num >= 0n);
+    }
+    assert.equal(
+      parseDeployment(good.replace('active_slot_coeff: 1/2', 'active_slot_coeff: 1/1000')).ledger.consensus
+        .active_slot_coeff.den,
+      1000n,
+    );
+  });
+
+  test('u64 values beyond 2^53 are read exactly', () => {
+    const text = read('devnet.yaml').replace(
+      'reward_pool_genesis: 300000000000',
+      'reward_pool_genesis: 18446744073709551615',
+    );
+    assert.equal(parseDeployment(text).ledger.pow.reward_pool_genesis, 18446744073709551615n);
+  });
+
+  test('the insecure proof backend is refused outside test deployments', () => {
+    const d = parseDeployment(read('devnet.yaml'));
+    assert.throws(() => assertProofSystemAllowed(d, INSECURE_TEST_PROOFS), /not a test deployment/);
+    assertProofSystemAllowed({ ...d, test: true }, INSECURE_TEST_PROOFS);
+    assertProofSystemAllowed(d, { name: 'groth16', secure: true });
+  });
+});

@@ -1,0 +1,39 @@
+/** Runs the node's command line (`src/main.ts`) in a child process, as `npm start` does. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { devnetConfig } from '../../src/node/devnet.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSX = import.meta.resolve('tsx');
+
+export function spawnCli(args: readonly string[], cwd: string): ChildProcess {
+  return spawn(
+    process.execPath,
+    ['--import', TSX, '--import', join(ROOT, 'src/polyfills.mjs'), join(ROOT, 'src/main.ts'), ...args],
+    { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+}
+
+/**
+ * The devnet configuration (its public test keys) as a user_config.yaml, with the API on an ephemeral
+ * port (the node binds it before anything else, so a fixed port in use elsewhere would stop it) and
+ * the state in `./.devnet` as without `--config`.
+ */
+export function devnetConfigYaml(): string {
+  const c = devnetConfig();
+  return [
+    "api: { backend: { listen_address: '127.0.0.1:0' } }",
+    "state: { base_folder: './.devnet' }",
+    `cryptarchia: { service: { bootstrap: { prolonged_bootstrap_period: ${c.cryptarchia.service.bootstrap.prolonged_bootstrap_period} } } }`,
+    'kms:',
+    '  backend:',
+    '    keys:',
+    ...Object.entries(c.kms.backend.keys).map(([id, k]) => `      '${id}': !${k.kind} '${k.secret}'`),
+    'wallet:',
+    '  known_keys:',
+    ...Object.entries(c.wallet.known_keys).map(([id, pk]) => `    '${id}': '${pk}'`),
+    `  voucher_master_key_id: '${c.wallet.voucher_master_key_id}'`,
+    '',
+  ].join('\n');
+}
