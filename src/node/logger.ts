@@ -90,8 +90,11 @@ export function prettyLine(json: string, color = false): string {
 /** The per-module loggers of one node, whose levels `setFilter` changes. */
 export class ModuleLoggers {
   private readonly children = new Map<LogModule, Logger>();
+  private readonly startLevel: string;
 
-  constructor(readonly root: Logger) {}
+  constructor(readonly root: Logger) {
+    this.startLevel = root.level;
+  }
 
   get(module: LogModule): Logger {
     let l = this.children.get(module);
@@ -102,9 +105,14 @@ export class ModuleLoggers {
     return l;
   }
 
-  /** Log levels per module; `*` sets the default level (of the root and of modules not named). */
-  setFilter(filters: Readonly<Record<string, string>>): void {
-    if (filters['*']) this.root.level = filters['*'];
-    for (const [name, child] of this.children) child.level = filters[name] ?? filters['*'] ?? child.level;
+  /**
+   * Replaces the log filter: each module's level is its entry, else `*`, else the level the node
+   * started with. Returns the targets that name no module (the node logs them; they change nothing).
+   */
+  setFilter(filters: Readonly<Record<string, string>>): string[] {
+    const base = filters['*'] ?? this.startLevel;
+    this.root.level = base;
+    for (const [name, child] of this.children) child.level = filters[name] ?? base;
+    return Object.keys(filters).filter((t) => t !== '*' && !isLogModule(t));
   }
 }

@@ -21,7 +21,7 @@ import { leaderKeys } from '../wallet/leader-keys.ts';
 import { createProofSystem } from '../zk/index.ts';
 import { buildInfo } from './build-info.ts';
 import type { UserConfig } from './config.ts';
-import { type LogModule, ModuleLoggers } from './logger.ts';
+import { LOG_MODULES, type LogModule, ModuleLoggers } from './logger.ts';
 import { Notifier } from './notifier.ts';
 
 export type { Phase } from '../sync/phases.ts';
@@ -133,7 +133,7 @@ export class LogosNode {
           },
           deployment,
           phase: () => phases?.phase ?? 'AwaitingGenesisTime',
-          setLogFilter: (filters) => loggers.setFilter(filters),
+          setLogFilter: (filters) => applyLogFilter(loggers, filters),
         },
         log('api'),
       ),
@@ -236,7 +236,7 @@ export class LogosNode {
 
   /** Log levels per module (`chain`, `leader`, `api`, ...); `*` sets the node's default level. */
   setLogFilter(filters: Readonly<Record<string, string>>): void {
-    this.loggers.setFilter(filters);
+    applyLogFilter(this.loggers, filters);
   }
 
   /** Stops the services in reverse order of their start. Safe to call more than once. */
@@ -244,4 +244,16 @@ export class LogosNode {
     this.controller.abort();
     await unwind(this.stops, this.loggers.get('node'));
   }
+}
+
+/** Replaces the log filter and says which targets name no module of this node. */
+function applyLogFilter(loggers: ModuleLoggers, filters: Readonly<Record<string, string>>): void {
+  const unknown = loggers.setFilter(filters);
+  const log = loggers.get('node');
+  if (unknown.length > 0)
+    log.warn(
+      { unknown, modules: LOG_MODULES },
+      'log filter: these targets name no module and change nothing',
+    );
+  log.info({ filters }, 'log filter replaced');
 }

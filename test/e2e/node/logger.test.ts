@@ -81,11 +81,17 @@ describe('log lines', () => {
     const loggers = new ModuleLoggers(pino({ level: 'info' }));
     const chain = loggers.get('chain');
     const api = loggers.get('api');
-    loggers.setFilter({ '*': 'warn', chain: 'debug' });
+    assert.deepEqual(loggers.setFilter({ '*': 'warn', chain: 'debug' }), []);
     assert.equal(loggers.root.level, 'warn');
     assert.equal(chain.level, 'debug');
     assert.equal(api.level, 'warn');
     assert.equal(loggers.get('chain'), chain, 'one logger per module');
+    // A filter replaces the one before: modules it does not name go back to the starting level, and
+    // targets that name no module are reported.
+    assert.deepEqual(loggers.setFilter({ api: 'error', libp2p: 'debug' }), ['libp2p']);
+    assert.equal(loggers.root.level, 'info');
+    assert.equal(chain.level, 'info');
+    assert.equal(api.level, 'error');
   });
 });
 
