@@ -63,7 +63,8 @@ test('every module of src/ has a layer in the README, and imports only from its 
     for (const t of targets) {
       const to = moduleOf(t);
       const lt = levelOf.get(to);
-      if (lt !== undefined && lt > lf) problems.push(`${relative(ROOT, file)} (${from}) imports ${to}, a higher layer`);
+      if (lt !== undefined && lt > lf)
+        problems.push(`${relative(ROOT, file)} (${from}) imports ${to}, a higher layer`);
     }
   }
   assert.deepEqual(problems, []);
