@@ -8,7 +8,7 @@
  *   for await (const line of await node.cryptarchiaBlocksRange({ query: { order: 'ascending' } })) ...
  */
 import { API, type Api, type OperationId, type QueryParam, type RouteDef } from '../src/api/definitions.ts';
-import { type Infer, type Schema, SchemaError } from '../src/api/schema.ts';
+import { type Infer, type Schema, SchemaError } from '../src/api/json-schema.ts';
 import { type Json, parseJson, stringifyJson } from '../src/codec/json.ts';
 
 export type * from './types.ts';

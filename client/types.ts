@@ -1,6 +1,6 @@
 /** The API's data types, as the client returns them (u64 values as bigint). */
 import type * as D from '../src/api/definitions.ts';
-import type { Infer } from '../src/api/schema.ts';
+import type { Infer } from '../src/api/json-schema.ts';
 
 export type VersionInfo = Infer<typeof D.VersionInfo>;
 export type ConsensusState = Infer<typeof D.ConsensusState>;

@@ -6,9 +6,9 @@
  */
 import { type Json, parseJson } from '../codec/json.ts';
 import { Rejection } from './errors.ts';
+import { SchemaError } from './json-schema.ts';
 import { missingQueryField } from './params.ts';
 import { ID_PATH_PARAM, pathParamNames, type RouteDef } from './route-def.ts';
-import { SchemaError } from './schema.ts';
 import type { RouteArgs } from './types.ts';
 
 export interface RawRequest {

@@ -6,8 +6,8 @@
  */
 
 import { ApiError } from './errors.ts';
+import { type JsonSchema, type Schema, u64 } from './json-schema.ts';
 import { id32, parseU64 } from './params.ts';
-import { type JsonSchema, type Schema, u64 } from './schema.ts';
 
 /** A query parameter; `In` is what a client passes, `Out` what a handler receives. */
 export interface QueryParam<In, Required extends boolean = boolean, Out = unknown> {

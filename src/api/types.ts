@@ -5,9 +5,9 @@
  */
 import type { IChain, SlotClock } from '../chain/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
+import type { Infer, Schema } from './json-schema.ts';
 import type { PathParam, QueryParam, RouteDef } from './route-def.ts';
 import type { ChainPhase } from './routes/cryptarchia.ts';
-import type { Infer, Schema } from './schema.ts';
 
 export type Phase = Infer<typeof ChainPhase>;
 

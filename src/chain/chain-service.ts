@@ -20,9 +20,9 @@ import {
   type ReceiveResult,
 } from '../consensus/engine.ts';
 import { applyBlock, type BlockResult } from '../ledger/apply.ts';
-import { epochSchedule } from '../ledger/config.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import { buildGenesis, type Genesis } from '../ledger/genesis.ts';
+import { epochSchedule } from '../ledger/parameters.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
 import { decodeLedgerState } from '../ledger/snapshot.ts';
 import type { LedgerState } from '../ledger/state.ts';

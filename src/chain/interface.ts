@@ -7,9 +7,9 @@ import type { EventEmitter } from 'node:events';
 import type { Block } from '../block/block.ts';
 import type { SignedHeader } from '../block/header.ts';
 import type { ConsensusState } from '../consensus/engine.ts';
-import type { LedgerConfig } from '../ledger/config.ts';
 import type { LedgerEvent } from '../ledger/events.ts';
 import type { Genesis } from '../ledger/genesis.ts';
+import type { LedgerConfig } from '../ledger/parameters.ts';
 import type { LedgerState } from '../ledger/state.ts';
 
 /** A block of the chain by id, slot and height. */

@@ -16,7 +16,7 @@ import type { BlockNode } from '../consensus/engine.ts';
 import { ed25519Verify } from '../crypto/ed25519.ts';
 import { LogosError } from '../errors/base.ts';
 import { epochStateAt, polPublicInputs } from '../ledger/apply.ts';
-import type { LedgerConfig } from '../ledger/config.ts';
+import type { LedgerConfig } from '../ledger/parameters.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
 import type { LedgerState } from '../ledger/state.ts';
 

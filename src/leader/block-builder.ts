@@ -6,9 +6,9 @@
  */
 import { MAX_BLOCK_TRANSACTIONS, MAX_BLOCK_TRANSACTIONS_SIZE } from '../block/block.ts';
 import { executeTx } from '../ledger/apply.ts';
-import { MAX_BLOCK_EXECUTION_GAS } from '../ledger/config.ts';
 import { Draft, type LedgerContext } from '../ledger/draft.ts';
 import { advanceEpoch } from '../ledger/epoch.ts';
+import { MAX_BLOCK_EXECUTION_GAS } from '../ledger/parameters.ts';
 import type { LedgerState } from '../ledger/state.ts';
 import { encodeSignedTx, type SignedMantleTx } from '../mantle/tx.ts';
 

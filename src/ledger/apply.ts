@@ -21,7 +21,6 @@ import {
   applyChannelTransfer,
   applyChannelWithdraw,
 } from './channels.ts';
-import { MAX_BLOCK_EXECUTION_GAS } from './config.ts';
 import { Draft, type LedgerContext } from './draft.ts';
 import { advanceEpoch, markBlockDensity } from './epoch.ts';
 import { fail, LedgerError } from './errors.ts';
@@ -29,6 +28,7 @@ import type { LedgerEvent, TxEventPayload } from './events.ts';
 import { blockRewards, executionGas, updateExecutionMarket } from './gas.ts';
 import { applyLeaderClaim, commitVoucher } from './leader-claims.ts';
 import type { OpEnv } from './op-env.ts';
+import { MAX_BLOCK_EXECUTION_GAS } from './parameters.ts';
 import { addPowRefill, applyClaimPowReward, powAfterBlock } from './pow-claims.ts';
 import { preverifyTx } from './preverify.ts';
 import type { PolPublicInputs } from './proof-system.ts';

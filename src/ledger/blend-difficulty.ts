@@ -8,7 +8,7 @@
  * clamped to `[previous / k, previous · k]`; no transaction at all eases by the full step.
  */
 import { FR_MODULUS } from '../crypto/field.ts';
-import type { BlendPowParams } from './config.ts';
+import type { BlendPowParams } from './parameters.ts';
 
 export type { BlendPowParams };
 

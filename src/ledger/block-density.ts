@@ -4,7 +4,7 @@
  * just before the next epoch's total stake snapshot. It drives the total stake inference.
  */
 import { bigintKeys, PMap } from '../util/pmap.ts';
-import { type EpochSchedule, totalStakeInferencePeriod, totalStakeSnapshotSlot } from './config.ts';
+import { type EpochSchedule, totalStakeInferencePeriod, totalStakeSnapshotSlot } from './parameters.ts';
 
 /** Occupied slots, as a persistent set. */
 export type OccupiedSlots = PMap<bigint, true>;

@@ -17,7 +17,7 @@ import {
   type LedgerConfig,
   type Ratio,
   SNAPSHOT_FINALIZATION_DELAY,
-} from './config.ts';
+} from './parameters.ts';
 
 export class DeploymentError extends LogosError {
   constructor(message: string) {

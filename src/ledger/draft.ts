@@ -7,9 +7,9 @@ import { bytesToHex } from '../codec/hex.ts';
 import { type Fr, frFromBytesModOrder } from '../crypto/field.ts';
 import { type Note, noteId } from '../mantle/note.ts';
 import type { PMap } from '../util/pmap.ts';
-import type { LedgerConfig } from './config.ts';
 import { fail } from './errors.ts';
 import type { LedgerEvent } from './events.ts';
+import type { LedgerConfig } from './parameters.ts';
 import type { ProofChecks } from './proof-system.ts';
 import type {
   ChannelState,

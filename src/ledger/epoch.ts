@@ -7,6 +7,10 @@
 import { epochLottery, lotteryConstants } from '../consensus/lottery.ts';
 import { epochBlendDifficulty } from './blend-difficulty.ts';
 import { blockDensity, densityPeriod, markOccupiedSlots, NO_OCCUPIED_SLOTS } from './block-density.ts';
+import type { Draft } from './draft.ts';
+import type { HeaderEvent } from './events.ts';
+import { updateStorageMarket } from './gas.ts';
+import { leaderEpochChange } from './leader-claims.ts';
 import {
   type ConsensusParams,
   type EpochSchedule,
@@ -16,11 +20,7 @@ import {
   nonceSnapshotSlot,
   stakeDistributionSnapshotSlot,
   totalStakeInferencePeriod,
-} from './config.ts';
-import type { Draft } from './draft.ts';
-import type { HeaderEvent } from './events.ts';
-import { updateStorageMarket } from './gas.ts';
-import { leaderEpochChange } from './leader-claims.ts';
+} from './parameters.ts';
 import { powEpochChange } from './pow-claims.ts';
 import { sdpEpochChange } from './sdp.ts';
 import { type StakeInference, stakeInference, totalStakeInference } from './stake.ts';

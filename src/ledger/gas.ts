@@ -14,7 +14,7 @@ import {
   REWARD_BASE,
   REWARD_FEE_MUL,
   STAKE_TARGET,
-} from './config.ts';
+} from './parameters.ts';
 
 const CHANNEL_SIG_GAS = 56n;
 

@@ -9,11 +9,11 @@ import { FR_MODULUS, frFromBytesModOrder } from '../crypto/field.ts';
 import { digest } from '../crypto/poseidon2/index.ts';
 import { type ClaimPowRewardOp, Opcode, opId } from '../mantle/ops.ts';
 import { closeEpoch, recordBlockTxs } from './blend-difficulty.ts';
-import type { PowRewardParams } from './config.ts';
 import type { Draft } from './draft.ts';
 import { fail } from './errors.ts';
 import type { TxEventPayload } from './events.ts';
 import type { OpEnv } from './op-env.ts';
+import type { PowRewardParams } from './parameters.ts';
 import type { PowState, RecentBlock } from './state.ts';
 
 const U64_MAX = 0xffff_ffff_ffff_ffffn;

@@ -17,8 +17,8 @@ import { blake2bSized, hammingDistance, keyNullifierOf, selectionIndex } from '.
 import { type Fr, frToBytes } from '../crypto/field.ts';
 import type { Note } from '../mantle/note.ts';
 import type { BlendActivityProof } from '../mantle/ops.ts';
-import type { BlendRewardParams } from './config.ts';
 import { fail } from './errors.ts';
+import type { BlendRewardParams } from './parameters.ts';
 
 /** A provider of the target epoch; its index in the membership is its position in the list. */
 export interface RewardProvider {

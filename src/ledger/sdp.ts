@@ -11,16 +11,16 @@ import type { SDPActiveOp, SDPDeclareOp, SDPWithdrawOp } from '../mantle/ops.ts'
 import type { OpProof } from '../mantle/proofs.ts';
 import { declarationId } from '../mantle/sdp.ts';
 import { PMap, stringKeys } from '../util/pmap.ts';
+import type { Draft } from './draft.ts';
+import { fail } from './errors.ts';
+import type { HeaderEvent } from './events.ts';
+import { type OpEnv, requireZkSignature } from './op-env.ts';
 import {
   type EpochSchedule,
   type LedgerConfig,
   type SdpParams,
   SNAPSHOT_FINALIZATION_DELAY,
-} from './config.ts';
-import type { Draft } from './draft.ts';
-import { fail } from './errors.ts';
-import type { HeaderEvent } from './events.ts';
-import { type OpEnv, requireZkSignature } from './op-env.ts';
+} from './parameters.ts';
 import {
   type ActivityProofChecks,
   addBlendIncome,

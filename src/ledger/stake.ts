@@ -8,7 +8,7 @@
  * in the reference's fixed point: h and f are taken as binary64 values, scaled by 1000 and truncated,
  * and every quotient truncates towards zero (so a density above the expected one raises S).
  */
-import { type Ratio, slotCoeffAsF64 } from './config.ts';
+import { type Ratio, slotCoeffAsF64 } from './parameters.ts';
 
 /** The fixed-point scale of the inference (`PRECISION`). */
 export const STAKE_INFERENCE_PRECISION = 1000n;

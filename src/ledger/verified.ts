@@ -5,8 +5,8 @@
 import type { Block } from '../block/block.ts';
 import type { SignedMantleTx } from '../mantle/tx.ts';
 import { type ApplyBlockOptions, applyBlock, type BlockResult, checkTx, type TxOutcome } from './apply.ts';
-import type { LedgerConfig } from './config.ts';
 import { DeferredProofChecks } from './deferred-proofs.ts';
+import type { LedgerConfig } from './parameters.ts';
 import type { ProofSystem } from './proof-system.ts';
 import type { LedgerState } from './state.ts';
 

@@ -15,7 +15,7 @@ import { encodeHeader, type Header, headerId, type SignedHeader } from '../../sr
 import { ChainService } from '../../src/chain/chain-service.ts';
 import { SlotClock } from '../../src/chain/clock.ts';
 import { Ed25519Signer, ed25519GenerateSecretKey } from '../../src/crypto/ed25519.ts';
-import { epochSchedule } from '../../src/ledger/config.ts';
+import { epochSchedule } from '../../src/ledger/parameters.ts';
 import { openStore } from '../../src/storage/open.ts';
 import { INSECURE_TEST_PROOFS } from '../../src/zk/insecure-test-proofs.ts';
 import { DEVNET, TEST_LEADER, TestChain } from '../mocks/ledger.ts';

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type BlockNode, CryptarchiaEngine, EngineError, MAX_UNCLES } from '../../src/consensus/engine.ts';
-import { DEFAULT_CONSENSUS, epochSchedule } from '../../src/ledger/config.ts';
+import { DEFAULT_CONSENSUS, epochSchedule } from '../../src/ledger/parameters.ts';
 
 /** The id of integer `n` (32 bytes, big-endian hex). */
 const id = (n: number | bigint): string => BigInt(n).toString(16).padStart(64, '0');

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { epochStateAt } from '../../src/ledger/apply.ts';
 import { blockDensity, densityPeriod } from '../../src/ledger/block-density.ts';
-import { epochSchedule } from '../../src/ledger/config.ts';
 import { inferTotalStake } from '../../src/ledger/epoch.ts';
 import { LedgerError } from '../../src/ledger/errors.ts';
+import { epochSchedule } from '../../src/ledger/parameters.ts';
 import { genesisNotes, KEYS, type Owned, transfer } from '../mocks/ledger.ts';
 import { type Blk, deploymentWith, SpecLedger } from './epoch-chain.ts';
 

@@ -11,7 +11,7 @@ import {
   nonceSnapshotSlot,
   stakeDistributionSnapshotSlot,
   totalStakeSnapshotSlot,
-} from '../../src/ledger/config.ts';
+} from '../../src/ledger/parameters.ts';
 
 function consensus(k: number, f: { num: bigint; den: bigint }, lr = { num: 1n, den: 1n }): ConsensusParams {
   return {

@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { executionGas, updateExecutionMarket, updateStorageMarket } from '../../src/ledger/gas.ts';
 import {
   epochSchedule,
   GENESIS_STORAGE_GAS_PRICE,
   MAX_BLOCK_EXECUTION_GAS,
-} from '../../src/ledger/config.ts';
-import { executionGas, updateExecutionMarket, updateStorageMarket } from '../../src/ledger/gas.ts';
+} from '../../src/ledger/parameters.ts';
 import { noteId } from '../../src/mantle/note.ts';
 import { type Op, Opcode, opId } from '../../src/mantle/ops.ts';
 import { encodeSignedTx } from '../../src/mantle/tx.ts';

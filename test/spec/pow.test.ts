@@ -9,12 +9,12 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { FR_MODULUS } from '../../src/crypto/field.ts';
 import { digest } from '../../src/crypto/poseidon2/index.ts';
-import type { PowRewardParams } from '../../src/ledger/config.ts';
 import { DeploymentError, parseDeployment } from '../../src/ledger/deployment.ts';
 import { Draft, type LedgerContext } from '../../src/ledger/draft.ts';
 import { LedgerError } from '../../src/ledger/errors.ts';
 import { blockRewards, emptyFeeWindow } from '../../src/ledger/gas.ts';
 import type { OpEnv } from '../../src/ledger/op-env.ts';
+import type { PowRewardParams } from '../../src/ledger/parameters.ts';
 import {
   acceptClaimBlock,
   addPowRefill,

@@ -13,13 +13,13 @@ import { keyNullifierOf, selectionIndex } from '../../src/crypto/blend.ts';
 import { Ed25519Signer } from '../../src/crypto/ed25519.ts';
 import type { Fr } from '../../src/crypto/field.ts';
 import { zkPublicKey } from '../../src/crypto/zk-keys.ts';
-import type { LedgerConfig, SdpParams } from '../../src/ledger/config.ts';
 import { parseDeployment } from '../../src/ledger/deployment.ts';
 import { Draft, type LedgerContext } from '../../src/ledger/draft.ts';
 import { scheduleOf } from '../../src/ledger/epoch.ts';
 import { LedgerError } from '../../src/ledger/errors.ts';
 import type { HeaderEvent } from '../../src/ledger/events.ts';
 import type { OpEnv } from '../../src/ledger/op-env.ts';
+import type { LedgerConfig, SdpParams } from '../../src/ledger/parameters.ts';
 import {
   activeDeclarations,
   applySdpActive,

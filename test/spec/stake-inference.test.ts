@@ -11,7 +11,11 @@ import {
   NO_OCCUPIED_SLOTS,
   type OccupiedSlots,
 } from '../../src/ledger/block-density.ts';
-import { type ConsensusParams, epochSchedule, totalStakeInferencePeriod } from '../../src/ledger/config.ts';
+import {
+  type ConsensusParams,
+  epochSchedule,
+  totalStakeInferencePeriod,
+} from '../../src/ledger/parameters.ts';
 import { type StakeInference, stakeInference, totalStakeInference } from '../../src/ledger/stake.ts';
 
 function consensus(k: number, f: { num: bigint; den: bigint }): ConsensusParams {

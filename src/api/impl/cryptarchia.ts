@@ -6,7 +6,7 @@ import { blockToApiJson } from '../../block/block.ts';
 import { bytesToHex } from '../../codec/hex.ts';
 import { type Json, stringifyJson } from '../../codec/json.ts';
 import { u64 } from '../../codec/schema.ts';
-import { epochSchedule } from '../../ledger/config.ts';
+import { epochSchedule } from '../../ledger/parameters.ts';
 import { signedTxToApiJson } from '../../mantle/tx.ts';
 import { notFound } from '../errors.ts';
 import type { cryptarchiaRoutes } from '../routes/cryptarchia.ts';

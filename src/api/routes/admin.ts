@@ -1,6 +1,7 @@
 /** Route definitions of the administration namespace: the log filter. */
+
+import { nullValue, object, record, type Schema, SchemaError, string } from '../json-schema.ts';
 import { def, type RouteDef } from '../route-def.ts';
-import { nullValue, object, record, type Schema, SchemaError, string } from '../schema.ts';
 
 /** Log levels as the reference accepts them: names in any case, or 1 (error) to 5 (trace). */
 const LEVELS: Readonly<Record<string, string>> = {

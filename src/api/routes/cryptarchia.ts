@@ -2,8 +2,9 @@
  * Route definitions of the consensus namespace: chain info, the slot clock, headers, blocks, block
  * events, transactions and the NDJSON block streams, with the data formats they answer.
  */
+
+import { anyJson, array, hex, literal, object, u64, uint } from '../json-schema.ts';
 import { def, q, type RouteDef } from '../route-def.ts';
-import { anyJson, array, hex, literal, object, u64, uint } from '../schema.ts';
 
 const id = hex(32);
 

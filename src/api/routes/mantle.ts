@@ -1,6 +1,7 @@
 /** Route definitions of the Mantle namespace: gas prices and channels. */
+
+import { array, hex, object, u64, uint } from '../json-schema.ts';
 import { def, q, type RouteDef } from '../route-def.ts';
-import { array, hex, object, u64, uint } from '../schema.ts';
 
 const id = hex(32);
 

@@ -1,6 +1,7 @@
 /** Route definitions of the node namespace: version and chain id. */
+
+import { nullable, object, string } from '../json-schema.ts';
 import { def, type RouteDef } from '../route-def.ts';
-import { nullable, object, string } from '../schema.ts';
 
 export const VersionInfo = object({
   version: string,

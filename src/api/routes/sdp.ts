@@ -1,6 +1,7 @@
 /** Route definitions of the service declaration protocol (SDP) namespace: the declarations. */
+
+import { array, hex, literal, nullable, object, record, string, u64 } from '../json-schema.ts';
 import { def, type RouteDef } from '../route-def.ts';
-import { array, hex, literal, nullable, object, record, string, u64 } from '../schema.ts';
 
 const id = hex(32);
 

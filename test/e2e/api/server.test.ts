@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { ROUTES } from '../../../src/api/impl/index.ts';
-import { object, string } from '../../../src/api/schema.ts';
+import { object, string } from '../../../src/api/json-schema.ts';
 import { ApiServer } from '../../../src/api/server.ts';
 import { streamClients } from '../../../src/api/streams.ts';
 import type { ApiContext, ServerRoute } from '../../../src/api/types.ts';

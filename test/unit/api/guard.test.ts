@@ -9,7 +9,7 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { ROUTES } from '../../../src/api/impl/index.ts';
-import { object, string } from '../../../src/api/schema.ts';
+import { object, string } from '../../../src/api/json-schema.ts';
 import { ApiServer } from '../../../src/api/server.ts';
 import type { ApiContext, ServerRoute } from '../../../src/api/types.ts';
 import { ConfigError, parseUserConfig } from '../../../src/node/config.ts';

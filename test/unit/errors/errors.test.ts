@@ -117,7 +117,7 @@ test('every error code written in the source is upper snake case with a domain p
       return statSync(p).isDirectory() ? walk(p) : p.endsWith('.ts') ? [p] : [];
     });
   const bad: string[] = [];
-  for (const f of walk(resolve(import.meta.dirname, '../../src'))) {
+  for (const f of walk(resolve(import.meta.dirname, '../../../src'))) {
     const text = readFileSync(f, 'utf8');
     // Codes given to LogosError's constructor directly, and to BlockError / StorageError / BlockRejected.
     for (const m of text.matchAll(/(?:super|new (?:BlockError|StorageError|BlockRejected))\(\s*'([^']*)'/g)) {

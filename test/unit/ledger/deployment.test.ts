@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import { frToBytes } from '../../../src/crypto/field.ts';
-import { epochSchedule } from '../../../src/ledger/config.ts';
 import {
   assertProofSystemAllowed,
   DeploymentError,
@@ -11,6 +10,7 @@ import {
 } from '../../../src/ledger/deployment.ts';
 import { devnetKeys } from '../../../src/ledger/devnet-keys.ts';
 import { buildGenesis } from '../../../src/ledger/genesis.ts';
+import { epochSchedule } from '../../../src/ledger/parameters.ts';
 import { INSECURE_TEST_CHECKS, INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
 
 const read = (name: string) => readFileSync(new URL(`../../../deployments/${name}`, import.meta.url), 'utf8');

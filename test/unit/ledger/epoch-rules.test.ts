@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { SignedHeader } from '../../../src/block/header.ts';
-import { epochSchedule } from '../../../src/ledger/config.ts';
+import { epochSchedule } from '../../../src/ledger/parameters.ts';
 import { genesisNotes, KEYS } from '../../mocks/ledger.ts';
 import { type Blk, deploymentWith, SpecLedger } from '../../spec/epoch-chain.ts';
 

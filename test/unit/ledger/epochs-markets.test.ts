@@ -3,9 +3,9 @@ import { describe, test } from 'node:test';
 import { lotteryConstants, nextEpochNonce } from '../../../src/consensus/lottery.ts';
 import { applyBlock } from '../../../src/ledger/apply.ts';
 import { blockDensity } from '../../../src/ledger/block-density.ts';
-import { epochSchedule } from '../../../src/ledger/config.ts';
 import { inferTotalStake } from '../../../src/ledger/epoch.ts';
 import { blockRewards, updateExecutionMarket, updateStorageMarket } from '../../../src/ledger/gas.ts';
+import { epochSchedule } from '../../../src/ledger/parameters.ts';
 import type { LedgerState } from '../../../src/ledger/state.ts';
 import { DEVNET, genesisNotes, KEYS, TestChain, transfer } from '../../mocks/ledger.ts';
 
