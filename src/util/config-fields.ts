@@ -9,7 +9,7 @@ import { LogosError } from '../errors/base.ts';
 
 export class ConfigError extends LogosError {
   constructor(message: string) {
-    super('INVALID_CONFIG', message);
+    super('CONFIG_INVALID', message);
   }
 }
 
