@@ -81,7 +81,7 @@ export class ApiServer {
       // Our own server, so that the socket can be bound before the routes are ready (see `bind`).
       serverFactory: (handler) => {
         this.server = createServer((req, res) => {
-          if (this.held) this.held.push([req, res]);
+          if (this.held) this.hold(req, res);
           else handler(req, res);
         });
         return this.server;
@@ -437,6 +437,25 @@ export class ApiServer {
   }
 
   /**
+   * Keeps a request that arrives before `start` until the node serves; one still waiting after the API
+   * timeout gets the empty 408 of any request that outlives it.
+   */
+  private hold(req: IncomingMessage, res: ServerResponse): void {
+    const entry: [IncomingMessage, ServerResponse] = [req, res];
+    this.held?.push(entry);
+    const timer = setTimeout(() => {
+      const i = this.held?.indexOf(entry) ?? -1;
+      if (i < 0) return;
+      this.held?.splice(i, 1);
+      res.writeHead(408, { 'content-length': '0' }).end();
+    }, this.opts.backend.timeout * 1000);
+    timer.unref();
+    res.once('close', () => clearTimeout(timer));
+    // Served (or ended) before the timeout: the timer has nothing left to do.
+    res.once('finish', () => clearTimeout(timer));
+  }
+
+  /**
    * Takes the listen address (and fails if it is taken) without serving yet: requests that arrive
    * before `start` wait for it. A node binds first so that a taken port stops it before it writes.
    */
@@ -465,7 +484,9 @@ export class ApiServer {
     await this.app.ready();
     const held = this.held ?? [];
     this.held = undefined;
-    for (const [req, res] of held) this.server.emit('request', req, res);
+    for (const [req, res] of held) {
+      if (!res.writableEnded) this.server.emit('request', req, res);
+    }
     this.logger.info({ address }, 'HTTP API listening');
     return address;
   }

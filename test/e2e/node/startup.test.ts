@@ -157,3 +157,32 @@ test('a request that reaches the bound API before it serves is answered once it 
     await server.close();
   }
 });
+
+test('a request held before the API serves gets the empty 408 after the API timeout', async () => {
+  const c = devnetConfig();
+  const server = new ApiServer(
+    { backend: { ...c.api.backend, listen_address: '127.0.0.1:0', timeout: 0.3 } },
+    {
+      build: { commit: null, tag: null },
+      setLogFilter: () => {},
+      get chain(): never {
+        throw new Error('not read by /version');
+      },
+      get clock(): never {
+        throw new Error('not read by /version');
+      },
+      deployment: FAST,
+      phase: () => 'AwaitingGenesisTime',
+    },
+    pino({ level: 'silent' }),
+    ROUTES.filter((r) => r.operationId === 'version'),
+  );
+  try {
+    const address = await server.bind();
+    const r = await fetch(`http://${address}/version`);
+    assert.equal(r.status, 408);
+    assert.equal(await r.text(), '');
+  } finally {
+    await server.close();
+  }
+});
