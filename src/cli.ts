@@ -107,8 +107,15 @@ export function buildCli(): Command {
     .option('-d, --deployment <name|path>', 'devnet, reference or a deployment file', 'devnet')
     .option('--keys <dir>', 'folder of the Groth16 circuit keys (default: the shipped devnet keys)')
     .option('--insecure-test-proofs', 'use the insecure test proof backend (only test deployments accept it)')
+    .option('--new-chain', 'start a new chain in a data folder that was used before but lost its chain file')
     .action(
-      async (o: { config?: string; deployment: string; keys?: string; insecureTestProofs?: boolean }) => {
+      async (o: {
+        config?: string;
+        deployment: string;
+        keys?: string;
+        insecureTestProofs?: boolean;
+        newChain?: boolean;
+      }) => {
         const config = o.config ? parseUserConfig(readFileSync(o.config, 'utf8'), o.config) : devnetConfig();
         const deployment = loadDeployment(o.deployment);
         const logger = pino({ level: config.tracing.level.toLowerCase(), base: { svc: 'logos-node' } });
@@ -125,6 +132,7 @@ export function buildCli(): Command {
           baseDir: o.config ? dirname(resolve(o.config)) : process.cwd(),
           logger,
           ...(o.keys ? { keysDir: resolve(o.keys) } : {}),
+          ...(o.newChain ? { newChain: true } : {}),
           ...(o.insecureTestProofs
             ? { proofs: createProofSystem(deployment, { insecureTestProofs: true }) }
             : {}),

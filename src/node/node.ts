@@ -34,6 +34,8 @@ export interface NodeOptions {
   readonly keysDir?: string;
   /** Blocks between ledger snapshots (default 1000). */
   readonly snapshotInterval?: number;
+  /** Start a new chain even if the data folder was used before and lost its chain file. */
+  readonly newChain?: boolean;
   /** Called when the node cannot go on (e.g. its storage failed); the CLI exits. */
   readonly onFatal?: (e: Error) => void;
 }
@@ -69,7 +71,13 @@ export class LogosNode {
     const stateDir = resolve(this.opts.baseDir, config.state.base_folder);
     this.dataDir = resolve(stateDir, config.storage.backend.folder_name);
     mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
-    const store = await openStore(this.dataDir);
+    const store = await openStore(this.dataDir, {
+      allowNewChain: this.opts.newChain === true,
+      onDiskFull: (e) => {
+        logger.error({ err: e.message }, 'storage is out of space; the node stops');
+        this.opts.onFatal?.(e);
+      },
+    });
     this.stops.push(() => store.close());
 
     const meta = store.chain.meta();
