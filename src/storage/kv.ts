@@ -6,8 +6,9 @@
  * `bucket byte ‖ key` in a single keyspace, so a range within a bucket returns keys in byte order and never
  * leaves the bucket. Reads are synchronous. Writes go only through `transaction`, whose writes commit
  * atomically: the callback runs synchronously and records the writes; if it throws, nothing is written.
- * A commit that fails for lack of space (ENOSPC, EDQUOT, MDB_MAP_FULL) rejects with a STORAGE_DISK_FULL
- * StorageError saying where, how much is free and how much the write needs.
+ * A commit that fails for lack of space (ENOSPC, EDQUOT, MDB_MAP_FULL, or lmdb's EIO for a short write on
+ * a full file system) rejects with a STORAGE_DISK_FULL StorageError saying where, how much is free and how
+ * much the write needs.
  */
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
@@ -117,6 +118,7 @@ export interface LmdbKvOptions {
   readonly onDiskFull?: (error: StorageError) => void;
 }
 
+const EIO = 5;
 const ENOSPC = 28;
 const EDQUOT = 122;
 const MDB_MAP_FULL = -30792;
@@ -126,6 +128,12 @@ function isOutOfSpace(e: unknown): boolean {
   if (code === ENOSPC || code === EDQUOT || code === MDB_MAP_FULL) return true;
   if (code === 'ENOSPC' || code === 'EDQUOT') return true;
   return e instanceof Error && /MDB_MAP_FULL|No space left on device|Disk quota exceeded/.test(e.message);
+}
+
+/** lmdb reports a short write (what a full disk gives part way through a page) as EIO. */
+function isIoError(e: unknown): boolean {
+  const code = (e as { code?: unknown } | undefined)?.code;
+  return code === EIO || code === 'EIO' || (e instanceof Error && /Input\/output error/.test(e.message));
 }
 
 /** Bytes free to this process on the file system holding `dir`, if the system says. */
@@ -138,11 +146,22 @@ function freeBytes(dir: string): bigint | undefined {
   }
 }
 
-function outOfSpaceError(path: string, dataBytes: number, pageSize: number, cause: unknown): StorageError {
+/**
+ * The STORAGE_DISK_FULL error of a failed commit, or undefined if the failure is not for lack of space:
+ * ENOSPC, EDQUOT or MDB_MAP_FULL, or an EIO while the file system has less free space than the write needs.
+ */
+function outOfSpaceError(
+  path: string,
+  dataBytes: number,
+  pageSize: number,
+  cause: unknown,
+): StorageError | undefined {
   const dir = dirname(path);
   const free = freeBytes(dir);
   // lmdb writes whole pages, copy on write: at least the data's pages and a page of its tree.
   const need = (Math.ceil(dataBytes / pageSize) + 1) * pageSize;
+  const full = isOutOfSpace(cause) || (isIoError(cause) && free !== undefined && free < BigInt(need));
+  if (!full) return undefined;
   return new StorageError(
     'STORAGE_DISK_FULL',
     `no space left to write ${path} (${(cause as Error).message}): ` +
@@ -214,7 +233,6 @@ export class LmdbKv implements KvStore {
         }
       });
     } catch (e) {
-      if (!isOutOfSpace(e)) throw e;
       let dataBytes = 0;
       for (const op of ops) dataBytes += op.key.length + (op.del ? 0 : op.value.length);
       const error = outOfSpaceError(
@@ -223,7 +241,12 @@ export class LmdbKv implements KvStore {
         (this.db.getStats() as { pageSize?: number }).pageSize ?? 4096,
         e,
       );
-      this.onDiskFull?.(error);
+      if (error === undefined) throw e;
+      try {
+        this.onDiskFull?.(error);
+      } catch {
+        // The caller must see the commit's own error; a failing listener does not replace it.
+      }
       throw error;
     }
   }
