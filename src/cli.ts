@@ -144,6 +144,7 @@ export function buildCli(): Command {
       'log lines as JSON or as readable text (default: pretty on a terminal, JSON otherwise)',
       logFormatOption,
     )
+    .option('--new-chain', 'start a new chain in a data folder that was used before but lost its chain file')
     .action(
       async (o: {
         config?: string;
@@ -151,6 +152,7 @@ export function buildCli(): Command {
         keys?: string;
         insecureTestProofs?: boolean;
         logFormat?: LogFormat;
+        newChain?: boolean;
       }) => {
         // Everything is checked before the node touches its storage.
         const config = o.config ? readConfigFile(o.config) : devnetConfig();
@@ -164,17 +166,35 @@ export function buildCli(): Command {
           { version: API_VERSION, implementation: IMPLEMENTATION, deployment: deployment.name },
           'starting',
         );
-        const node = await LogosNode.start({
+        // A fatal error (e.g. a full disk) may come while the node is still starting: it stops once started.
+        let node: LogosNode | undefined;
+        let fatal = false;
+        let stopping = false;
+        const shutdown = (reason: string, code = 0) => {
+          if (stopping || node === undefined) return;
+          stopping = true;
+          logger.info({ reason }, 'stopping');
+          void node.stop().then(() => {
+            logger.info('stopped');
+            process.exit(code);
+          });
+        };
+        node = await LogosNode.start({
           deployment,
           config,
           baseDir: o.config ? dirname(resolve(o.config)) : process.cwd(),
           logger,
           ...(o.keys ? { keysDir: resolve(o.keys) } : {}),
+          ...(o.newChain ? { newChain: true } : {}),
           ...(o.insecureTestProofs
             ? { proofs: createProofSystem(deployment, { insecureTestProofs: true }) }
             : {}),
-          onFatal: () => shutdown('fatal error', 1),
+          onFatal: () => {
+            fatal = true;
+            shutdown('fatal error', 1);
+          },
         });
+        if (fatal) return shutdown('fatal error', 1);
         if (format === 'pretty') process.stdout.write(banner(node, deployment, !o.config));
         else if (!o.config) {
           for (const k of fundedDevnetKeys()) {
@@ -184,16 +204,6 @@ export function buildCli(): Command {
             );
           }
         }
-        let stopping = false;
-        const shutdown = (reason: string, code = 0) => {
-          if (stopping) return;
-          stopping = true;
-          logger.info({ reason }, 'stopping');
-          void node.stop().then(() => {
-            logger.info('stopped');
-            process.exit(code);
-          });
-        };
         process.on('SIGINT', () => shutdown('SIGINT'));
         process.on('SIGTERM', () => shutdown('SIGTERM'));
       },

@@ -99,6 +99,21 @@ export const DEFAULT_CONFIG: UserConfig = {
   tracing: { level: 'INFO' },
 };
 
+/**
+ * `storage.backend.read_only`: only false. The node keeps its block tree in memory, read once from
+ * storage at start, and stores every block it imports or produces: a read-only node would neither follow
+ * the writer's new blocks nor run, so the setting is refused rather than accepted and ignored.
+ */
+function notReadOnly(v: unknown): false {
+  if (bool(v, false, 'storage.backend.read_only'))
+    throw new ConfigError(
+      'storage.backend.read_only: true is not supported: this node has no read-only mode (it stores every ' +
+        "block it imports or produces, and a read-only copy would not follow another node's new blocks); " +
+        'set it to false or remove it',
+    );
+  return false;
+}
+
 /** Key layout of the sections read later. */
 const LATER: Readonly<Record<string, Layout>> = {
   network: {
@@ -364,7 +379,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
     storage: {
       backend: {
         folder_name: str(sb.folder_name, D.storage.backend.folder_name, 'storage.backend.folder_name'),
-        read_only: bool(sb.read_only, false, 'storage.backend.read_only'),
+        read_only: notReadOnly(sb.read_only),
       },
     },
     cryptarchia: {

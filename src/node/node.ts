@@ -37,6 +37,8 @@ export interface NodeOptions {
   readonly keysDir?: string;
   /** Blocks between ledger snapshots (default 1000). */
   readonly snapshotInterval?: number;
+  /** Start a new chain even if the data folder was used before and lost its chain file. */
+  readonly newChain?: boolean;
   /** Called when the node cannot go on (e.g. its storage failed); the CLI exits. */
   readonly onFatal?: (e: Error) => void;
 }
@@ -149,7 +151,16 @@ export class LogosNode {
     const stateDir = resolve(opts.baseDir, config.state.base_folder);
     const dataDir = resolve(stateDir, config.storage.backend.folder_name);
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const store = own(await openStore(dataDir, { onWarning: (m) => log('storage').warn(m) }));
+    const store = own(
+      await openStore(dataDir, {
+        onWarning: (m) => log('storage').warn(m),
+        allowNewChain: opts.newChain === true,
+        onDiskFull: (e) => {
+          log('storage').error({ err: e.message }, 'storage is out of space; the node stops');
+          opts.onFatal?.(e);
+        },
+      }),
+    );
 
     const boot = config.cryptarchia.service.bootstrap;
     const init = chooseInitState(store.chain, deployment, {

@@ -9,7 +9,13 @@ export type StorageErrorCode =
   /** The data directory is locked by another live process. */
   | 'STORAGE_DATA_DIR_LOCKED'
   /** The store was written by an incompatible version of the node. */
-  | 'STORAGE_SCHEMA';
+  | 'STORAGE_SCHEMA'
+  /** The lmdb data file is damaged (cut short, meta pages overwritten): it is not opened. */
+  | 'STORAGE_DAMAGED'
+  /** The data folder was used before but its chain file is missing or empty; no new chain is started. */
+  | 'STORAGE_NO_CHAIN'
+  /** A write failed for lack of space (disk full, quota, lmdb map full); nothing of it was written. */
+  | 'STORAGE_DISK_FULL';
 
 export class StorageError extends LogosError {
   declare readonly code: StorageErrorCode;

@@ -6,8 +6,14 @@
  * `bucket byte ‖ key` in a single keyspace, so a range within a bucket returns keys in byte order and never
  * leaves the bucket. Reads are synchronous. Writes go only through `transaction`, whose writes commit
  * atomically: the callback runs synchronously and records the writes; if it throws, nothing is written.
+ * A commit that fails for lack of space (ENOSPC, EDQUOT, MDB_MAP_FULL, or lmdb's EIO for a short write on
+ * a full file system) rejects with a STORAGE_DISK_FULL StorageError saying where, how much is free and how
+ * much the write needs.
  */
+import * as fs from 'node:fs';
+import { dirname } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
+import { StorageError } from './errors.ts';
 
 /** A range of keys within one bucket: `gte <= key < lt`, in key order (descending with `reverse`). */
 export interface KvRange {
@@ -108,13 +114,74 @@ export interface LmdbKvOptions {
    * false: a commit is fsynced before it resolves, the classic LMDB durable commit.
    */
   readonly overlappingSync?: boolean;
+  /** Called with the error of a commit that failed for lack of space, before the commit rejects with it. */
+  readonly onDiskFull?: (error: StorageError) => void;
+}
+
+const EIO = 5;
+const ENOSPC = 28;
+const EDQUOT = 122;
+const MDB_MAP_FULL = -30792;
+
+function isOutOfSpace(e: unknown): boolean {
+  const code = (e as { code?: unknown } | undefined)?.code;
+  if (code === ENOSPC || code === EDQUOT || code === MDB_MAP_FULL) return true;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return true;
+  return e instanceof Error && /MDB_MAP_FULL|No space left on device|Disk quota exceeded/.test(e.message);
+}
+
+/** lmdb reports a short write (what a full disk gives part way through a page) as EIO. */
+function isIoError(e: unknown): boolean {
+  const code = (e as { code?: unknown } | undefined)?.code;
+  return code === EIO || code === 'EIO' || (e instanceof Error && /Input\/output error/.test(e.message));
+}
+
+/** Bytes free to this process on the file system holding `dir`, if the system says. */
+function freeBytes(dir: string): bigint | undefined {
+  try {
+    const s = fs.statfsSync(dir, { bigint: true });
+    return s.bavail * s.bsize;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The STORAGE_DISK_FULL error of a failed commit, or undefined if the failure is not for lack of space:
+ * ENOSPC, EDQUOT or MDB_MAP_FULL, or an EIO while the file system has less free space than the write needs.
+ */
+function outOfSpaceError(
+  path: string,
+  dataBytes: number,
+  pageSize: number,
+  cause: unknown,
+): StorageError | undefined {
+  const dir = dirname(path);
+  const free = freeBytes(dir);
+  // lmdb writes whole pages, copy on write: at least the data's pages and a page of its tree.
+  const need = (Math.ceil(dataBytes / pageSize) + 1) * pageSize;
+  const full = isOutOfSpace(cause) || (isIoError(cause) && free !== undefined && free < BigInt(need));
+  if (!full) return undefined;
+  return new StorageError(
+    'STORAGE_DISK_FULL',
+    `no space left to write ${path} (${(cause as Error).message}): ` +
+      `${free === undefined ? 'an unknown number of' : free} bytes are free on the file system of ${dir}, ` +
+      `and this write alone needs at least ${need} bytes (${dataBytes} bytes of data in ${pageSize}-byte pages). ` +
+      'Nothing of this write was stored. Free space on that disk (or move the data folder to a larger one) ' +
+      'and start the node again: it continues from the last stored block.',
+    { cause },
+  );
 }
 
 /** The KvStore on one lmdb database with binary keys and values. */
 export class LmdbKv implements KvStore {
   private closed = false;
 
-  private constructor(private readonly db: RootDatabase<Uint8Array, Uint8Array>) {}
+  private constructor(
+    private readonly db: RootDatabase<Uint8Array, Uint8Array>,
+    private readonly path: string,
+    private readonly onDiskFull: ((error: StorageError) => void) | undefined,
+  ) {}
 
   /** Opens (creating if needed) the lmdb file at `path` (a file name: lmdb also creates `path-lock`). */
   static open(path: string, options: LmdbKvOptions = {}): LmdbKv {
@@ -125,7 +192,7 @@ export class LmdbKv implements KvStore {
       overlappingSync: options.overlappingSync ?? false,
       // noSync stays false: every commit is synced to disk.
     });
-    return new LmdbKv(db);
+    return new LmdbKv(db, path, options.onDiskFull);
   }
 
   get(bucket: number, key: Uint8Array): Uint8Array | undefined {
@@ -155,13 +222,33 @@ export class LmdbKv implements KvStore {
     if (this.closed) throw new Error('store is closed');
     const ops = record(fn);
     if (ops.length === 0) return;
-    // A child transaction is aborted as a whole if any write fails inside lmdb.
-    await this.db.childTransaction(() => {
-      for (const op of ops) {
-        if (op.del) this.db.removeSync(op.key);
-        else this.db.putSync(op.key, op.value);
+    // One synchronous lmdb write transaction, committed (and synced) before this returns; it is aborted
+    // as a whole if any write or the commit fails. A failure surfaces here with lmdb's own error (an
+    // asynchronous lmdb-js commit reports it through a second promise that nothing can await).
+    try {
+      this.db.transactionSync(() => {
+        for (const op of ops) {
+          if (op.del) this.db.removeSync(op.key);
+          else this.db.putSync(op.key, op.value);
+        }
+      });
+    } catch (e) {
+      let dataBytes = 0;
+      for (const op of ops) dataBytes += op.key.length + (op.del ? 0 : op.value.length);
+      const error = outOfSpaceError(
+        this.path,
+        dataBytes,
+        (this.db.getStats() as { pageSize?: number }).pageSize ?? 4096,
+        e,
+      );
+      if (error === undefined) throw e;
+      try {
+        this.onDiskFull?.(error);
+      } catch {
+        // The caller must see the commit's own error; a failing listener does not replace it.
       }
-    });
+      throw error;
+    }
   }
 
   async close(): Promise<void> {

@@ -136,9 +136,19 @@ export function lockDataDir(dir: string, options: LockOptions = {}): DataDirLock
     try {
       fs.writeSync(fd, content);
       fs.fsyncSync(fd);
-    } finally {
+    } catch (e) {
+      // An empty lock left behind would be taken for a stale one at the next start: remove it.
       fs.closeSync(fd);
+      fs.rmSync(file, { force: true });
+      if ((e as NodeJS.ErrnoException).code === 'ENOSPC')
+        throw new StorageError(
+          'STORAGE_DISK_FULL',
+          `no space left to write the lock file ${file}: free space on that disk and start the node again`,
+          { cause: e },
+        );
+      throw e;
     }
+    fs.closeSync(fd);
     let released = false;
     return {
       release() {
