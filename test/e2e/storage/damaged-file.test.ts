@@ -24,7 +24,7 @@ import { exited, spawnTs } from './child.ts';
 import { CrashModel } from './crash-model.ts';
 
 function openInChild(dir: string) {
-  return exited(spawnTs('test/storage/store-opener.ts', [dir]));
+  return exited(spawnTs('test/e2e/storage/store-opener.ts', [dir]));
 }
 
 describe('a damaged chain.mdb', () => {
