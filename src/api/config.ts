@@ -1,7 +1,10 @@
 /**
- * The API server's options: the `api.backend` section of the node's configuration, as the node
- * passes it in (the node parses the file; the API does not read the node's configuration itself).
+ * The API's section of `user_config.yaml` (`api.backend`): its type, the reference defaults and its
+ * parser. The node parses the file and passes the section in; the API reads no other configuration.
  */
+import { ConfigError, int, listenAddress, mapping, only, seconds } from '../util/config-fields.ts';
+
+/** The API server's options: the `api.backend` section. */
 export interface ApiBackendConfig {
   /** `host:port` to listen on. */
   readonly listen_address: string;
@@ -21,4 +24,60 @@ export interface ApiBackendConfig {
 
 export interface ApiServerOptions {
   readonly backend: ApiBackendConfig;
+}
+
+/** The reference node's defaults of `api.backend`. */
+export const DEFAULT_API_BACKEND: ApiBackendConfig = {
+  listen_address: '127.0.0.1:8080',
+  cors_origins: [],
+  allowed_hosts: [],
+  timeout: 30,
+  max_body_size: 10_485_760,
+  max_concurrent_requests: 500,
+};
+
+/** Parses the `api` section of `user_config.yaml` (missing keys take the defaults). */
+export function parseApiSection(raw: unknown): { readonly backend: ApiBackendConfig } {
+  const D = DEFAULT_API_BACKEND;
+  const api = mapping(raw, 'api');
+  only(api, ['backend'], 'api');
+  const ab = mapping(api.backend, 'api.backend');
+  only(
+    ab,
+    [
+      'listen_address',
+      'cors_origins',
+      'allowed_hosts',
+      'timeout',
+      'max_body_size',
+      'max_concurrent_requests',
+    ],
+    'api.backend',
+  );
+  const cors = ab.cors_origins === undefined ? [] : ab.cors_origins;
+  if (!Array.isArray(cors) || cors.some((c) => typeof c !== 'string'))
+    throw new ConfigError('api.backend.cors_origins: expected a list of strings');
+  const hosts = ab.allowed_hosts === undefined ? [] : ab.allowed_hosts;
+  if (
+    !Array.isArray(hosts) ||
+    hosts.some((h) => typeof h !== 'string' || !/^([A-Za-z0-9.-]+|\[[0-9a-fA-F:.]+\])(:\d{1,5})?$/.test(h))
+  )
+    throw new ConfigError(
+      'api.backend.allowed_hosts: expected a list of host names or host:port ([v6] in brackets)',
+    );
+  return {
+    backend: {
+      listen_address: listenAddress(ab.listen_address, D.listen_address, 'api.backend.listen_address'),
+      cors_origins: cors as string[],
+      allowed_hosts: hosts as string[],
+      timeout: seconds(ab.timeout, D.timeout, 'api.backend.timeout'),
+      max_body_size: int(ab.max_body_size, D.max_body_size, 'api.backend.max_body_size', 1),
+      max_concurrent_requests: int(
+        ab.max_concurrent_requests,
+        D.max_concurrent_requests,
+        'api.backend.max_concurrent_requests',
+        1,
+      ),
+    },
+  };
 }

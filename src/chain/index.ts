@@ -7,6 +7,11 @@ export { type BootstrapSettings, chooseEngineState, type LastEngineState } from 
 export { ChainService, type ChainServiceDeps, type ChainServiceOptions } from './chain-service.ts';
 export { SlotClock } from './clock.ts';
 export {
+  type CryptarchiaSection,
+  DEFAULT_CRYPTARCHIA,
+  parseCryptarchiaSection,
+} from './config.ts';
+export {
   type BlockAction,
   BlockRejected,
   type BlockRejectedCode,
