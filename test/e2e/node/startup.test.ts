@@ -121,10 +121,11 @@ test('a stale lock of a dead process is logged through the node logger', async (
   assert.equal(stale.module, 'storage');
 });
 
-test('a request that reaches the bound API before it serves is answered once it does', async () => {
+/** An API server answering /version only, on a free port. */
+function versionServer(timeout?: number): ApiServer {
   const c = devnetConfig();
-  const server = new ApiServer(
-    { backend: { ...c.api.backend, listen_address: '127.0.0.1:0' } },
+  return new ApiServer(
+    { backend: { ...c.api.backend, listen_address: '127.0.0.1:0', ...(timeout ? { timeout } : {}) } },
     {
       build: { commit: null, tag: null },
       setLogFilter: () => {},
@@ -140,6 +141,10 @@ test('a request that reaches the bound API before it serves is answered once it 
     pino({ level: 'silent' }),
     ROUTES.filter((r) => r.operationId === 'version'),
   );
+}
+
+test('a request that reaches the bound API before it serves is answered once it does', async () => {
+  const server = versionServer();
   try {
     const address = await server.bind();
     let answered = false;
@@ -159,24 +164,7 @@ test('a request that reaches the bound API before it serves is answered once it 
 });
 
 test('a request held before the API serves gets the empty 408 after the API timeout', async () => {
-  const c = devnetConfig();
-  const server = new ApiServer(
-    { backend: { ...c.api.backend, listen_address: '127.0.0.1:0', timeout: 0.3 } },
-    {
-      build: { commit: null, tag: null },
-      setLogFilter: () => {},
-      get chain(): never {
-        throw new Error('not read by /version');
-      },
-      get clock(): never {
-        throw new Error('not read by /version');
-      },
-      deployment: FAST,
-      phase: () => 'AwaitingGenesisTime',
-    },
-    pino({ level: 'silent' }),
-    ROUTES.filter((r) => r.operationId === 'version'),
-  );
+  const server = versionServer(0.3);
   try {
     const address = await server.bind();
     const r = await fetch(`http://${address}/version`);
