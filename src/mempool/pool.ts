@@ -1,0 +1,141 @@
+/**
+ * The pending transactions, as the reference's pool keeps them (`services/tx-service/src/backend/pool.rs`):
+ * keyed by tx hash in insertion order (the view is FIFO), a duplicate is not added twice, a 16-byte
+ * tx-hash prefix index for rebuilding block proposals, removal when a block includes them, and a TTL
+ * measured from insertion whose eviction runs on removal (the pool has no clock of its own).
+ * Beyond the reference: a bound on the count and the bytes of what the pool holds, so that an open node
+ * cannot be filled without end. Pure: no I/O, the caller gives the times.
+ */
+import { bytesToHex } from '../codec/hex.ts';
+import type { SignedMantleTx } from '../mantle/tx.ts';
+import { MempoolError } from './errors.ts';
+
+/** A block's transaction bytes: no transaction can be larger (F `MAX_BLOCK_TRANSACTIONS_SIZE`). */
+export const MAX_TX_BYTES = 2 * 1024 * 1024;
+/** Length of the tx-hash prefix a block proposal names its transactions by. */
+export const PREFIX_BYTES = 16;
+
+export interface PendingTx {
+  readonly hash: Uint8Array;
+  readonly tx: SignedMantleTx;
+  /** Encoded size (storage gas). */
+  readonly size: number;
+  /** When it entered the pool, ms since the epoch. */
+  readonly insertedAtMs: number;
+}
+
+export interface PoolLimits {
+  /** Transactions held at most. */
+  readonly maxCount: number;
+  /** Encoded bytes held at most. */
+  readonly maxBytes: number;
+  /** Milliseconds a transaction stays pending; null: forever. */
+  readonly ttlMs: number | null;
+}
+
+export type AddResult = 'added' | 'duplicate';
+
+export class TxPool {
+  private readonly items = new Map<string, PendingTx>();
+  private readonly byPrefix = new Map<string, Set<string>>();
+  private bytes = 0;
+  private lastInsertedAtMs: number | null = null;
+
+  constructor(readonly limits: PoolLimits) {}
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  get totalBytes(): number {
+    return this.bytes;
+  }
+
+  /** Time of the last addition (ms since the epoch), null before the first (`/mantle/metrics`). */
+  get lastItemTimestamp(): number | null {
+    return this.lastInsertedAtMs;
+  }
+
+  has(hash: Uint8Array): boolean {
+    return this.items.has(bytesToHex(hash));
+  }
+
+  get(hash: Uint8Array): PendingTx | undefined {
+    return this.items.get(bytesToHex(hash));
+  }
+
+  /**
+   * Adds a preverified transaction. A transaction already pending is not added again ('duplicate').
+   * Throws `MempoolError` when it is too large or the pool is full; nothing changes then.
+   */
+  add(hash: Uint8Array, tx: SignedMantleTx, size: number, nowMs: number): AddResult {
+    const key = bytesToHex(hash);
+    if (this.items.has(key)) return 'duplicate';
+    if (size > MAX_TX_BYTES) {
+      throw new MempoolError(
+        'MEMPOOL_ITEM_TOO_LARGE',
+        `Item is too large: ${size} bytes exceeds maximum ${MAX_TX_BYTES} bytes`,
+        { size, limit: MAX_TX_BYTES },
+      );
+    }
+    if (this.items.size >= this.limits.maxCount || this.bytes + size > this.limits.maxBytes) {
+      throw new MempoolError(
+        'MEMPOOL_FULL',
+        `Mempool is full: ${this.items.size} transactions of ${this.bytes} bytes pending ` +
+          `(limits ${this.limits.maxCount} transactions, ${this.limits.maxBytes} bytes)`,
+        { size, limit: this.limits.maxCount },
+      );
+    }
+    this.items.set(key, { hash, tx, size, insertedAtMs: nowMs });
+    const prefix = key.slice(0, PREFIX_BYTES * 2);
+    let set = this.byPrefix.get(prefix);
+    if (!set) {
+      set = new Set();
+      this.byPrefix.set(prefix, set);
+    }
+    set.add(key);
+    this.bytes += size;
+    this.lastInsertedAtMs = nowMs;
+    return 'added';
+  }
+
+  /** Pending transactions in insertion order. */
+  *view(): IterableIterator<PendingTx> {
+    yield* this.items.values();
+  }
+
+  /** Pending transactions whose hash starts with `prefix` (16 bytes). */
+  byHashPrefix(prefix: Uint8Array): PendingTx[] {
+    const keys = this.byPrefix.get(bytesToHex(prefix)) ?? new Set<string>();
+    return [...keys].map((k) => this.items.get(k)!);
+  }
+
+  /**
+   * Removes the given transactions (a block included them, or they can never apply), then evicts those
+   * older than the TTL at `nowMs`. Returns the hashes evicted by age.
+   */
+  remove(hashes: Iterable<Uint8Array>, nowMs: number): Uint8Array[] {
+    for (const h of hashes) this.delete(bytesToHex(h));
+    const evicted: Uint8Array[] = [];
+    const ttl = this.limits.ttlMs;
+    if (ttl === null) return evicted;
+    // Insertion order is age order: stop at the first one still young enough.
+    for (const [key, item] of this.items) {
+      if (nowMs - item.insertedAtMs < ttl) break;
+      this.delete(key);
+      evicted.push(item.hash);
+    }
+    return evicted;
+  }
+
+  private delete(key: string): void {
+    const item = this.items.get(key);
+    if (!item) return;
+    this.items.delete(key);
+    this.bytes -= item.size;
+    const prefix = key.slice(0, PREFIX_BYTES * 2);
+    const set = this.byPrefix.get(prefix);
+    set?.delete(key);
+    if (set?.size === 0) this.byPrefix.delete(prefix);
+  }
+}
