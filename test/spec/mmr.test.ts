@@ -21,6 +21,7 @@ import {
   __testing as voucherTesting,
 } from '../../src/ledger/trees/voucher-tree.ts';
 import { TREE_HEIGHT, ZERO_HASHES } from '../../src/ledger/trees/zero-hashes.ts';
+import { prng } from '../utils/prng.ts';
 
 const F = 'mmr/src/lib.rs';
 const ACCEPTABLE_MAX_HEIGHT = 33;
@@ -65,18 +66,6 @@ function denseRoot(leaves: readonly Fr[], maxHeight: number): Fr {
     nodes = up;
   }
   return nodes[0]!;
-}
-
-/** mulberry32, standing in for proptest's generator. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function randomBytes32(rand: () => number): Uint8Array {

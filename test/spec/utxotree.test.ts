@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Fr } from '../../src/crypto/field.ts';
 import { UtxoTree } from '../../src/ledger/trees/utxo-tree.ts';
+import { prng } from '../utils/prng.ts';
 
 const F = 'merkle/utxotree/src/lib.rs';
 
@@ -171,18 +172,6 @@ test(`test_large_tree_operations (${F})`, () => {
   for (let i = 0; i < numItems; i += 2) current = unwrap(current.remove(BigInt(i))).tree;
   assert.equal(current.size, numItems / 2);
 });
-
-/** mulberry32, standing in for quickcheck's generator. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test(`test_compress_recover_roundtrip (${F})`, () => {
   // F's Arbitrary tree: items 0..n-1 inserted, then some of them removed at random; compressed (the

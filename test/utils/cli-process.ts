@@ -18,14 +18,19 @@ export function spawnCli(args: readonly string[], cwd: string): ChildProcess {
 /**
  * The devnet configuration (its public test keys) as a user_config.yaml, with the API on an ephemeral
  * port (the node binds it before anything else, so a fixed port in use elsewhere would stop it) and
- * the state in `./.devnet` as without `--config`.
+ * the state in `./.devnet` as without `--config` unless `baseFolder` says otherwise.
  */
-export function devnetConfigYaml(): string {
+export function devnetConfigYaml(
+  opts: { baseFolder?: string; apiTimeout?: number; prolongedBootstrapPeriod?: number } = {},
+): string {
   const c = devnetConfig();
+  const bootstrap =
+    opts.prolongedBootstrapPeriod ?? c.cryptarchia.service.bootstrap.prolonged_bootstrap_period;
+  const timeout = opts.apiTimeout === undefined ? '' : `, timeout: ${opts.apiTimeout}`;
   return [
-    "api: { backend: { listen_address: '127.0.0.1:0' } }",
-    "state: { base_folder: './.devnet' }",
-    `cryptarchia: { service: { bootstrap: { prolonged_bootstrap_period: ${c.cryptarchia.service.bootstrap.prolonged_bootstrap_period} } } }`,
+    `api: { backend: { listen_address: '127.0.0.1:0'${timeout} } }`,
+    `state: { base_folder: '${opts.baseFolder ?? './.devnet'}' }`,
+    `cryptarchia: { service: { bootstrap: { prolonged_bootstrap_period: ${bootstrap} } } }`,
     'kms:',
     '  backend:',
     '    keys:',

@@ -15,10 +15,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { devnetConfig } from '../../../src/node/devnet.ts';
 import { fastDeploymentYaml } from '../../mocks/fast-deployment.ts';
 import { waitUntil } from '../../utils/api-node.ts';
-import { spawnCli } from '../../utils/cli-process.ts';
+import { devnetConfigYaml, spawnCli } from '../../utils/cli-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CHECKER = resolve(ROOT, '../shared/conformance/check.mjs');
@@ -58,29 +57,8 @@ const EXPECTED_TO_FAIL: ReadonlySet<string> = new Set([
 
 /** The devnet configuration (its public test keys), the API on an ephemeral port, state beside it. */
 function configYaml(): string {
-  const c = devnetConfig();
-  return [
-    'api:',
-    '  backend:',
-    "    listen_address: '127.0.0.1:0'",
-    // Endpoints that wait (e.g. for Online) answer 408 soon rather than holding the checker 30 s.
-    '    timeout: 5',
-    'state:',
-    "  base_folder: './state'",
-    'cryptarchia:',
-    '  service:',
-    '    bootstrap:',
-    '      prolonged_bootstrap_period: 1',
-    'kms:',
-    '  backend:',
-    '    keys:',
-    ...Object.entries(c.kms.backend.keys).map(([id, k]) => `      '${id}': !${k.kind} '${k.secret}'`),
-    'wallet:',
-    '  known_keys:',
-    ...Object.entries(c.wallet.known_keys).map(([id, pk]) => `    '${id}': '${pk}'`),
-    `  voucher_master_key_id: '${c.wallet.voucher_master_key_id}'`,
-    '',
-  ].join('\n');
+  // Endpoints that wait (e.g. for Online) answer 408 soon rather than holding the checker 30 s.
+  return devnetConfigYaml({ baseFolder: './state', apiTimeout: 5, prolongedBootstrapPeriod: 1 });
 }
 
 interface CheckResult {

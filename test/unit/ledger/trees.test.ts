@@ -14,6 +14,7 @@ import {
   __testing as voucherTesting,
 } from '../../../src/ledger/trees/voucher-tree.ts';
 import { MerkleTreeError, TREE_HEIGHT, ZERO_HASHES } from '../../../src/ledger/trees/zero-hashes.ts';
+import { prng } from '../../utils/prng.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Oracles: the slow bigint Poseidon2 (memoized: it is a pure function) and a dense model of the tree.
@@ -42,18 +43,6 @@ function sparseRoot(leaves: readonly Fr[]): Fr {
     layer = next;
   }
   return layer[0] ?? Z[TREE_HEIGHT]!;
-}
-
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function randomInt(rand: () => number, n: number): number {
