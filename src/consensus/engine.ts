@@ -452,8 +452,8 @@ export class CryptarchiaEngine {
   #walkBackBefore(chain: Rec, slot: bigint): Rec {
     if (chain.node.slot <= slot) return chain;
     if (this.#root.node.slot > slot) return this.#root;
-    let lo = this.#root.node.length; // slot ≤ bound
-    let hi = chain.node.length; // slot > bound
+    let lo = this.#root.node.length; // its slot ≤ `slot`
+    let hi = chain.node.length; // its slot > `slot`
     while (hi - lo > 1) {
       const mid = lo + Math.floor((hi - lo) / 2);
       if (this.#ancestorRec(chain, mid).node.slot <= slot) lo = mid;

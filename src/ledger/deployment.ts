@@ -17,7 +17,9 @@ import {
   type LedgerConfig,
   type Ratio,
   SNAPSHOT_FINALIZATION_DELAY,
+  slotCoeffAsF64,
 } from './parameters.ts';
+import { STAKE_INFERENCE_PRECISION } from './stake.ts';
 
 export class DeploymentError extends LogosError {
   constructor(message: string) {
@@ -162,7 +164,7 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
   if (f.den > 0xffffffffn)
     throw new DeploymentError(`${cp}.active_slot_coeff: numerator and denominator must fit in 32 bits`);
   // inferred: f below 1/1000 refused, the stake inference would divide by zero (docs/fidelity.md)
-  if (Math.trunc((Number(f.num) / Number(f.den)) * 1000) === 0)
+  if (Math.trunc(slotCoeffAsF64(f) * Number(STAKE_INFERENCE_PRECISION)) === 0)
     throw new DeploymentError(`${cp}.active_slot_coeff: must be at least 1/1000 (stake inference precision)`);
   // F: the learning rate is any non-negative number (`NonNegativeF64`).
   const lr = ratio(field(c, 'stake_inference_learning_rate', cp), `${cp}.stake_inference_learning_rate`);

@@ -212,7 +212,7 @@ export function genesisState(block: Block, ctx: LedgerContext): Genesis {
     notes: draft.notes,
     total_stake: stake,
     lottery: lotteryFor(ctx.config.consensus, stake),
-    blend_pow_difficulty: blendBaseDifficulty(ctx.config.blend_pow),
+    blend_pow_difficulty: draft.epoch_state.blend_pow_difficulty,
   };
   draft.epoch_state = epoch0;
   draft.next_epoch_state = { ...epoch0, epoch: 1 };

@@ -5,6 +5,7 @@
  */
 
 import { bytesEqual } from '../codec/hex.ts';
+import { U64_MAX } from '../codec/schema.ts';
 import { FR_MODULUS, frFromBytesModOrder } from '../crypto/field.ts';
 import { digest } from '../crypto/poseidon2/index.ts';
 import { type ClaimPowRewardOp, Opcode, opId } from '../mantle/ops.ts';
@@ -16,7 +17,6 @@ import type { OpEnv } from './op-env.ts';
 import type { PowRewardParams } from './parameters.ts';
 import type { PowState, RecentBlock } from './state.ts';
 
-const U64_MAX = 0xffff_ffff_ffff_ffffn;
 /** The largest reward target: p − 1, the largest field element. */
 export const MAX_POW_TARGET = FR_MODULUS - 1n;
 

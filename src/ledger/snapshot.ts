@@ -754,7 +754,7 @@ function readOccupiedSlots(r: Reader): PMap<bigint, true> {
 
 // ---------------------------------------------------------------- entry points
 
-/** The snapshot bytes of `state` (format version 1, see the file header). */
+/** The snapshot bytes of `state` (format `SNAPSHOT_VERSION`, see the file header). */
 export function encodeLedgerState(state: LedgerState): Uint8Array {
   const w = new Writer(1 << 16);
   w.u8(SNAPSHOT_VERSION);
