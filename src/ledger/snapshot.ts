@@ -44,6 +44,7 @@
 import { Reader, Writer } from '../codec/binary.ts';
 import { DecodeError, EncodeError, within } from '../codec/errors.ts';
 import { bytesToHex, hexToBytesOrUndefined } from '../codec/hex.ts';
+import { U64_MAX } from '../codec/schema.ts';
 import { FieldError, FR_MODULUS, type Fr, frToBytes, leBytesToBigint } from '../crypto/field.ts';
 import { LogosError } from '../errors/base.ts';
 import { bigintKeys, type KeyKind, PMap, stringKeys } from '../util/pmap.ts';
@@ -65,7 +66,6 @@ import { MerkleTreeError } from './trees/zero-hashes.ts';
 export const SNAPSHOT_VERSION = 2;
 
 const FEE_WINDOW = 120;
-const U64_MAX = (1n << 64n) - 1n;
 
 // ---------------------------------------------------------------- primitives
 
