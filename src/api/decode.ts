@@ -62,9 +62,7 @@ export function parseJsonBody(text: string): Json {
 
 /** A schema error in serde's words: `missing field \`x\``, else where and what was expected. */
 function bodyError(e: SchemaError): string {
-  const prefix = `${e.path || 'response'}: `;
-  const text = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
-  const missing = /^expected a field `([^`]+)`, got /.exec(text);
+  const missing = /^a field `([^`]+)`$/.exec(e.expected);
   const where = e.path ? `${e.path}: ` : '';
-  return missing ? `${where}missing field \`${missing[1]}\`` : `${where}${text}`;
+  return missing ? `${where}missing field \`${missing[1]}\`` : `${where}expected ${e.expected}, got ${e.got}`;
 }

@@ -16,12 +16,17 @@ export interface Schema<T> {
 export type Infer<S> = S extends Schema<infer T> ? T : never;
 
 export class SchemaError extends Error {
+  /** What the value was described as. */
+  readonly got: string;
+
   constructor(
     readonly path: string,
-    expected: string,
+    readonly expected: string,
     value: unknown,
   ) {
-    super(`${path || 'response'}: expected ${expected}, got ${describe(value)}`);
+    const got = describe(value);
+    super(`${path || 'response'}: expected ${expected}, got ${got}`);
+    this.got = got;
   }
 }
 

@@ -84,7 +84,7 @@ const param =
 /** Query parameter kinds. */
 export const q = {
   u64: param<bigint | number, bigint>(u64.jsonSchema, parseU64),
-  id: param<string, Uint8Array>({ type: 'string', pattern: ID_PARAM_PATTERN }, id32),
+  id: param<string, Uint8Array>(ID_PATH_PARAM.jsonSchema, id32),
   /** One of `values`; another value is a handled failure (`{code, message}` 400, as `blocks_range` answers). */
   oneOf: <const T extends readonly string[]>(values: T, description: string) =>
     param<T[number], T[number]>({ type: 'string', enum: values }, (raw, name) => {

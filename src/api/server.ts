@@ -470,10 +470,13 @@ export class ApiServer {
       });
     });
     const a = this.server.address();
-    this.address =
-      typeof a === 'object' && a !== null ? `${a.address}:${a.port}` : this.opts.backend.listen_address;
-    if (typeof a === 'object' && a !== null) this.guard.listening(a.address, a.port);
-    else this.guard.listening(host, port);
+    if (typeof a === 'object' && a !== null) {
+      this.address = `${a.address}:${a.port}`;
+      this.guard.listening(a.address, a.port);
+    } else {
+      this.address = this.opts.backend.listen_address;
+      this.guard.listening(host, port);
+    }
     return this.address;
   }
 

@@ -24,8 +24,11 @@ export function isJsonObject(j: Json | undefined): j is { [key: string]: Json } 
 
 /** Integer literals of this many digits or more may not be safe doubles (2^53 has 16 digits). */
 const LONG_DIGIT_RUN = /\d{16}/;
-/** A digit followed by `.`, `e` or `E`: the text may hold a float literal (or just hex in a string). */
-const MAYBE_FLOAT = /\d[.eE]/;
+/**
+ * A number token with a fraction or exponent where a value starts (the text's start, after `:`, `,`
+ * or `[`): the text may hold a float literal. Hex digits inside strings (`"…1e…"`) do not match.
+ */
+const MAYBE_FLOAT = /(?:^|[:,[])\s*-?\d+[.eE]/;
 
 export class JsonSyntaxError extends SyntaxError {
   readonly position: number;

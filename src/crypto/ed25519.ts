@@ -11,7 +11,7 @@
  *
  * Signing and verification go through node:crypto (OpenSSL), about 14x faster than pure JS.
  * OpenSSL's Ed25519 verify follows the same rules (checked against a dalek-rule model on small-order,
- * mixed-order and non-canonical keys and signatures in test/crypto/ed25519.test.ts). The point
+ * mixed-order and non-canonical keys and signatures in test/unit/crypto/ed25519.test.ts). The point
  * check of keys, which OpenSSL does not expose, is `isEd25519Point` (tested against @noble/curves'
  * ZIP-215 decompression, the mode that decodes as dalek does).
  */

@@ -92,7 +92,7 @@ function isHostName(s: string): boolean {
 }
 
 /** An IP address or a host name. */
-export function isHost(s: string): boolean {
+function isHost(s: string): boolean {
   return isIP(s) !== 0 || (!/^[0-9.]+$/.test(s) && isHostName(s));
 }
 
