@@ -4,7 +4,6 @@
  * distance of blending-token evaluation (F: blend/message/src/reward/token.rs).
  */
 import { blake2b } from '@noble/hashes/blake2.js';
-import { concatBytes } from '../codec/hex.ts';
 import { type Fr, frFromAscii, frToBytes, leBytesToBigint } from './field.ts';
 import { compress } from './poseidon2/index.ts';
 
@@ -39,12 +38,19 @@ const KEY_NULLIFIER_V1 = frFromAscii('KEY_NULLIFIER_V1');
  */
 export function selectionIndex(selectionRandomness: Fr, membershipSize: bigint): bigint {
   if (membershipSize === 0n) throw new RangeError('empty membership');
-  const seed = blake2b(concatBytes(BLEND_NODE, frToBytes(selectionRandomness)), { dkLen: 64 });
-  const block0 = blake2b(concatBytes(seed, new Uint8Array(8)), { dkLen: 64 });
+  const seed = blake2b(concat(BLEND_NODE, frToBytes(selectionRandomness)), { dkLen: 64 });
+  const block0 = blake2b(concat(seed, new Uint8Array(8)), { dkLen: 64 });
   return leBytesToBigint(block0.subarray(0, 8)) % membershipSize;
 }
 
 /** The key nullifier a secret selection randomness commits to: `compress(KEY_NULLIFIER_V1, r)`. */
 export function keyNullifierOf(selectionRandomness: Fr): Fr {
   return compress(KEY_NULLIFIER_V1, selectionRandomness);
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
 }
