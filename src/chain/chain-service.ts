@@ -327,7 +327,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     return bytes ? new TextDecoder().decode(bytes) : undefined;
   }
 
-  /** Canonical blocks with slot in [from, to], at most `limit`, oldest first; only up to `maxHeight` if given. */
+  /** Canonical blocks with slot in [from, to], at most `limit`, oldest first. */
   canonicalBySlot(from: bigint, to: bigint, limit?: number): { slot: bigint; id: Uint8Array }[] {
     return [...this.deps.store.canonicalBySlot(from, to, limit !== undefined ? { limit } : {})];
   }

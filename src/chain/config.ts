@@ -33,7 +33,7 @@ export const DEFAULT_CRYPTARCHIA: CryptarchiaSection = {
 };
 
 /** `cryptarchia.network`: the chain's network settings (IBD, orphans, tip polling), read by sync. */
-export const CRYPTARCHIA_NETWORK: Layout = {
+const CRYPTARCHIA_NETWORK: Layout = {
   bootstrap: {
     ibd: {
       peers: true,

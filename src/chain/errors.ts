@@ -96,8 +96,3 @@ export class BlockRejected extends LogosError<BlockRejectedMeta> {
   }
 }
 LogosError.register(BlockRejected);
-
-/** The action for a rejection code. */
-export function blockAction(code: BlockRejectedCode): BlockAction {
-  return ACTIONS[code];
-}

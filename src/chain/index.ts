@@ -16,7 +16,6 @@ export {
   BlockRejected,
   type BlockRejectedCode,
   type BlockRejectedMeta,
-  blockAction,
 } from './errors.ts';
 export { chooseInitState } from './init-state.ts';
 export type { BlockRef, ChainEvents, ChainTip, IChain, ProcessedBlock } from './interface.ts';

@@ -17,8 +17,6 @@ export interface InitStateSettings {
 export interface InitState {
   /** Unix ms of slot 0. */
   readonly genesisTimeMs: number;
-  /** Whether the genesis time was fixed just now (a new chain of a deployment without one). */
-  readonly genesisTimeChosenNow: boolean;
   readonly online: boolean;
 }
 
@@ -49,9 +47,5 @@ export function chooseInitState(
       lastState,
       nowMs,
     ) === 'Online';
-  return {
-    genesisTimeMs,
-    genesisTimeChosenNow: meta.genesisTimeMs === undefined && deployment.genesis.genesis_time === null,
-    online,
-  };
+  return { genesisTimeMs, online };
 }

@@ -5,7 +5,6 @@
  * (genesis or replay) → bootstrap phases → API (serving) → leader → status line.
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
  */
-import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.ts';
@@ -150,7 +149,6 @@ export class LogosNode {
 
     const stateDir = resolve(opts.baseDir, config.state.base_folder);
     const dataDir = resolve(stateDir, config.storage.backend.folder_name);
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const store = own(
       await openStore(dataDir, {
         onWarning: (m) => log('storage').warn(m),

@@ -20,8 +20,8 @@ import * as fs from 'node:fs';
 import { endianness } from 'node:os';
 import { StorageError } from './errors.ts';
 
-export const LMDB_MAGIC = 0xbeefc0de;
-export const LMDB_DATA_VERSION = 2;
+const LMDB_MAGIC = 0xbeefc0de;
+const LMDB_DATA_VERSION = 2;
 const PAGE_HEADER_BYTES = 24;
 const P_META = 0x08;
 const META_BYTES = 136; // up to and including mm_txnid

@@ -6,6 +6,7 @@
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import { type Fr, frFromBytes, frToBytes } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
+import type { KmsSection, WalletSection } from './config.ts';
 
 export interface LeaderKeys {
   /** Secret keys of the wallet's notes that may lead. */
@@ -18,14 +19,8 @@ export interface LeaderKeys {
 
 /** The parts of the `kms` and `wallet` configuration sections the leader's keys come from. */
 export interface KeyConfig {
-  readonly wallet: {
-    /** key id (hex) → ZK public key (hex). */
-    readonly known_keys: Readonly<Record<string, string>>;
-    readonly voucher_master_key_id: string | null;
-  };
-  readonly kms: {
-    readonly backend: { readonly keys: Readonly<Record<string, { kind: 'Zk' | 'Ed25519'; secret: string }>> };
-  };
+  readonly wallet: Pick<WalletSection, 'known_keys' | 'voucher_master_key_id'>;
+  readonly kms: KmsSection;
 }
 
 export function leaderKeys(config: KeyConfig): LeaderKeys {

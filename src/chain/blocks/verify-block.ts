@@ -26,7 +26,7 @@ export function checkBlockTime(block: Block, currentSlot: bigint): void {
 }
 
 /** The structural rules (block.ts `checkBlockStructure`); a bad signature has its own code. */
-export function checkStructure(block: Block): void {
+function checkStructure(block: Block): void {
   try {
     checkBlockStructure(block);
   } catch (e) {
@@ -39,7 +39,7 @@ export function checkStructure(block: Block): void {
 }
 
 /** The uncle rules against the block tree and its ledger states. */
-export async function checkUncles(block: Block, ctx: UncleContext): Promise<void> {
+async function checkUncles(block: Block, ctx: UncleContext): Promise<void> {
   try {
     await verifyUncles(block.uncle_headers, bytesToHex(block.header.parent_block), block.header.slot, ctx);
   } catch (e) {
