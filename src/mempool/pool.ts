@@ -78,12 +78,17 @@ export class TxPool {
         { size, limit: MAX_TX_BYTES },
       );
     }
-    if (this.items.size >= this.limits.maxCount || this.bytes + size > this.limits.maxBytes) {
+    const byCount = this.items.size >= this.limits.maxCount;
+    if (byCount || this.bytes + size > this.limits.maxBytes) {
       throw new MempoolError(
         'MEMPOOL_FULL',
         `Mempool is full: ${this.items.size} transactions of ${this.bytes} bytes pending ` +
           `(limits ${this.limits.maxCount} transactions, ${this.limits.maxBytes} bytes)`,
-        { size, limit: this.limits.maxCount },
+        {
+          size,
+          bound: byCount ? 'count' : 'bytes',
+          limit: byCount ? this.limits.maxCount : this.limits.maxBytes,
+        },
       );
     }
     this.items.set(key, { hash, tx, size, insertedAtMs: nowMs });

@@ -80,14 +80,20 @@ describe('TxPool', () => {
     const byCount = pool({ maxCount: 2 });
     byCount.add(hash(1), TX, 1, 0);
     byCount.add(hash(2), TX, 1, 0);
-    assert.throws(() => byCount.add(hash(3), TX, 1, 0), { code: 'MEMPOOL_FULL' });
+    assert.throws(() => byCount.add(hash(3), TX, 1, 0), {
+      code: 'MEMPOOL_FULL',
+      meta: { size: 1, bound: 'count', limit: 2 },
+    });
     assert.equal(byCount.add(hash(2), TX, 1, 0), 'duplicate', 'a duplicate is answered even when full');
     byCount.remove([hash(1)], 0);
     assert.equal(byCount.add(hash(3), TX, 1, 0), 'added');
 
     const byBytes = pool({ maxBytes: 100 });
     byBytes.add(hash(1), TX, 60, 0);
-    assert.throws(() => byBytes.add(hash(2), TX, 41, 0), { code: 'MEMPOOL_FULL' });
+    assert.throws(() => byBytes.add(hash(2), TX, 41, 0), {
+      code: 'MEMPOOL_FULL',
+      meta: { size: 41, bound: 'bytes', limit: 100 },
+    });
     assert.equal(byBytes.size, 1);
     assert.equal(byBytes.add(hash(2), TX, 40, 0), 'added');
   });
