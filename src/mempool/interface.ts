@@ -1,0 +1,50 @@
+/**
+ * What the rest of the node sees of the mempool: `IMempool`. The API, the wallet, the leader and the
+ * network to come depend on this interface, not on the service class.
+ */
+import type { SignedMantleTx } from '../mantle/tx.ts';
+
+/** Where a transaction came from: a local submission (HTTP, wallet), a reorg, or a peer. */
+export type TxOrigin = 'api' | 'wallet' | 'reorg' | 'network';
+
+/** `added`: new in the pool; `duplicate`: it was already pending (nothing changed). */
+export type AddOutcome = 'added' | 'duplicate';
+
+export interface AddResult {
+  readonly hash: Uint8Array;
+  readonly outcome: AddOutcome;
+}
+
+/** `GET /mantle/metrics`. */
+export interface MempoolMetrics {
+  readonly pending_items: number;
+  /** ms since the Unix epoch of the latest addition; 0 if none was ever added. */
+  readonly last_item_timestamp: number;
+}
+
+export interface MempoolEvents {
+  /** A transaction entered the pool (to be shared with the network). */
+  added: [{ hash: Uint8Array; tx: SignedMantleTx; origin: TxOrigin }];
+}
+
+export interface IMempool {
+  /**
+   * Preverifies the transaction (structure, signatures and proofs, the proofs off the event loop) and
+   * adds it. A transaction already pending answers `duplicate`. Throws `LedgerError` when preverification
+   * fails and `MempoolError` when it is too large or the pool is full; nothing changes then.
+   */
+  add(tx: SignedMantleTx, origin: TxOrigin): Promise<AddResult>;
+  /** Whether a transaction is pending. */
+  has(hash: Uint8Array): boolean;
+  /** A pending transaction. */
+  get(hash: Uint8Array): SignedMantleTx | undefined;
+  /** Hashes of the pending transactions that can be included on top of the current tip, in FIFO order. */
+  view(): Uint8Array[];
+  /** Pending transactions whose hash starts with a 16-byte prefix. */
+  byPrefix(prefix: Uint8Array): SignedMantleTx[];
+  /** Block candidates in FIFO order (the leader's `TransactionSource`). */
+  candidates(): Iterable<SignedMantleTx>;
+  /** Drops transactions that can never apply (found while building a block). */
+  evict(hashes: Iterable<Uint8Array>): void;
+  metrics(): MempoolMetrics;
+}
