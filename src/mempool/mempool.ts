@@ -342,8 +342,15 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     return this.unverified.size;
   }
 
+  /**
+   * The block builder's candidates that never applied, in any round, on the block's parent (the tip).
+   * F evicts every pending transaction that never applied while building; the candidates are only the
+   * verified ones, so the unverified that do not apply on the tip's view either go with them.
+   */
   evict(hashes: Iterable<Uint8Array>): void {
-    this.drop(hashes);
+    const view = this.viewCache();
+    const stale = view.leftover.filter((p) => this.unverified.has(bytesToHex(p.hash))).map((p) => p.hash);
+    this.drop([...hashes, ...stale]);
   }
 
   /** Removes transactions (and those past the TTL); their stored entries are deleted. */
