@@ -23,15 +23,20 @@ export interface Selection {
   readonly invalid: { tx: SignedMantleTx; hash: Uint8Array }[];
 }
 
+/** Whether a transaction of `size` bytes joins `count` transactions of `total` bytes in a block. */
+function fitsInBlock(count: number, total: number, size: number): boolean {
+  return count < MAX_BLOCK_TRANSACTIONS && total + size <= MAX_BLOCK_TRANSACTIONS_SIZE;
+}
+
 /**
- * F `txs_for_block`: the longest prefix of `sizes` within 1,024 items and 2 MiB; it stops at the first
- * item that does not fit, never skipping ahead (a later transaction may depend on it).
+ * F `txs_for_block`: the length of the longest prefix of `sizes` within 1,024 items and 2 MiB; it stops
+ * at the first item that does not fit, never skipping ahead (a later transaction may depend on it).
  */
 export function txsForBlock(sizes: readonly number[]): number {
   let total = 0;
   let n = 0;
   for (const size of sizes) {
-    if (n >= MAX_BLOCK_TRANSACTIONS || total + size > MAX_BLOCK_TRANSACTIONS_SIZE) break;
+    if (!fitsInBlock(n, total, size)) break;
     total += size;
     n++;
   }
@@ -54,7 +59,7 @@ export function selectTransactions(
   let gas = 0n;
   const out = applyInRounds(draft, slot, items, () => ctx, {
     fits: (count, size, txGas) => {
-      if (count >= MAX_BLOCK_TRANSACTIONS || bytes + size > MAX_BLOCK_TRANSACTIONS_SIZE) return false;
+      if (!fitsInBlock(count, bytes, size)) return false;
       if (gas + txGas > MAX_BLOCK_EXECUTION_GAS) return false;
       bytes += size;
       gas += txGas;
