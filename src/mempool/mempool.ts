@@ -139,12 +139,28 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
   add(tx: SignedMantleTx, origin: TxOrigin): Promise<AddResult> {
     const hash = txHash(tx.mantle_tx);
     const key = bytesToHex(hash);
-    if (this.pool.has(hash)) return Promise.resolve(this.duplicate(hash, tx, origin));
     const running = this.inFlight.get(key);
-    if (running) return running.then(() => this.duplicate(hash, tx, origin));
+    if (this.pool.has(hash) || running) return this.again(hash, tx, origin, running);
     const p = this.admit(hash, key, tx, origin).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, p);
     return p;
+  }
+
+  /**
+   * A transaction whose hash is pending or being admitted. The hash does not cover the proofs, so its
+   * stateless checks run first, as F's decoding runs them before the pool sees a duplicate.
+   */
+  private async again(
+    hash: Uint8Array,
+    tx: SignedMantleTx,
+    origin: TxOrigin,
+    running: Promise<AddResult> | undefined,
+  ): Promise<AddResult> {
+    const checks = new DeferredProofChecks();
+    preverifyTx(tx, checks);
+    await checks.settle(this.deps.proofs);
+    if (running) await running;
+    return this.duplicate(hash, tx, origin);
   }
 
   private duplicate(hash: Uint8Array, tx: SignedMantleTx, origin: TxOrigin): AddResult {
@@ -166,6 +182,8 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     const encoded = encodeSignedTx(tx);
     const size = encoded.length;
     // The ZkSig statements: the transaction applied on top of the view (the notes it spends).
+    // inferred: F checks ZkSig proofs only when a block is built; here they are checked on admission too,
+    // so a forged one is refused at once (docs/fidelity.md)
     const view = this.viewCache();
     let applies = false;
     try {
@@ -204,7 +222,12 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
 
   // ---------- the view ----------
 
-  /** The view on top of the current tip, computed again when the tip or the pool changed. */
+  /**
+   * The view on top of the current tip, computed again when the tip or the pool changed: the pending
+   * transactions applied in FIFO order in rounds, as F's block proposal does (the specification's
+   * "can be included on top of the current tip"; F's view lists every pending transaction).
+   * inferred: the rounds and the exclusion of transactions whose proofs are not verified yet (docs/fidelity.md)
+   */
   private viewCache(): ViewCache {
     const c = this.cache;
     if (c && c.head === this.deps.chain.headVersion && c.version === this.version) return c;

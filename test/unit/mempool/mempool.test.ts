@@ -134,6 +134,10 @@ describe('Mempool', () => {
     assert.equal(m.metrics().pending_items, 0);
     assert.equal(m.metrics().last_item_timestamp, 0);
     assert.equal(store.load().txs.length, 0);
+    // The hash does not cover the proofs: the same transaction pending does not let a forged copy through.
+    await m.add(small, 'api');
+    await assert.rejects(m.add(badSig, 'api'), { ledgerCode: 'InvalidEd25519Signature' });
+    assert.equal((await m.add(small, 'api')).outcome, 'duplicate');
   });
 
   test('view: FIFO, only what applies on the tip; a dependent transaction joins once its parent is pending', async () => {
