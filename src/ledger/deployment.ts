@@ -107,6 +107,7 @@ function mempoolSection(v: unknown, path: string): { tx_ttl_ms: number | null } 
   if (m.pubsub_topic !== undefined) str(m.pubsub_topic, `${path}.pubsub_topic`);
   if (!Object.hasOwn(m, 'tx_ttl')) return { tx_ttl_ms: DEFAULT_TX_TTL_S * 1000 };
   if (m.tx_ttl === null) return { tx_ttl_ms: null };
+  // inferred: whole seconds; F's YAML spelling of the Duration is not known (docs/fidelity.md)
   return { tx_ttl_ms: small(m.tx_ttl, `${path}.tx_ttl`, 1, 0xffffffff) * 1000 };
 }
 

@@ -120,6 +120,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
       this.deps.logger.warn({ entries: damaged.length }, 'undecodable stored mempool entries dropped');
     await this.deps.store.remove(drop);
     this.version++;
+    // inferred: last_item_timestamp is not stored; the pool's is the latest reloaded insertion (docs/fidelity.md)
     this.deps.logger.info({ pending: this.pool.size, dropped: drop.length }, 'mempool restored');
   }
 
@@ -150,6 +151,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
    * A transaction whose hash is pending or being admitted. The hash does not cover the proofs, so its
    * stateless checks run first, as F's decoding runs them before the pool sees a duplicate.
    */
+  // inferred: the order of the checks (docs/fidelity.md)
   private async again(
     hash: Uint8Array,
     tx: SignedMantleTx,
@@ -376,7 +378,10 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     this.drop([...hashes, ...stale]);
   }
 
-  /** Removes transactions (and those past the TTL); their stored entries are deleted. */
+  /**
+   * Removes transactions (and those past the TTL); their stored entries are deleted.
+   * inferred: deleted at once, F keeps removed bodies 10 minutes (docs/fidelity.md)
+   */
   private drop(hashes: Iterable<Uint8Array>): void {
     const list = [...hashes];
     const gone = [...list.filter((h) => this.pool.has(h)), ...this.pool.remove(list, this.now())];
