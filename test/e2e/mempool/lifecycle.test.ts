@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import { stringifyJson } from '../../../src/codec/json.ts';
-import { Ed25519Signer } from '../../../src/crypto/ed25519.ts';
-import { MAX_INSCRIPTION_BYTES, Opcode } from '../../../src/mantle/ops.ts';
+import { MAX_INSCRIPTION_BYTES } from '../../../src/mantle/ops.ts';
 import { type SignedMantleTx, signedMantleTx, txHash } from '../../../src/mantle/tx.ts';
-import { genesisNotes, KEYS, signTx, transfer } from '../../mocks/ledger.ts';
+import { genesisNotes, KEYS, transfer } from '../../mocks/ledger.ts';
+import { inscriptionsTx } from '../../unit/mempool/inscriptions.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
 
 let tn: TestNode;
@@ -109,20 +109,7 @@ describe('mempool lifecycle', () => {
   });
 
   test('a transaction over 2 MiB is a 500 ErrorBody with the reference text', async () => {
-    const signer = new Ed25519Signer(new Uint8Array(32).fill(3));
-    const op = (fill: number) => ({
-      opcode: Opcode.ChannelInscribe,
-      payload: {
-        channel_id: new Uint8Array(32).fill(fill),
-        inscription: new Uint8Array(MAX_INSCRIPTION_BYTES).fill(fill),
-        parent: new Uint8Array(32),
-        signer: signer.publicKey,
-      },
-    });
-    const tx = signTx([op(1), op(2)] as never, [], (hash) => ({
-      type: 'Ed25519Sig',
-      signature: signer.sign(hash),
-    }));
+    const tx = inscriptionsTx(MAX_INSCRIPTION_BYTES);
     const r = await submit(tx);
     assert.equal(r.status, 500);
     const body = JSON.parse(r.text) as { code: number; message: string };

@@ -8,19 +8,19 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { pino } from 'pino';
 import { bytesToHex } from '../../../src/codec/hex.ts';
-import { Ed25519Signer } from '../../../src/crypto/ed25519.ts';
 import { selectTransactions } from '../../../src/leader/block-builder.ts';
 import { LedgerError } from '../../../src/ledger/errors.ts';
 import { PROOFS_ALREADY_VERIFIED } from '../../../src/ledger/proof-system.ts';
-import { MAX_INSCRIPTION_BYTES, Opcode } from '../../../src/mantle/ops.ts';
+import { MAX_INSCRIPTION_BYTES } from '../../../src/mantle/ops.ts';
 import { type SignedMantleTx, txHash } from '../../../src/mantle/tx.ts';
 import { Mempool, type MempoolConfig, MempoolError, type TxOrigin } from '../../../src/mempool/index.ts';
 import { MemoryKv } from '../../../src/storage/kv.ts';
 import { MempoolStore } from '../../../src/storage/mempool-store.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
-import { genesisNotes, KEYS, signTx, transfer } from '../../mocks/ledger.ts';
+import { genesisNotes, KEYS, transfer } from '../../mocks/ledger.ts';
 import { waitUntil } from '../../utils/api-node.ts';
 import { FakeChain } from './fake-chain.ts';
+import { inscriptionsTx } from './inscriptions.ts';
 
 const CONFIG: MempoolConfig = { maxPendingTxs: 1000, maxPendingBytes: 64 * 1024 * 1024, txTtlMs: 60_000 };
 const quiet = pino({ level: 'silent' });
@@ -42,24 +42,6 @@ async function setup(config: MempoolConfig = CONFIG, kv = new MemoryKv(), chain 
 
 const hex = (tx: SignedMantleTx) => bytesToHex(txHash(tx.mantle_tx));
 const hexes = (hs: Uint8Array[]) => hs.map(bytesToHex);
-
-/** A transaction of two signed inscriptions, `bytes` each (over 2 MiB together when large). */
-function inscriptions(bytes: number): SignedMantleTx {
-  const signer = new Ed25519Signer(new Uint8Array(32).fill(9));
-  const op = (fill: number) => ({
-    opcode: Opcode.ChannelInscribe,
-    payload: {
-      channel_id: new Uint8Array(32).fill(fill),
-      inscription: new Uint8Array(bytes).fill(fill),
-      parent: new Uint8Array(32),
-      signer: signer.publicKey,
-    },
-  });
-  return signTx([op(1), op(2)] as never, [], (hash) => ({
-    type: 'Ed25519Sig',
-    signature: signer.sign(hash),
-  }));
-}
 
 describe('Mempool', () => {
   test('add: a valid transaction is pending, stored and announced; a second submission is a duplicate', async () => {
@@ -93,7 +75,7 @@ describe('Mempool', () => {
 
   test('add: a transaction over 2 MiB is refused with the reference text; nothing changes', async () => {
     const { m, store } = await setup();
-    const big = inscriptions(MAX_INSCRIPTION_BYTES);
+    const big = inscriptionsTx(MAX_INSCRIPTION_BYTES);
     await assert.rejects(m.add(big, 'api'), (e: unknown) => {
       assert.ok(e instanceof MempoolError);
       assert.equal(e.code, 'MEMPOOL_ITEM_TOO_LARGE');
@@ -123,7 +105,7 @@ describe('Mempool', () => {
       assert.equal(e.ledgerCode, 'InvalidZkSignature');
       return true;
     });
-    const small = inscriptions(10);
+    const small = inscriptionsTx(10);
     const sig = (small.ops_proofs[1] as { signature: Uint8Array }).signature.slice();
     sig[0]! ^= 1;
     const badSig: SignedMantleTx = {
