@@ -2,8 +2,8 @@
  * The pending transactions of the mempool over the node's KvStore (bucket `MempoolTxs`): each under its
  * admission sequence number, so that reading the bucket in key order gives the pool's FIFO order, with
  * its insertion time (the TTL keeps counting across restarts) and its encoded body. An addition is
- * durable before `add` resolves; additions and removals arriving together are committed in one write
- * (group commit). A removed transaction is deleted in the same way, so it never comes back on restart.
+ * durable before `add` resolves; additions and removals arriving within a few milliseconds are
+ * committed in one write (group commit). A removed transaction is deleted in the same way, so it never comes back on restart.
  */
 import { decodeSignedTx, encodeSignedTx, type SignedMantleTx } from '../mantle/tx.ts';
 import { Bucket } from './buckets.ts';
@@ -19,6 +19,12 @@ export interface StoredPendingTx {
 }
 
 type Write = (tx: KvWriteTx) => void;
+
+/**
+ * How long writes are collected before one durable commit. A commit syncs the file on this thread, so
+ * fewer, larger commits leave the event loop free for more admissions.
+ */
+const GROUP_COMMIT_MS = 3;
 
 export class MempoolStore {
   private pending: { write: Write; resolve: () => void; reject: (e: unknown) => void }[] = [];
@@ -86,7 +92,7 @@ export class MempoolStore {
       this.pending.push({ write, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => void this.commit());
+        setTimeout(() => void this.commit(), GROUP_COMMIT_MS);
       }
     });
   }

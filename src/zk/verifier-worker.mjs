@@ -12,6 +12,9 @@ const keys = {};
 for (const [name, json] of Object.entries(workerData.verificationKeys))
   keys[name] = prepareVerifyingKey(json);
 
+// Builds the WebAssembly curve now (a malformed proof still builds it), so the first request is not slow.
+await groth16Verify(keys.zksig, Array(keys.zksig.nPublic).fill(0n), new Uint8Array(128));
+
 parentPort.on('message', async (msg) => {
   const results = [];
   try {
