@@ -340,7 +340,8 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
   }
 
   candidates(): Iterable<SignedMantleTx> {
-    this.viewCache(); // starts the verification of transactions that became applicable
+    // Transactions waiting for their proofs: the view starts the verification of those that apply now.
+    if (this.unverified.size > 0) this.viewCache();
     const out: SignedMantleTx[] = [];
     for (const p of this.pool.view()) if (!this.unverified.has(bytesToHex(p.hash))) out.push(p.tx);
     return out;
@@ -373,8 +374,12 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
    * verified ones, so the unverified that do not apply on the tip's view either go with them.
    */
   evict(hashes: Iterable<Uint8Array>): void {
-    const view = this.viewCache();
-    const stale = view.leftover.filter((p) => this.unverified.has(bytesToHex(p.hash))).map((p) => p.hash);
+    const stale =
+      this.unverified.size === 0
+        ? []
+        : this.viewCache()
+            .leftover.filter((p) => this.unverified.has(bytesToHex(p.hash)))
+            .map((p) => p.hash);
     this.drop([...hashes, ...stale]);
   }
 
