@@ -371,16 +371,16 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
   /**
    * The block builder's candidates that never applied, in any round, on the block's parent (the tip).
    * F evicts every pending transaction that never applied while building; the candidates are only the
-   * verified ones, so the unverified that do not apply on the tip's view either go with them.
+   * verified ones, so the unverified that do not apply on the tip's view either go with them (unless
+   * proofs are being verified: what they wait for may be about to apply).
    */
   evict(hashes: Iterable<Uint8Array>): void {
-    const stale =
-      this.unverified.size === 0
-        ? []
-        : this.viewCache()
-            .leftover.filter((p) => this.unverified.has(bytesToHex(p.hash)))
-            .map((p) => p.hash);
-    this.drop([...hashes, ...stale]);
+    this.drop(hashes);
+    if (this.unverified.size === 0) return;
+    const leftover = this.viewCache().leftover;
+    // While proofs are being verified, a transaction may wait for a parent that is about to apply.
+    if (this.verifying.size > 0) return;
+    this.drop(leftover.filter((p) => this.unverified.has(bytesToHex(p.hash))).map((p) => p.hash));
   }
 
   /**
