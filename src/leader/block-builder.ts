@@ -43,6 +43,24 @@ export function txsForBlock(sizes: readonly number[]): number {
   return n;
 }
 
+/** A candidate whose hash and size are computed when first asked (most of a large pool is never tried). */
+class Candidate {
+  private h: Uint8Array | undefined;
+  private n: number | undefined;
+
+  constructor(readonly tx: SignedMantleTx) {}
+
+  get hash(): Uint8Array {
+    this.h ??= txHash(this.tx.mantle_tx);
+    return this.h;
+  }
+
+  get size(): number {
+    this.n ??= encodeSignedTx(this.tx).length;
+    return this.n;
+  }
+}
+
 export function selectTransactions(
   parent: LedgerState,
   ctx: LedgerContext,
@@ -51,10 +69,7 @@ export function selectTransactions(
 ): Selection {
   const draft = new Draft(parent);
   advanceEpoch(draft, ctx.config, slot);
-  const items = [...candidates].map((tx) => {
-    const encoded = encodeSignedTx(tx);
-    return { tx, hash: txHash(tx.mantle_tx), size: encoded.length };
-  });
+  const items = [...candidates].map((tx) => new Candidate(tx));
   let bytes = 0;
   let gas = 0n;
   const out = applyInRounds(draft, slot, items, () => ctx, {
