@@ -97,7 +97,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
   }
 
   private async restore(): Promise<void> {
-    const { txs, damaged } = this.deps.store.load();
+    const { txs, damaged, lastItemTimestamp } = this.deps.store.load();
     const drop: (bigint | Uint8Array)[] = [...damaged];
     for (const s of txs) {
       const key = bytesToHex(s.hash);
@@ -119,8 +119,8 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     if (damaged.length > 0)
       this.deps.logger.warn({ entries: damaged.length }, 'undecodable stored mempool entries dropped');
     await this.deps.store.remove(drop);
+    this.pool.restoreLastItemTimestamp(lastItemTimestamp);
     this.version++;
-    // inferred: last_item_timestamp is not stored; the pool's is the latest reloaded insertion (docs/fidelity.md)
     this.deps.logger.info({ pending: this.pool.size, dropped: drop.length }, 'mempool restored');
   }
 

@@ -56,6 +56,11 @@ export class TxPool {
     return this.lastInsertedAtMs;
   }
 
+  /** Restores the time of the last addition (after a restart, when the latest may have left since). */
+  restoreLastItemTimestamp(ms: number): void {
+    if (ms > (this.lastInsertedAtMs ?? 0)) this.lastInsertedAtMs = ms;
+  }
+
   has(hash: Uint8Array): boolean {
     return this.items.has(bytesToHex(hash));
   }

@@ -26,6 +26,9 @@ type Write = (tx: KvWriteTx) => void;
  */
 const GROUP_COMMIT_MS = 3;
 
+/** The time of the latest addition (u64 BE ms), beside the entries (whose keys are 8 bytes long). */
+const LAST_ITEM_TIMESTAMP = new TextEncoder().encode('last_item_timestamp');
+
 export class MempoolStore {
   private pending: { write: Write; resolve: () => void; reject: (e: unknown) => void }[] = [];
   private scheduled = false;
@@ -33,11 +36,16 @@ export class MempoolStore {
 
   constructor(private readonly kv: KvStore) {}
 
-  /** Every stored pending transaction, oldest first. Undecodable entries are returned in `damaged`. */
-  load(): { txs: StoredPendingTx[]; damaged: Uint8Array[] } {
+  /**
+   * Every stored pending transaction, oldest first, and the time of the latest addition (0 if none was
+   * ever stored). Undecodable entries are returned in `damaged`.
+   */
+  load(): { txs: StoredPendingTx[]; damaged: Uint8Array[]; lastItemTimestamp: number } {
     const txs: StoredPendingTx[] = [];
     const damaged: Uint8Array[] = [];
+    const last = this.kv.get(Bucket.MempoolTxs, LAST_ITEM_TIMESTAMP);
     for (const [key, value] of this.kv.range(Bucket.MempoolTxs)) {
+      if (key.length !== 8) continue;
       const seq = readU64Key(key);
       if (seq > this.lastSeq) this.lastSeq = seq;
       try {
@@ -53,7 +61,7 @@ export class MempoolStore {
         damaged.push(key);
       }
     }
-    return { txs, damaged };
+    return { txs, damaged, lastItemTimestamp: last?.length === 8 ? Number(readU64Key(last)) : 0 };
   }
 
   /** The next admission sequence number. */
@@ -75,7 +83,10 @@ export class MempoolStore {
     value.set(u64Key(BigInt(insertedAtMs)), 0);
     value.set(hash, 8);
     value.set(body, 40);
-    return this.enqueue((w) => w.put(Bucket.MempoolTxs, u64Key(seq), value));
+    return this.enqueue((w) => {
+      w.put(Bucket.MempoolTxs, u64Key(seq), value);
+      w.put(Bucket.MempoolTxs, LAST_ITEM_TIMESTAMP, u64Key(BigInt(insertedAtMs)));
+    });
   }
 
   /** Deletes the entries of these sequence numbers (raw keys accepted for damaged entries). */

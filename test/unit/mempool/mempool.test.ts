@@ -230,6 +230,7 @@ describe('Mempool', () => {
     m.close();
 
     const again = await setup({ ...CONFIG, txTtlMs: 1000 }, kv, chain);
+    assert.equal(again.m.metrics().last_item_timestamp, clock.now, 'the latest addition (t3, evicted since)');
     again.m.evict([]); // a block built at once does not drop what waits for its proofs
     assert.equal(again.m.metrics().pending_items, 2);
     again.clock.now = clock.now + 500; // t1 is 1,100 ms old, t2 500 ms
