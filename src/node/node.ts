@@ -1,8 +1,8 @@
 /**
  * The node: the one place where services are built, in order, each with its settings and its
  * dependencies (a child logger and the node's abort signal among them), and closed in reverse.
- * API socket (bound, not serving yet) → storage (locked data directory) → proof backend → chain
- * (genesis or replay) → bootstrap phases → mempool (its verifier threads, the stored pending
+ * API socket (bound, not serving yet) → storage (locked data directory) → proof backend and its
+ * verifier threads → chain (genesis or replay) → bootstrap phases → mempool (the stored pending
  * transactions) → API (serving) → leader → status line.
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
  */
@@ -19,7 +19,7 @@ import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase } from '../sync/phases.ts';
 import { ConfigError } from '../util/config-fields.ts';
 import { leaderKeys } from '../wallet/leader-keys.ts';
-import { admissionVerifier, createProofSystem } from '../zk/index.ts';
+import { createProofSystem, pooledVerifier } from '../zk/index.ts';
 import { buildInfo } from './build-info.ts';
 import type { UserConfig } from './config.ts';
 import { LOG_MODULES, type LogModule, ModuleLoggers } from './logger.ts';
@@ -178,6 +178,9 @@ export class LogosNode {
       opts.proofs ?? createProofSystem(deployment, opts.keysDir ? { keysDir: opts.keysDir } : {}),
     );
     log('proofs').info({ backend: proofs.name }, 'proof backend ready');
+    // Blocks and transactions are verified off the event loop, on worker threads (Groth16).
+    const verifier = own(await pooledVerifier(proofs, verifierThreads(config.mempool)));
+    log('proofs').info({ verifier: verifier.name }, 'proof verification ready');
 
     chain = own(
       await ChainService.init(
@@ -187,7 +190,7 @@ export class LogosNode {
           online: init.online,
           ...(opts.snapshotInterval ? { snapshotInterval: opts.snapshotInterval } : {}),
         },
-        { store: store.chain, proofs, clock, logger: log('chain'), signal },
+        { store: store.chain, proofs: verifier, clock, logger: log('chain'), signal },
       ),
     );
     const c = chain;
@@ -236,8 +239,6 @@ export class LogosNode {
       keys.voucherMaster !== undefined ? new VoucherGenerator(keys.voucherMaster, store.wallet) : undefined;
     log('node').info({ leader_keys: keys.secretKeys.length }, 'leader keys loaded');
 
-    const threads = verifierThreads(config.mempool);
-    const verifier = own(await admissionVerifier(proofs, threads));
     mempool = own(
       await Mempool.init(mempoolConfig(config.mempool, deployment.mempool.tx_ttl_ms), {
         chain: c,
@@ -247,7 +248,6 @@ export class LogosNode {
         signal,
       }),
     );
-    log('proofs').info({ backend: verifier.name }, 'transaction proofs verified by');
     const pool = mempool;
 
     await api.start();

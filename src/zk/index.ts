@@ -31,11 +31,11 @@ export function createProofSystem(d: Deployment, opts: ProofSystemOptions = {}):
 }
 
 /**
- * The proof backend admission verifies with: Groth16 verification moves to a pool of `threads` worker
- * threads (proving stays with `proofs`); any other backend (the test one) verifies as it is. The
- * result's `close` releases the pool only.
+ * The proof backend blocks and transactions are verified with: Groth16 verification moves to a pool of
+ * `threads` worker threads (proving stays with `proofs`); any other backend (the test one) verifies as
+ * it is. The result's `close` releases the pool only.
  */
-export async function admissionVerifier(proofs: ProofSystem, threads: number): Promise<ProofSystem> {
+export async function pooledVerifier(proofs: ProofSystem, threads: number): Promise<ProofSystem> {
   if (!(proofs instanceof Groth16ProofSystem)) {
     return {
       name: proofs.name,
