@@ -188,12 +188,13 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     // so a forged one is refused at once (docs/fidelity.md)
     const view = this.viewCache();
     let applies = false;
+    // The view with this transaction on top, reused if the view has not changed once it is admitted.
+    let onTop: { draft: Draft; cache: ViewCache; version: number } | undefined;
     try {
-      executeTx(new Draft(view.draft.state()), this.ctx(checks), tx, view.slot, {
-        preverified: hash,
-        size: BigInt(size),
-      });
+      const draft = new Draft(view.draft.state());
+      executeTx(draft, this.ctx(checks), tx, view.slot, { preverified: hash, size: BigInt(size) });
       applies = true;
+      onTop = { draft, cache: view, version: view.version };
     } catch {
       // Not applicable on the view (yet): admitted without a ledger check, as the reference does.
     }
@@ -213,7 +214,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     }
     this.seqOf.set(key, seq);
     if (!applies && !this.isFullyVerifiable(tx)) this.unverified.add(key);
-    this.extendView(this.pool.get(hash)!);
+    this.extendView(this.pool.get(hash)!, onTop);
     this.emit('added', { hash, tx, origin });
     return { hash, outcome: 'added' };
   }
@@ -258,26 +259,30 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
    * not apply before are retried in rounds (they may have waited for it). The view stays what a fresh
    * computation would give, up to the order in which dependents were found (the view is FIFO anyway).
    */
-  private extendView(item: PendingTx): void {
+  private extendView(item: PendingTx, onTop?: { draft: Draft; cache: ViewCache; version: number }): void {
     const c = this.cache;
     const current = c !== undefined && c.head === this.deps.chain.headVersion && c.version === this.version;
     this.version++;
     if (!current) return;
+    const unchanged = onTop !== undefined && onTop.cache === c && onTop.version === c.version;
     c.version = this.version;
     if (this.unverified.has(bytesToHex(item.hash))) {
       c.leftover.push(item);
       return;
     }
-    const before = c.draft.state();
-    try {
-      executeTx(c.draft, this.ctx(PROOFS_ALREADY_VERIFIED), item.tx, c.slot, {
-        preverified: item.hash,
-        size: BigInt(item.size),
-      });
-    } catch {
-      c.draft = new Draft(before);
-      c.leftover.push(item);
-      return;
+    if (unchanged) c.draft = onTop.draft;
+    else {
+      const before = c.draft.state();
+      try {
+        executeTx(c.draft, this.ctx(PROOFS_ALREADY_VERIFIED), item.tx, c.slot, {
+          preverified: item.hash,
+          size: BigInt(item.size),
+        });
+      } catch {
+        c.draft = new Draft(before);
+        c.leftover.push(item);
+        return;
+      }
     }
     c.appliedKeys.add(bytesToHex(item.hash));
     if (c.leftover.length === 0) return;
