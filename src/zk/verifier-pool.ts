@@ -1,8 +1,9 @@
 /**
  * Groth16 verification off the event loop: a pool of worker threads, each holding the circuits'
  * prepared verification keys and its own WebAssembly curve. Requests arriving within a short window
- * (1 ms) are collected and sent as one message per worker, spread so that every worker gets a share;
- * each answer is one boolean per proof. A worker that dies fails its requests (never answers true)
+ * (1 ms) are collected and sent as one message per worker, spread so that every worker gets a share
+ * and none holds more than a few (the others wait for the next answer); each answer is one boolean per
+ * proof. A worker that dies fails its requests (never answers true)
  * and is replaced.
  *
  * `withVerifierPool` gives a `ProofSystem` whose verifications go to the pool and whose proving stays
@@ -25,6 +26,8 @@ import { pocPublic, zkSignPublic } from './groth16-system.ts';
 const WORKER = new URL('./verifier-worker.mjs', import.meta.url);
 /** How long requests are collected before a batch is sent. */
 const BATCH_WINDOW_MS = 1;
+/** Proofs a worker holds at most (sent and not answered). */
+const MAX_IN_FLIGHT = 4;
 
 export class VerifierPoolError extends LogosError {
   constructor(message: string) {
@@ -113,6 +116,7 @@ export class VerifierPool {
       if (!jobs) return;
       slot.inFlight.delete(msg.id);
       slot.load -= jobs.length;
+      if (this.queue.length > 0 && this.timer === undefined) this.flush();
       if (msg.ok) {
         for (const [i, j] of jobs.entries()) j.resolve(msg.results?.[i] === true);
       } else {
@@ -132,6 +136,7 @@ export class VerifierPool {
     if (this.closed) return;
     const i = this.slots.indexOf(slot);
     if (i >= 0) this.slots[i] = this.spawn();
+    if (this.queue.length > 0 && this.timer === undefined) this.flush();
   }
 
   /** Whether `proof` proves the circuit's statement with these public inputs. */
@@ -143,19 +148,20 @@ export class VerifierPool {
     });
   }
 
-  /** Sends the collected requests: one message per worker, the least loaded workers first. */
+  /**
+   * Sends the collected requests: one message per worker with room, the least loaded first, each
+   * holding at most `MAX_IN_FLIGHT` proofs so that no worker queues work another could take; the rest
+   * waits for the next answer.
+   */
   private flush(): void {
     this.timer = undefined;
-    const jobs = this.queue;
-    this.queue = [];
-    if (jobs.length === 0) return;
+    if (this.queue.length === 0) return;
     const order = [...this.slots].sort((a, b) => a.load - b.load);
-    const n = Math.min(order.length, jobs.length);
-    const share = Math.ceil(jobs.length / n);
-    for (let w = 0; w < n; w++) {
-      const part = jobs.slice(w * share, (w + 1) * share);
-      if (part.length === 0) break;
-      const slot = order[w]!;
+    const share = Math.ceil(this.queue.length / order.length);
+    for (const slot of order) {
+      const room = MAX_IN_FLIGHT - slot.load;
+      if (room <= 0 || this.queue.length === 0) continue;
+      const part = this.queue.splice(0, Math.min(room, share));
       const id = this.nextId++;
       slot.inFlight.set(id, part);
       slot.load += part.length;
