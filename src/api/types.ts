@@ -5,6 +5,7 @@
  */
 import type { IChain, SlotClock } from '../chain/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
+import type { IMempool } from '../mempool/index.ts';
 import type { Infer, Schema } from './json-schema.ts';
 import type { PathParam, QueryParam, RouteDef } from './route-def.ts';
 import type { ChainPhase } from './routes/cryptarchia.ts';
@@ -19,6 +20,7 @@ export interface ApiContext {
   readonly chain: IChain;
   readonly clock: SlotClock;
   readonly deployment: Deployment;
+  readonly mempool: IMempool;
   phase(): Phase;
 }
 

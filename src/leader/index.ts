@@ -2,7 +2,7 @@
  * The leader service's entry point: block production (the lottery, proofs of leadership, block
  * assembly), the choice of a block's transactions and the wallet's reward vouchers.
  */
-export { type Selection, selectTransactions } from './block-builder.ts';
+export { type Selection, selectTransactions, txsForBlock } from './block-builder.ts';
 export {
   type LeaderDeps,
   type LeaderOptions,

@@ -17,19 +17,20 @@ import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { epochStateAt, polPublicInputs } from '../ledger/apply.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
 import type { EpochState, LedgerState, NoteRecord } from '../ledger/state.ts';
-import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
+import { txHash } from '../mantle/tx.ts';
+import type { IMempool } from '../mempool/index.ts';
 import { selectTransactions } from './block-builder.ts';
 import type { VoucherGenerator } from './vouchers.ts';
 
 /**
- * Where a leader gets candidate transactions for its block (the mempool), best first. Their proofs
- * must already be verified (the mempool verifies on admission); selection checks everything else.
+ * Where a leader gets candidate transactions for its block (the mempool), in FIFO order. Their proofs
+ * must already be verified (the mempool verifies on admission); selection checks everything else, and
+ * the candidates that can never apply are handed back to be evicted.
  */
-export interface TransactionSource {
-  candidates(): Iterable<SignedMantleTx>;
-}
+export type TransactionSource = Pick<IMempool, 'candidates' | 'evict'>;
 
-export const NO_TRANSACTIONS: TransactionSource = { candidates: () => [] };
+/** No transactions (a leader without a mempool, in tests). */
+export const NO_TRANSACTIONS: TransactionSource = { candidates: () => [], evict: () => {} };
 
 export interface LeaderOptions {
   /** Secret keys of the wallet's notes that may lead. */
@@ -172,12 +173,20 @@ export class LeaderService {
     vouchers: VoucherGenerator,
   ): Promise<void> {
     const t0 = performance.now();
-    const { txs } = selectTransactions(
+    const { txs, invalid } = selectTransactions(
       parent,
       { config: this.deps.chain.config, proofs: PROOFS_ALREADY_VERIFIED },
       slot,
       this.deps.txs.candidates(),
     );
+    // F: propose_block removes from the mempool the candidates that never became applicable.
+    if (invalid.length > 0) {
+      this.deps.txs.evict(invalid.map((i) => i.hash));
+      this.deps.logger.debug(
+        { slot: Number(slot), evicted: invalid.length },
+        'inapplicable transactions evicted',
+      );
+    }
     // F: chain-leader selects the uncles of the proposal (a proposal without them is still valid).
     const uncles = this.deps.chain.unclesFor(parentId, slot);
     const leaderKey = new Ed25519Signer(ed25519GenerateSecretKey());

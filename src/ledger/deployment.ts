@@ -54,6 +54,8 @@ export interface Deployment {
   /** Test deployments may run with the insecure test proof backend; nothing else may. */
   readonly test: boolean;
   readonly slot_duration_ms: number;
+  /** `mempool.tx_ttl`: how long a transaction stays pending, in ms; null: forever (F default 24 h). */
+  readonly mempool: { readonly tx_ttl_ms: number | null };
   readonly ledger: LedgerConfig;
   readonly genesis: GenesisSpec;
 }
@@ -90,6 +92,23 @@ function str(v: unknown, path: string): string {
 function bool(v: unknown, path: string): boolean {
   if (typeof v !== 'boolean') throw new DeploymentError(`${path}: expected true or false`);
   return v;
+}
+
+/** F: tx-service `DEFAULT_TX_TTL`, 24 hours. */
+const DEFAULT_TX_TTL_S = 24 * 60 * 60;
+
+/**
+ * `mempool` (optional): `tx_ttl` in whole seconds, at least 1 (F: `MinimalBoundedDuration<1, SECOND>`);
+ * absent means 24 h, null disables expiry. `pubsub_topic` is the network's and is not read here.
+ */
+function mempoolSection(v: unknown, path: string): { tx_ttl_ms: number | null } {
+  if (v === undefined || v === null) return { tx_ttl_ms: DEFAULT_TX_TTL_S * 1000 };
+  const m = obj(v, path);
+  if (m.pubsub_topic !== undefined) str(m.pubsub_topic, `${path}.pubsub_topic`);
+  if (!Object.hasOwn(m, 'tx_ttl')) return { tx_ttl_ms: DEFAULT_TX_TTL_S * 1000 };
+  if (m.tx_ttl === null) return { tx_ttl_ms: null };
+  // inferred: whole seconds; F's YAML spelling of the Duration is not known (docs/fidelity.md)
+  return { tx_ttl_ms: small(m.tx_ttl, `${path}.tx_ttl`, 1, 0xffffffff) * 1000 };
 }
 
 /** A ratio written "1/30", or an integer. */
@@ -228,6 +247,7 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
       `${p}.time.slot_duration_ms`,
       1,
     ),
+    mempool: mempoolSection(root.mempool, `${p}.mempool`),
     ledger: {
       consensus: {
         security_param: small(field(c, 'security_param', cp), `${cp}.security_param`, 1),

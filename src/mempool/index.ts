@@ -1,10 +1,31 @@
-/** The mempool's entry point: the pending-transaction pool and its errors. */
-export { MempoolError, type MempoolErrorCode } from './errors.ts';
+/**
+ * The mempool's entry point: the service and its interface, its configuration, the pure pool, the
+ * in-rounds application shared with block building, and its errors.
+ */
 export {
-  type AddResult,
+  DEFAULT_MEMPOOL,
+  type MempoolConfig,
+  type MempoolSection,
+  mempoolConfig,
+  parseMempoolSection,
+  verifierThreads,
+} from './config.ts';
+export { MempoolError, type MempoolErrorCode } from './errors.ts';
+export type {
+  AddOutcome,
+  AddResult,
+  IMempool,
+  MempoolEvents,
+  MempoolMetrics,
+  TxOrigin,
+} from './interface.ts';
+export { Mempool, type MempoolDeps } from './mempool.ts';
+export {
+  type AddResult as PoolAddResult,
   MAX_TX_BYTES,
   type PendingTx,
   type PoolLimits,
   PREFIX_BYTES,
   TxPool,
 } from './pool.ts';
+export { applyInRounds, type Fits, type RoundItem, type RoundsResult } from './rounds.ts';

@@ -2,6 +2,7 @@
  * What the rest of the node sees of the mempool: `IMempool`. The API, the wallet, the leader and the
  * network to come depend on this interface, not on the service class.
  */
+import type { EventEmitter } from 'node:events';
 import type { SignedMantleTx } from '../mantle/tx.ts';
 
 /** Where a transaction came from: a local submission (HTTP, wallet), a reorg, or a peer. */
@@ -25,9 +26,14 @@ export interface MempoolMetrics {
 export interface MempoolEvents {
   /** A transaction entered the pool (to be shared with the network). */
   added: [{ hash: Uint8Array; tx: SignedMantleTx; origin: TxOrigin }];
+  /**
+   * A local submission (`api`, `wallet`) of a transaction already pending: nothing changed, but the
+   * network shares it again so that leaders pick it up (F re-gossips it).
+   */
+  resubmitted: [{ hash: Uint8Array; tx: SignedMantleTx; origin: TxOrigin }];
 }
 
-export interface IMempool {
+export interface IMempool extends Pick<EventEmitter<MempoolEvents>, 'on' | 'once' | 'off'> {
   /**
    * Preverifies the transaction (structure, signatures and proofs, the proofs off the event loop) and
    * adds it. A transaction already pending answers `duplicate`. Throws `LedgerError` when preverification

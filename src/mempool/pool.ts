@@ -56,6 +56,11 @@ export class TxPool {
     return this.lastInsertedAtMs;
   }
 
+  /** Restores the time of the last addition (after a restart, when the latest may have left since). */
+  restoreLastItemTimestamp(ms: number): void {
+    if (ms > (this.lastInsertedAtMs ?? 0)) this.lastInsertedAtMs = ms;
+  }
+
   has(hash: Uint8Array): boolean {
     return this.items.has(bytesToHex(hash));
   }
@@ -71,6 +76,25 @@ export class TxPool {
   add(hash: Uint8Array, tx: SignedMantleTx, size: number, nowMs: number): AddResult {
     const key = bytesToHex(hash);
     if (this.items.has(key)) return 'duplicate';
+    this.checkRoom(size);
+    this.items.set(key, { hash, tx, size, insertedAtMs: nowMs });
+    const prefix = key.slice(0, PREFIX_BYTES * 2);
+    let set = this.byPrefix.get(prefix);
+    if (!set) {
+      set = new Set();
+      this.byPrefix.set(prefix, set);
+    }
+    set.add(key);
+    this.bytes += size;
+    this.lastInsertedAtMs = nowMs;
+    return 'added';
+  }
+
+  /**
+   * Throws the `MempoolError` that adding a transaction of `size` bytes would throw now (too large, or
+   * the pool full); changes nothing. Lets a caller check before it stores the transaction.
+   */
+  checkRoom(size: number): void {
     if (size > MAX_TX_BYTES) {
       throw new MempoolError(
         'MEMPOOL_ITEM_TOO_LARGE',
@@ -91,17 +115,6 @@ export class TxPool {
         },
       );
     }
-    this.items.set(key, { hash, tx, size, insertedAtMs: nowMs });
-    const prefix = key.slice(0, PREFIX_BYTES * 2);
-    let set = this.byPrefix.get(prefix);
-    if (!set) {
-      set = new Set();
-      this.byPrefix.set(prefix, set);
-    }
-    set.add(key);
-    this.bytes += size;
-    this.lastInsertedAtMs = nowMs;
-    return 'added';
   }
 
   /** Pending transactions in insertion order. */

@@ -10,11 +10,13 @@
  * read when the services they configure exist. The field readers are in src/util/config-fields.ts.
  *
  * This file composes the sections: each service parses its own in its `config.ts` (`api/`, `chain/` for
- * `cryptarchia`, `storage/` for `state` and `storage`, `wallet/` for `wallet` and `kms`).
+ * `cryptarchia`, `storage/` for `state` and `storage`, `wallet/` for `wallet` and `kms`, `mempool/` for
+ * `mempool`, a section of this node's own).
  */
 import { parseDocument } from 'yaml';
 import { type ApiBackendConfig, DEFAULT_API_BACKEND, parseApiSection } from '../api/config.ts';
 import { type CryptarchiaSection, DEFAULT_CRYPTARCHIA, parseCryptarchiaSection } from '../chain/index.ts';
+import { DEFAULT_MEMPOOL, type MempoolSection, parseMempoolSection } from '../mempool/config.ts';
 import {
   DEFAULT_STATE,
   DEFAULT_STORAGE,
@@ -53,6 +55,7 @@ export interface UserConfig {
   readonly cryptarchia: CryptarchiaSection;
   readonly wallet: WalletSection;
   readonly kms: KmsSection;
+  readonly mempool: MempoolSection;
   readonly tracing: { readonly level: string };
 }
 
@@ -63,6 +66,7 @@ export const DEFAULT_CONFIG: UserConfig = {
   cryptarchia: DEFAULT_CRYPTARCHIA,
   wallet: DEFAULT_WALLET,
   kms: DEFAULT_KMS,
+  mempool: DEFAULT_MEMPOOL,
   tracing: { level: 'INFO' },
 };
 
@@ -133,6 +137,7 @@ const TOP = [
   'tracing',
   'state',
   'pow',
+  'mempool',
 ];
 
 /** Reads the `!Zk <hex>` and `!Ed25519 <hex>` tags of the reference keystore. */
@@ -213,6 +218,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   const cryptarchia = parseCryptarchiaSection(root.cryptarchia);
   const wallet = parseWalletSection(root.wallet);
   const kms = parseKmsSection(root.kms);
+  const mempool = parseMempoolSection(root.mempool);
 
   const tracing = mapping(root.tracing, 'tracing');
   checkLayout(tracing, TRACING, 'tracing');
@@ -220,5 +226,5 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level))
     throw new ConfigError('tracing.level: expected TRACE, DEBUG, INFO, WARN or ERROR');
 
-  return { api, state, storage, cryptarchia, wallet, kms, tracing: { level } };
+  return { api, state, storage, cryptarchia, wallet, kms, mempool, tracing: { level } };
 }

@@ -1,8 +1,9 @@
 /**
  * The node: the one place where services are built, in order, each with its settings and its
  * dependencies (a child logger and the node's abort signal among them), and closed in reverse.
- * API socket (bound, not serving yet) → storage (locked data directory) → proof backend → chain
- * (genesis or replay) → bootstrap phases → API (serving) → leader → status line.
+ * API socket (bound, not serving yet) → storage (locked data directory) → proof backend and its
+ * verifier threads → chain (genesis or replay) → bootstrap phases → mempool (the stored pending
+ * transactions) → API (serving) → leader → status line.
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
  */
 import { resolve } from 'node:path';
@@ -10,14 +11,15 @@ import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.ts';
 import { ChainService, chooseInitState, SlotClock } from '../chain/index.ts';
 import { bytesToHex } from '../codec/hex.ts';
-import { LeaderService, NO_TRANSACTIONS, VoucherGenerator } from '../leader/index.ts';
+import { LeaderService, VoucherGenerator } from '../leader/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
+import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
 import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase } from '../sync/phases.ts';
 import { ConfigError } from '../util/config-fields.ts';
 import { leaderKeys } from '../wallet/leader-keys.ts';
-import { createProofSystem } from '../zk/index.ts';
+import { createProofSystem, pooledVerifier } from '../zk/index.ts';
 import { buildInfo } from './build-info.ts';
 import type { UserConfig } from './config.ts';
 import { LOG_MODULES, type LogModule, ModuleLoggers } from './logger.ts';
@@ -76,6 +78,7 @@ function listenFailure(e: NodeJS.ErrnoException): string {
 export class LogosNode {
   private constructor(
     readonly chain: ChainService,
+    readonly mempool: Mempool,
     readonly leader: LeaderService,
     readonly api: ApiServer,
     readonly clock: SlotClock,
@@ -119,6 +122,7 @@ export class LogosNode {
 
     // The API's context reads services built below; no request is served before they exist.
     let chain: ChainService | undefined;
+    let mempool: Mempool | undefined;
     let clock: SlotClock | undefined;
     let phases: BootstrapPhases | undefined;
     const api = own(
@@ -131,6 +135,9 @@ export class LogosNode {
           },
           get clock() {
             return clock!;
+          },
+          get mempool() {
+            return mempool!;
           },
           deployment,
           phase: () => phases?.phase ?? 'AwaitingGenesisTime',
@@ -171,6 +178,9 @@ export class LogosNode {
       opts.proofs ?? createProofSystem(deployment, opts.keysDir ? { keysDir: opts.keysDir } : {}),
     );
     log('proofs').info({ backend: proofs.name }, 'proof backend ready');
+    // Blocks and transactions are verified off the event loop, on worker threads (Groth16).
+    const verifier = own(await pooledVerifier(proofs, verifierThreads(config.mempool)));
+    log('proofs').info({ verifier: verifier.name }, 'proof verification ready');
 
     chain = own(
       await ChainService.init(
@@ -180,7 +190,7 @@ export class LogosNode {
           online: init.online,
           ...(opts.snapshotInterval ? { snapshotInterval: opts.snapshotInterval } : {}),
         },
-        { store: store.chain, proofs, clock, logger: log('chain'), signal },
+        { store: store.chain, proofs: verifier, clock, logger: log('chain'), signal },
       ),
     );
     const c = chain;
@@ -229,18 +239,29 @@ export class LogosNode {
       keys.voucherMaster !== undefined ? new VoucherGenerator(keys.voucherMaster, store.wallet) : undefined;
     log('node').info({ leader_keys: keys.secretKeys.length }, 'leader keys loaded');
 
+    mempool = own(
+      await Mempool.init(mempoolConfig(config.mempool, deployment.mempool.tx_ttl_ms), {
+        chain: c,
+        proofs: verifier,
+        store: store.mempool,
+        logger: log('mempool'),
+        signal,
+      }),
+    );
+    const pool = mempool;
+
     await api.start();
     // Serving stops before the services it reads close (the first close, of the bound socket, is then a no-op).
     stops.push(() => api.close());
     const leader = own(
       LeaderService.init(
         { secretKeys: keys.secretKeys, vouchers },
-        { chain: c, clock, proofs, txs: NO_TRANSACTIONS, logger: log('leader'), signal },
+        { chain: c, clock, proofs, txs: pool, logger: log('leader'), signal },
       ),
     );
     own(Notifier.init({ chain: c, clock, phases, logger: log('node'), signal }));
 
-    return new LogosNode(c, leader, api, clock, dataDir, phases, loggers, controller, stops);
+    return new LogosNode(c, pool, leader, api, clock, dataDir, phases, loggers, controller, stops);
   }
 
   /** Log levels per module (`chain`, `leader`, `api`, ...); `*` sets the node's default level. */

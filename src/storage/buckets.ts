@@ -27,4 +27,6 @@ export enum Bucket {
   BlocksByHeight = 9,
   /** ASCII name → value: the wallet's counters (next_voucher_index, u64 BE). */
   Wallet = 10,
+  /** u64 BE admission sequence → u64 BE insertion time (ms) ‖ tx hash ‖ encoded tx: the pending pool. */
+  MempoolTxs = 11,
 }

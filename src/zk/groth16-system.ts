@@ -33,7 +33,8 @@ const PAD_PK = zkPublicKey(0n);
 const dec = (x: bigint | number) => x.toString();
 const bits = (index: number, n = 32) => Array.from({ length: n }, (_, i) => dec((index >>> i) & 1));
 
-function zkSignPublic(st: ZkSignStatement): bigint[] {
+/** The ZkSig circuit's public inputs: 32 keys (padded with the key of 0) and the message. */
+export function zkSignPublic(st: ZkSignStatement): bigint[] {
   if (st.publicKeys.length > ZKSIGN_MAX_KEYS) throw new RangeError(`at most ${ZKSIGN_MAX_KEYS} keys`);
   const pks = [...st.publicKeys];
   while (pks.length < ZKSIGN_MAX_KEYS) pks.push(PAD_PK);
@@ -42,7 +43,8 @@ function zkSignPublic(st: ZkSignStatement): bigint[] {
 
 const polPublic = polPublicInputList;
 
-function pocPublic(i: PocPublicInputs): bigint[] {
+/** The PoC circuit's public inputs, in order. */
+export function pocPublic(i: PocPublicInputs): bigint[] {
   return [i.voucher_nullifier, i.voucher_root, i.mantle_tx_hash];
 }
 
@@ -68,6 +70,15 @@ export class Groth16ProofSystem implements ProofSystem {
       poc: prepareVerifyingKey(this.artifacts.poc.verificationKey),
     };
     this.pool = new ProverPool(opts.provers ?? 1);
+  }
+
+  /** The verification key of each circuit, as snarkjs wrote it (for verifier threads). */
+  verificationKeys(): Record<CircuitName, unknown> {
+    return {
+      zksig: this.artifacts.zksig.verificationKey,
+      pol: this.artifacts.pol.verificationKey,
+      poc: this.artifacts.poc.verificationKey,
+    };
   }
 
   /** R1CS constraint count of a circuit. */

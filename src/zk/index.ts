@@ -7,6 +7,9 @@ import type { ProofSystem } from '../ledger/proof-system.ts';
 import { DEFAULT_KEYS_DIR } from './artifacts.ts';
 import { Groth16ProofSystem } from './groth16-system.ts';
 import { INSECURE_TEST_PROOFS } from './insecure-test-proofs.ts';
+import { VerifierPool, withVerifierPool } from './verifier-pool.ts';
+
+export { VerifierPool, VerifierPoolError, withVerifierPool } from './verifier-pool.ts';
 
 export interface ProofSystemOptions {
   /** Folder of circuit artifacts; the shipped devnet keys by default. */
@@ -25,4 +28,27 @@ export function createProofSystem(d: Deployment, opts: ProofSystemOptions = {}):
       });
   assertProofSystemAllowed(d, system);
   return system;
+}
+
+/**
+ * The proof backend blocks and transactions are verified with: Groth16 verification moves to a pool of
+ * `threads` worker threads (proving stays with `proofs`); any other backend (the test one) verifies as
+ * it is. The result's `close` releases the pool only.
+ */
+export async function pooledVerifier(proofs: ProofSystem, threads: number): Promise<ProofSystem> {
+  if (!(proofs instanceof Groth16ProofSystem)) {
+    return {
+      name: proofs.name,
+      secure: proofs.secure,
+      verifyZkSign: (st, sig) => proofs.verifyZkSign(st, sig),
+      proveZkSign: (msg, sks) => proofs.proveZkSign(msg, sks),
+      verifyPol: (inputs, proof) => proofs.verifyPol(inputs, proof),
+      provePol: (inputs, witness) => proofs.provePol(inputs, witness),
+      verifyPoc: (inputs, proof) => proofs.verifyPoc(inputs, proof),
+      provePoc: (inputs, witness) => proofs.provePoc(inputs, witness),
+      close: async () => {},
+    };
+  }
+  const pool = await VerifierPool.start({ verificationKeys: proofs.verificationKeys(), size: threads });
+  return withVerifierPool(proofs, pool);
 }

@@ -20,7 +20,7 @@ const infoCache = new WeakMap<object, { version: number; phase: Phase; reply: Ap
 
 export const cryptarchiaHandlers: Handlers<
   typeof cryptarchiaRoutes,
-  Pick<ApiContext, 'chain' | 'clock' | 'deployment' | 'phase'>
+  Pick<ApiContext, 'chain' | 'clock' | 'deployment' | 'phase' | 'mempool'>
 > = {
   cryptarchiaInfo(ctx) {
     // Asked often (dashboards, health checks): the body is made once per change of the head.
@@ -87,7 +87,9 @@ export const cryptarchiaHandlers: Handlers<
   cryptarchiaLibStream: (ctx) => liveStream(ctx, 'lib'),
   cryptarchiaTransaction(ctx, { params: { id } }) {
     const loc = ctx.chain.transactionLocation(id);
-    const tx = loc ? ctx.chain.block(loc.block)?.transactions[loc.position] : undefined;
+    // F: the transactions store holds the mempool's pending bodies too (tx-service's storage adapter
+    // writes them under the tx hash), so a pending transaction is found as well.
+    const tx = loc ? ctx.chain.block(loc.block)?.transactions[loc.position] : ctx.mempool.get(id);
     if (!tx) throw notFound();
     return json(signedTxToApiJson(tx, id));
   },

@@ -22,14 +22,9 @@ import { devnetConfigYaml, spawnCli } from '../../utils/cli-process.ts';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CHECKER = resolve(ROOT, '../shared/conformance/check.mjs');
 
-/** Checks of endpoints of services not built yet (mempool, mantle metrics and status, network, Blend,
+/** Checks of endpoints of services not built yet (network, Blend,
  * leader, wallet, SDP writes, PoW), and the OpenAPI check, which lists those endpoints too. */
 const EXPECTED_TO_FAIL: ReadonlySet<string> = new Set([
-  // mempool, mantle metrics and status
-  'GET /mantle/metrics',
-  'GET /mempool/view',
-  'POST /mantle/status',
-  'POST /mempool/add/tx rejects malformed bodies and stays up',
   // SDP writes
   'POST /sdp/set-declaration-id with a missing id fails; null clears',
   // network and Blend

@@ -30,6 +30,7 @@ before(async () => {
     chain: node.chain,
     clock: node.clock,
     deployment: FAST,
+    mempool: node.mempool,
     phase: () => node.phase,
     setLogFilter: () => {},
   };

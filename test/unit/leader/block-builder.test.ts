@@ -4,7 +4,7 @@ import { selectTransactions } from '../../../src/leader/block-builder.ts';
 import { applyBlock } from '../../../src/ledger/apply.ts';
 import { genesisNotes, KEYS, TestChain, transfer } from '../../mocks/ledger.ts';
 
-test('transactions are selected in order; invalid and conflicting ones are left out; the block applies', () => {
+test('transactions are selected in order; those that never apply are returned for eviction; the block applies', () => {
   const c = new TestChain();
   const [a, b] = genesisNotes(c.genesis);
   const pk = KEYS[3]!.publicKey;
@@ -14,9 +14,10 @@ test('transactions are selected in order; invalid and conflicting ones are left 
   const forged = transfer(c.state, [{ ...b!, sk: 5n }], [{ value: 4n, pk }]).tx;
   const sel = selectTransactions(c.state, c.ctx, 1n, [t1, conflicting, forged, t2]);
   assert.deepEqual(sel.txs, [t1, t2]);
-  assert.equal(sel.skipped.length, 2);
-  assert.match(sel.skipped[0]!.reason, /InputNotFound/);
-  assert.match(sel.skipped[1]!.reason, /InvalidZkSignature/);
+  assert.deepEqual(
+    sel.invalid.map((i) => i.tx),
+    [conflicting, forged],
+  );
   const r = applyBlock(c.state, c.block(sel.txs, 1n), c.ctx);
   assert.equal(r.state.block_number, 1n);
 });
@@ -41,4 +42,17 @@ test('at most 1,024 transactions are selected', () => {
   const sel = selectTransactions(c.state, c.ctx, c.state.slot + 1n, candidates);
   assert.equal(sel.txs.length, 1024);
   assert.deepEqual(sel.txs, candidates.slice(0, 1024));
+});
+
+test('a transaction that spends the output of a later candidate is taken in a further round', () => {
+  const c = new TestChain();
+  const [a] = genesisNotes(c.genesis);
+  const pk = KEYS[0]!.publicKey;
+  const parent = transfer(c.state, [a!], [{ value: 1_000_000n, pk }]);
+  const child = transfer(c.state, [parent.outputs[0]!], [{ value: 1n, pk }]).tx;
+  const sel = selectTransactions(c.state, c.ctx, 1n, [child, parent.tx]);
+  assert.deepEqual(sel.txs, [parent.tx, child]);
+  assert.equal(sel.invalid.length, 0);
+  const r = applyBlock(c.state, c.block(sel.txs, 1n), c.ctx);
+  assert.equal(r.state.block_number, 1n);
 });

@@ -1,0 +1,272 @@
+/**
+ * Mempool figures, with real Groth16 ZkSig proofs of single-transfer transactions (N of them, each
+ * spending its own genesis note of a bench deployment: the devnet with N notes of devnet key 0; the
+ * proofs are made once and cached in `.bench-cache/`, as a proof takes about a second here; N =
+ * BENCH_MEMPOOL_TXS, default 192):
+ *
+ * - `mempool.verify_bound_tx_per_s`: the ZkSig proofs of the N transactions verified on a verifier pool
+ *   of W worker threads (W = available cores, or BENCH_MEMPOOL_WORKERS), all submitted at once; the
+ *   median of 3 rounds, measured before and after the admission run (the mean of both). What admission
+ *   cannot exceed.
+ * - `mempool.add_tx_per_s`: the same N transactions through `POST /mempool/add/tx` of a node started
+ *   through the command line (Groth16, `mempool.verifier_threads` = W, not leading so nothing is
+ *   included meanwhile), 16 concurrent clients; first request to last answer.
+ * - `mempool.add_ratio_vs_verify`: add / verify bound of the same run (target ≥ 0.8).
+ * - `mempool.block_build_ms_1024`: choosing a block from 5,000 applicable candidates (the FIFO pool,
+ *   transfers of 5,000 notes): the time to select the first 1,024, median of 5.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bytesToHex, hexToBytes } from '../src/codec/hex.ts';
+import { stringifyJson } from '../src/codec/json.ts';
+import { selectTransactions } from '../src/leader/block-builder.ts';
+import { type Deployment, parseDeployment } from '../src/ledger/deployment.ts';
+import { buildGenesis, type Genesis } from '../src/ledger/genesis.ts';
+import { PROOFS_ALREADY_VERIFIED } from '../src/ledger/proof-system.ts';
+import {
+  decodeSignedTx,
+  encodeSignedTx,
+  type SignedMantleTx,
+  signedMantleTx,
+  txHash,
+  txHashToFr,
+} from '../src/mantle/tx.ts';
+import { DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
+import { Groth16ProofSystem } from '../src/zk/groth16-system.ts';
+import { VerifierPool, withVerifierPool } from '../src/zk/verifier-pool.ts';
+import { ctxOf, genesisNotes, KEYS, TestChain, transfer } from '../test/mocks/ledger.ts';
+import { type Figure, median } from './harness.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const CACHE = join(ROOT, '.bench-cache');
+const N = Number(process.env.BENCH_MEMPOOL_TXS ?? 192);
+const W = Number(process.env.BENCH_MEMPOOL_WORKERS ?? availableParallelism());
+const CLIENTS = 16;
+
+/** The devnet deployment with `n` genesis notes of 1e8, all of devnet key 0. */
+function benchDeploymentYaml(n: number): string {
+  const devnet = readFileSync(join(ROOT, 'deployments/devnet.yaml'), 'utf8');
+  const lines = devnet.split('\n');
+  const start = lines.findIndex((l) => l.trim() === 'notes:');
+  const pk = /pk: ([0-9a-f]{64})/.exec(lines[start + 1]!)![1]; // devnet key 0
+  let end = start + 1;
+  while (end < lines.length && lines[end]!.trimStart().startsWith('- {')) end++;
+  const notes = Array.from({ length: n }, () => `    - { value: 100000000, pk: ${pk} }`);
+  return [...lines.slice(0, start + 1), ...notes, ...lines.slice(end)]
+    .join('\n')
+    .replace('name: devnet', 'name: mempool-bench')
+    .replace('genesis_time: null', 'genesis_time: 1700000000');
+}
+
+interface Setup {
+  readonly yaml: string;
+  readonly deployment: Deployment;
+  readonly genesis: Genesis;
+}
+
+function setup(n: number): Setup {
+  const yaml = benchDeploymentYaml(n);
+  const deployment = parseDeployment(yaml, 'mempool-bench');
+  return { yaml, deployment, genesis: buildGenesis(deployment, ctxOf(deployment)) };
+}
+
+/** N transfers with real ZkSig proofs, from the cache when it matches the deployment and the keys. */
+async function provenTxs(): Promise<{ s: Setup; txs: SignedMantleTx[] }> {
+  const s = setup(N);
+  const keysManifest = readFileSync(join(DEFAULT_KEYS_DIR, 'manifest.json'), 'utf8');
+  const tag = createHash('sha256').update(s.yaml).update(keysManifest).digest('hex').slice(0, 16);
+  const file = join(CACHE, `mempool-transfers-${N}-${tag}.json`);
+  if (existsSync(file)) {
+    const hexes = JSON.parse(readFileSync(file, 'utf8')) as string[];
+    return { s, txs: hexes.map((h) => decodeSignedTx(hexToBytes(h))) };
+  }
+  const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR, provers: availableParallelism() });
+  try {
+    const notes = genesisNotes(s.genesis);
+    const txs = await Promise.all(
+      notes.slice(0, N).map(async (note) => {
+        const t = transfer(s.genesis.state, [note], [{ value: 10n, pk: KEYS[3]!.publicKey }]).tx;
+        const sig = await zk.proveZkSign(txHashToFr(txHash(t.mantle_tx)), [note.sk]);
+        return { ...t, ops_proofs: [{ type: 'ZkSig' as const, signature: sig }] };
+      }),
+    );
+    mkdirSync(CACHE, { recursive: true });
+    writeFileSync(file, JSON.stringify(txs.map((t) => bytesToHex(encodeSignedTx(t)))));
+    return { s, txs };
+  } finally {
+    await zk.close();
+  }
+}
+
+let proven: Promise<{ s: Setup; txs: SignedMantleTx[] }> | undefined;
+const getProven = () => {
+  proven ??= provenTxs();
+  return proven;
+};
+
+async function verifyBound(): Promise<number> {
+  const { s, txs } = await getProven();
+  const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR });
+  const pool = await VerifierPool.start({ verificationKeys: zk.verificationKeys(), size: W });
+  const proofs = withVerifierPool(zk, pool);
+  try {
+    const pk = genesisNotes(s.genesis)[0]!.note.pk;
+    const jobs = txs.map((t) => {
+      const p = t.ops_proofs[0]!;
+      if (p.type !== 'ZkSig') throw new Error('expected a ZkSig proof');
+      return { st: { msg: txHashToFr(txHash(t.mantle_tx)), publicKeys: [pk] }, sig: p.signature };
+    });
+    await Promise.all(jobs.slice(0, W).map((j) => proofs.verifyZkSign(j.st, j.sig))); // warm the curves
+    const rates: number[] = [];
+    for (let r = 0; r < 3; r++) {
+      const t0 = performance.now();
+      const ok = await Promise.all(jobs.map((j) => proofs.verifyZkSign(j.st, j.sig)));
+      rates.push((txs.length * 1000) / (performance.now() - t0));
+      if (ok.some((x) => !x)) throw new Error('a bench proof does not verify');
+    }
+    return median(rates);
+  } finally {
+    await pool.close();
+    await zk.close();
+  }
+}
+
+async function addRate(): Promise<number> {
+  const { s, txs } = await getProven();
+  const dir = mkdtempSync(join(tmpdir(), 'logos-bench-mempool-'));
+  writeFileSync(join(dir, 'bench.yaml'), s.yaml);
+  writeFileSync(
+    join(dir, 'node.yaml'),
+    `api: { backend: { listen_address: '127.0.0.1:0' } }\nstate: { base_folder: './state' }\nmempool: { verifier_threads: ${W} }\n`,
+    { mode: 0o600 },
+  );
+  const p = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_MEMPOOL_CPU_PROF
+        ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_MEMPOOL_CPU_PROF]
+        : []),
+      '--import',
+      import.meta.resolve('tsx'),
+      '--import',
+      join(ROOT, 'src/polyfills.mjs'),
+      join(ROOT, 'src/main.ts'),
+      'start',
+      '--config',
+      'node.yaml',
+      '--deployment',
+      'bench.yaml',
+      '--log-format',
+      'json',
+    ],
+    { cwd: dir, stdio: ['ignore', 'pipe', 2] },
+  );
+  const exited = new Promise<void>((r) => p.once('exit', () => r()));
+  try {
+    const base = await new Promise<string>((resolve, reject) => {
+      let buf = '';
+      const timer = setTimeout(
+        () => reject(new Error(`the bench node did not start: ${buf.slice(-500)}`)),
+        60_000,
+      );
+      p.stdout!.on('data', (d: Buffer) => {
+        buf += d.toString();
+        const m = /"msg":"chain ready".*?"api":"([^"]+)"|"api":"([^"]+)"[^\n]*"msg":"chain ready"/.exec(buf);
+        if (m) {
+          clearTimeout(timer);
+          resolve(`http://${m[1] ?? m[2]}`);
+        }
+      });
+    });
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${base}/mantle/metrics`)).status === 200) break;
+      } catch {}
+      if (i > 400) throw new Error('the bench node does not answer');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const bodies = txs.map((t) => stringifyJson(signedMantleTx.toJson(t)));
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (next < bodies.length) {
+          const body = bodies[next++]!;
+          const res = await fetch(`${base}/mempool/add/tx`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body,
+          });
+          const text = await res.text();
+          if (res.status !== 200) throw new Error(`add/tx answered ${res.status}: ${text}`);
+        }
+      }),
+    );
+    const rate = (txs.length * 1000) / (performance.now() - t0);
+    const m = JSON.parse(await (await fetch(`${base}/mantle/metrics`)).text()) as { pending_items: number };
+    if (m.pending_items !== txs.length) throw new Error(`${m.pending_items} pending, want ${txs.length}`);
+    return rate;
+  } finally {
+    p.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function blockBuildMs(): number {
+  // 5,000 notes: a first block splits the 20 devnet genesis notes into 250 notes each.
+  const c = new TestChain();
+  const pk = KEYS[0]!.publicKey;
+  const splits = genesisNotes(c.genesis).map((n) =>
+    transfer(
+      c.state,
+      [n],
+      Array.from({ length: 250 }, () => ({ value: 100_000n, pk })),
+    ),
+  );
+  c.apply(splits.map((x) => x.tx));
+  const notes = splits.flatMap((x) => x.outputs.slice(0, 250));
+  const candidates = notes.map((n) => transfer(c.state, [n], [{ value: 1n, pk: KEYS[3]!.publicKey }]).tx);
+  const ctx = { config: c.ctx.config, proofs: PROOFS_ALREADY_VERIFIED };
+  const times: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const t0 = performance.now();
+    const sel = selectTransactions(c.state, ctx, c.state.slot + 1n, candidates);
+    times.push(performance.now() - t0);
+    if (sel.txs.length !== 1024) throw new Error(`selected ${sel.txs.length}, want 1024`);
+  }
+  return median(times);
+}
+
+/**
+ * The verify bound measured right before and right after the admission run (their mean), so that the
+ * ratio compares the two under the same load of the machine.
+ */
+let paired: Promise<{ verify: number; add: number }> | undefined;
+function pairedRun(): Promise<{ verify: number; add: number }> {
+  paired ??= (async () => {
+    const before = await verifyBound();
+    const add = await addRate();
+    const after = await verifyBound();
+    return { verify: (before + after) / 2, add };
+  })();
+  return paired;
+}
+
+export const figures: Figure[] = [
+  { name: 'mempool.verify_bound_tx_per_s', unit: 'tx/s', measure: async () => (await pairedRun()).verify },
+  { name: 'mempool.add_tx_per_s', unit: 'tx/s', measure: async () => (await pairedRun()).add },
+  {
+    name: 'mempool.add_ratio_vs_verify',
+    unit: 'ratio',
+    measure: async () => {
+      const r = await pairedRun();
+      return r.add / r.verify;
+    },
+  },
+  { name: 'mempool.block_build_ms_1024', unit: 'ms', measure: () => blockBuildMs() },
+];

@@ -1,0 +1,202 @@
+/**
+ * Groth16 verification off the event loop: a pool of worker threads, each holding the circuits'
+ * prepared verification keys and its own WebAssembly curve. Requests arriving within a short window
+ * (1 ms) are collected and sent as one message per worker, spread so that every worker gets a share
+ * and none holds more than a few (the others wait for the next answer); each answer is one boolean per
+ * proof. A worker that dies fails its requests (never answers true)
+ * and is replaced.
+ *
+ * `withVerifierPool` gives a `ProofSystem` whose verifications go to the pool and whose proving stays
+ * with the base system, so callers that settle `DeferredProofChecks` need no change.
+ */
+import { Worker } from 'node:worker_threads';
+import { zkSignatureToBytes } from '../crypto/groth16/index.ts';
+import { LogosError } from '../errors/base.ts';
+import {
+  type PocPublicInputs,
+  type PolPublicInputs,
+  type ProofSystem,
+  polPublicInputList,
+  type ZkSignStatement,
+} from '../ledger/proof-system.ts';
+import type { ZkSignature } from '../mantle/proofs.ts';
+import type { CircuitName } from './artifacts.ts';
+import { pocPublic, zkSignPublic } from './groth16-system.ts';
+
+const WORKER = new URL('./verifier-worker.mjs', import.meta.url);
+/** How long requests are collected before a batch is sent. */
+const BATCH_WINDOW_MS = 1;
+/** Proofs a worker holds at most (sent and not answered). */
+const MAX_IN_FLIGHT = 4;
+
+export class VerifierPoolError extends LogosError {
+  constructor(message: string) {
+    super('ZK_VERIFIER_POOL', message);
+  }
+}
+
+interface Job {
+  readonly circuit: CircuitName;
+  readonly publicInputs: readonly bigint[];
+  readonly proof: Uint8Array;
+  readonly resolve: (ok: boolean) => void;
+  readonly reject: (e: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: Promise<void>;
+  /** Batches sent and not answered, by id. */
+  readonly inFlight: Map<number, Job[]>;
+  /** Proofs sent and not answered. */
+  load: number;
+}
+
+export interface VerifierPoolOptions {
+  /** The snarkjs verification key of each circuit. */
+  readonly verificationKeys: Record<CircuitName, unknown>;
+  /** Worker threads (at least 1). */
+  readonly size: number;
+}
+
+export class VerifierPool {
+  private readonly slots: Slot[] = [];
+  private queue: Job[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private nextId = 0;
+  private closed = false;
+
+  private constructor(private readonly opts: VerifierPoolOptions) {
+    for (let i = 0; i < Math.max(1, opts.size); i++) this.slots.push(this.spawn());
+  }
+
+  /** Starts the workers and waits until each has prepared its keys. */
+  static async start(opts: VerifierPoolOptions): Promise<VerifierPool> {
+    const pool = new VerifierPool(opts);
+    try {
+      await Promise.all(pool.slots.map((s) => s.ready));
+    } catch (e) {
+      await pool.close();
+      throw e;
+    }
+    return pool;
+  }
+
+  get size(): number {
+    return this.slots.length;
+  }
+
+  private spawn(): Slot {
+    // ffjavascript (under the verifier) loads web-worker, which, inside any worker thread, expects to
+    // be a web worker and reads `mod`/`type` from workerData: an empty module keeps it inert.
+    const worker = new Worker(WORKER, {
+      workerData: {
+        verificationKeys: this.opts.verificationKeys,
+        mod: 'data:text/javascript,',
+        type: 'module',
+      },
+    });
+    worker.unref();
+    const slot: Slot = { worker, ready: Promise.resolve(), inFlight: new Map(), load: 0 };
+    slot.ready = new Promise<void>((resolve, reject) => {
+      const onExit = (code: number) =>
+        reject(new VerifierPoolError(`a proof verifier thread exited (code ${code}) while starting`));
+      worker.once('error', reject);
+      worker.once('exit', onExit);
+      worker.once('message', () => {
+        worker.off('error', reject);
+        worker.off('exit', onExit);
+        resolve();
+      });
+    });
+    slot.ready.catch(() => {});
+    worker.on('message', (msg: { id?: number; ok?: boolean; results?: boolean[]; error?: string }) => {
+      if (msg.id === undefined) return;
+      const jobs = slot.inFlight.get(msg.id);
+      if (!jobs) return;
+      slot.inFlight.delete(msg.id);
+      slot.load -= jobs.length;
+      if (this.queue.length > 0 && this.timer === undefined) this.flush();
+      if (msg.ok) {
+        for (const [i, j] of jobs.entries()) j.resolve(msg.results?.[i] === true);
+      } else {
+        const e = new VerifierPoolError(`proof verification failed: ${msg.error}`);
+        for (const j of jobs) j.reject(e);
+      }
+    });
+    worker.on('exit', (code) => this.onExit(slot, code));
+    return slot;
+  }
+
+  private onExit(slot: Slot, code: number): void {
+    const e = new VerifierPoolError(`a proof verifier thread exited (code ${code})`);
+    for (const jobs of slot.inFlight.values()) for (const j of jobs) j.reject(e);
+    slot.inFlight.clear();
+    slot.load = 0;
+    if (this.closed) return;
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots[i] = this.spawn();
+    if (this.queue.length > 0 && this.timer === undefined) this.flush();
+  }
+
+  /** Whether `proof` proves the circuit's statement with these public inputs. */
+  verify(circuit: CircuitName, publicInputs: readonly bigint[], proof: Uint8Array): Promise<boolean> {
+    if (this.closed) return Promise.reject(new VerifierPoolError('the proof verifier pool is closed'));
+    return new Promise<boolean>((resolve, reject) => {
+      this.queue.push({ circuit, publicInputs, proof, resolve, reject });
+      this.timer ??= setTimeout(() => this.flush(), BATCH_WINDOW_MS);
+    });
+  }
+
+  /**
+   * Sends the collected requests: one message per worker with room, the least loaded first, each
+   * holding at most `MAX_IN_FLIGHT` proofs so that no worker queues work another could take; the rest
+   * waits for the next answer.
+   */
+  private flush(): void {
+    this.timer = undefined;
+    if (this.queue.length === 0) return;
+    const order = [...this.slots].sort((a, b) => a.load - b.load);
+    const share = Math.ceil(this.queue.length / order.length);
+    for (const slot of order) {
+      const room = MAX_IN_FLIGHT - slot.load;
+      if (room <= 0 || this.queue.length === 0) continue;
+      const part = this.queue.splice(0, Math.min(room, share));
+      const id = this.nextId++;
+      slot.inFlight.set(id, part);
+      slot.load += part.length;
+      slot.worker.postMessage({
+        id,
+        jobs: part.map((j) => ({ circuit: j.circuit, publicInputs: j.publicInputs, proof: j.proof })),
+      });
+    }
+  }
+
+  /** Stops the workers; requests not answered yet fail. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    const e = new VerifierPoolError('the proof verifier pool is closed');
+    for (const j of this.queue) j.reject(e);
+    this.queue = [];
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+}
+
+/** A proof system verifying on the pool and proving with `base`. Closing it closes the pool only. */
+export function withVerifierPool(base: ProofSystem, pool: VerifierPool): ProofSystem {
+  return {
+    name: `${base.name} (${pool.size} verifier threads)`,
+    secure: base.secure,
+    verifyZkSign: (st: ZkSignStatement, sig: ZkSignature) =>
+      pool.verify('zksig', zkSignPublic(st), zkSignatureToBytes(sig)),
+    proveZkSign: (msg, sks) => base.proveZkSign(msg, sks),
+    verifyPol: (inputs: PolPublicInputs, proof: Uint8Array) =>
+      pool.verify('pol', polPublicInputList(inputs), proof),
+    provePol: (inputs, witness) => base.provePol(inputs, witness),
+    verifyPoc: (inputs: PocPublicInputs, proof: Uint8Array) => pool.verify('poc', pocPublic(inputs), proof),
+    provePoc: (inputs, witness) => base.provePoc(inputs, witness),
+    close: () => pool.close(),
+  };
+}

@@ -1,0 +1,258 @@
+/**
+ * The mempool service on a test chain (insecure proofs, an in-memory store): admission (duplicates,
+ * size, bounds, preverification and proofs, nothing added on failure), the FIFO view on the tip with
+ * dependent transactions, block candidates and eviction, removal on inclusion, re-insertion after a
+ * reorg, the TTL on removal, and persistence (reload in FIFO order with ages; removed stays removed).
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { pino } from 'pino';
+import { bytesToHex } from '../../../src/codec/hex.ts';
+import { selectTransactions } from '../../../src/leader/block-builder.ts';
+import { LedgerError } from '../../../src/ledger/errors.ts';
+import { PROOFS_ALREADY_VERIFIED } from '../../../src/ledger/proof-system.ts';
+import { MAX_INSCRIPTION_BYTES } from '../../../src/mantle/ops.ts';
+import { type SignedMantleTx, txHash } from '../../../src/mantle/tx.ts';
+import { Mempool, type MempoolConfig, MempoolError, type TxOrigin } from '../../../src/mempool/index.ts';
+import { MemoryKv } from '../../../src/storage/kv.ts';
+import { MempoolStore } from '../../../src/storage/mempool-store.ts';
+import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
+import { genesisNotes, KEYS, transfer } from '../../mocks/ledger.ts';
+import { waitUntil } from '../../utils/api-node.ts';
+import { FakeChain } from './fake-chain.ts';
+import { inscriptionsTx } from './inscriptions.ts';
+
+const CONFIG: MempoolConfig = { maxPendingTxs: 1000, maxPendingBytes: 64 * 1024 * 1024, txTtlMs: 60_000 };
+const quiet = pino({ level: 'silent' });
+
+async function setup(config: MempoolConfig = CONFIG, kv = new MemoryKv(), chain = new FakeChain()) {
+  const clock = { now: 1_000_000 };
+  const store = new MempoolStore(kv);
+  const m = await Mempool.init(config, {
+    chain: chain.asChain(),
+    proofs: INSECURE_TEST_PROOFS,
+    store,
+    logger: quiet,
+    now: () => clock.now,
+  });
+  const pk = KEYS[1]!.publicKey;
+  const notes = genesisNotes(chain.genesis);
+  return { m, chain, kv, clock, pk, notes, store };
+}
+
+const hex = (tx: SignedMantleTx) => bytesToHex(txHash(tx.mantle_tx));
+const hexes = (hs: Uint8Array[]) => hs.map(bytesToHex);
+
+describe('Mempool', () => {
+  test('add: a valid transaction is pending, stored and announced; a second submission is a duplicate', async () => {
+    const { m, chain, pk, notes, store } = await setup();
+    const tx = transfer(chain.tip().state, [notes[0]!], [{ value: 5n, pk }]).tx;
+    const added: TxOrigin[] = [];
+    const again: TxOrigin[] = [];
+    m.on('added', (e) => added.push(e.origin));
+    m.on('resubmitted', (e) => again.push(e.origin));
+    assert.equal((await m.add(tx, 'api')).outcome, 'added');
+    assert.equal(m.has(txHash(tx.mantle_tx)), true);
+    assert.deepEqual(m.metrics(), { pending_items: 1, last_item_timestamp: 1_000_000 });
+    assert.equal(store.load().txs.length, 1);
+    assert.equal((await m.add(tx, 'api')).outcome, 'duplicate');
+    assert.equal((await m.add(tx, 'network')).outcome, 'duplicate');
+    assert.deepEqual(added, ['api']);
+    assert.deepEqual(again, ['api'], 'a local duplicate is shared again, a gossiped one is not');
+    assert.equal(m.metrics().pending_items, 1);
+  });
+
+  test('add: concurrent submissions of one transaction add it once', async () => {
+    const { m, chain, pk, notes } = await setup();
+    const tx = transfer(chain.tip().state, [notes[0]!], [{ value: 5n, pk }]).tx;
+    const out = await Promise.all([m.add(tx, 'api'), m.add(tx, 'wallet'), m.add(tx, 'network')]);
+    assert.deepEqual(
+      out.map((r) => r.outcome),
+      ['added', 'duplicate', 'duplicate'],
+    );
+    assert.equal(m.metrics().pending_items, 1);
+  });
+
+  test('add: a transaction over 2 MiB is refused with the reference text; nothing changes', async () => {
+    const { m, store } = await setup();
+    const big = inscriptionsTx(MAX_INSCRIPTION_BYTES);
+    await assert.rejects(m.add(big, 'api'), (e: unknown) => {
+      assert.ok(e instanceof MempoolError);
+      assert.equal(e.code, 'MEMPOOL_ITEM_TOO_LARGE');
+      assert.match(e.message, /^Item is too large: \d+ bytes exceeds maximum 2097152 bytes$/);
+      return true;
+    });
+    assert.equal(m.metrics().pending_items, 0);
+    assert.equal(store.load().txs.length, 0);
+  });
+
+  test('add: a full pool refuses (MEMPOOL_FULL); nothing is stored', async () => {
+    const { m, chain, pk, notes, store } = await setup({ ...CONFIG, maxPendingTxs: 1 });
+    const s = chain.tip().state;
+    await m.add(transfer(s, [notes[0]!], [{ value: 5n, pk }]).tx, 'api');
+    await assert.rejects(m.add(transfer(s, [notes[1]!], [{ value: 5n, pk }]).tx, 'api'), {
+      code: 'MEMPOOL_FULL',
+    });
+    assert.equal(m.metrics().pending_items, 1);
+    assert.equal(store.load().txs.length, 1);
+  });
+
+  test('add: a forged ZK signature or Ed25519 signature fails preverification; nothing is added', async () => {
+    const { m, chain, pk, notes, store } = await setup();
+    const forged = transfer(chain.tip().state, [{ ...notes[0]!, sk: 12345n }], [{ value: 5n, pk }]).tx;
+    await assert.rejects(m.add(forged, 'api'), (e: unknown) => {
+      assert.ok(e instanceof LedgerError);
+      assert.equal(e.ledgerCode, 'InvalidZkSignature');
+      return true;
+    });
+    const small = inscriptionsTx(10);
+    const sig = (small.ops_proofs[1] as { signature: Uint8Array }).signature.slice();
+    sig[0]! ^= 1;
+    const badSig: SignedMantleTx = {
+      ...small,
+      ops_proofs: [small.ops_proofs[0]!, { type: 'Ed25519Sig', signature: sig }],
+    };
+    await assert.rejects(m.add(badSig, 'api'), { ledgerCode: 'InvalidEd25519Signature' });
+    assert.equal(m.metrics().pending_items, 0);
+    assert.equal(m.metrics().last_item_timestamp, 0);
+    assert.equal(store.load().txs.length, 0);
+    // The hash does not cover the proofs: the same transaction pending does not let a forged copy through.
+    await m.add(small, 'api');
+    await assert.rejects(m.add(badSig, 'api'), { ledgerCode: 'InvalidEd25519Signature' });
+    assert.equal((await m.add(small, 'api')).outcome, 'duplicate');
+  });
+
+  test('view: FIFO, only what applies on the tip; a dependent transaction joins once its parent is pending', async () => {
+    const { m, chain, pk, notes } = await setup();
+    const s = chain.tip().state;
+    const parent = transfer(s, [notes[0]!], [{ value: 1_000_000n, pk }]);
+    const child = transfer(s, [parent.outputs[0]!], [{ value: 1n, pk }]).tx;
+    const other = transfer(s, [notes[1]!], [{ value: 2n, pk }]).tx;
+    const conflicting = transfer(s, [notes[1]!], [{ value: 3n, pk }]).tx; // spends what `other` spends
+    await m.add(child, 'api'); // its input does not exist yet: pending, not in the view
+    assert.deepEqual(hexes(m.view()), []);
+    await m.add(other, 'api');
+    await m.add(conflicting, 'api');
+    await m.add(parent.tx, 'api');
+    // The child's ZkSig proof is verified once it applies on the view, then it joins (FIFO order).
+    await waitUntil(() => m.view().length === 3, 2000, 'the child in the view');
+    assert.deepEqual(hexes(m.view()), [hex(child), hex(other), hex(parent.tx)]);
+    assert.equal(m.metrics().pending_items, 4, 'the conflicting one stays pending');
+  });
+
+  test('candidates and block building: FIFO rounds; the never-applicable are evicted', async () => {
+    // `b` does not apply on the view when it arrives (its input is spent by `a`): it is pending but no
+    // candidate (its proof is unchecked), and goes when the builder evicts what never applied.
+    const { m, chain, pk, notes } = await setup();
+    const s = chain.tip().state;
+    const a = transfer(s, [notes[0]!], [{ value: 5n, pk }]).tx;
+    const b = transfer(s, [notes[0]!], [{ value: 6n, pk }]).tx; // double spend of a's input
+    const c = transfer(s, [notes[2]!], [{ value: 7n, pk }]).tx;
+    for (const tx of [a, b, c]) await m.add(tx, 'api');
+    const tip = chain.tip();
+    const sel = selectTransactions(
+      tip.state,
+      { config: chain.config, proofs: PROOFS_ALREADY_VERIFIED },
+      tip.slot + 1n,
+      m.candidates(),
+    );
+    assert.deepEqual(sel.txs, [a, c]);
+    assert.equal(sel.invalid.length, 0);
+    assert.equal(m.metrics().pending_items, 3);
+    m.evict([]);
+    assert.equal(m.has(txHash(b.mantle_tx)), false);
+    assert.equal(m.metrics().pending_items, 2);
+  });
+
+  test('chain: included transactions leave the pool; a side-branch block leaves them pending', async () => {
+    const { m, chain, pk, notes, store } = await setup();
+    const s = chain.tip().state;
+    const a = transfer(s, [notes[0]!], [{ value: 5n, pk }]).tx;
+    const b = transfer(s, [notes[1]!], [{ value: 6n, pk }]).tx;
+    await m.add(a, 'api');
+    await m.add(b, 'api');
+    chain.extend([b], { makeTip: false }); // a fork that does not win
+    assert.equal(m.metrics().pending_items, 2);
+    chain.extend([a]);
+    assert.deepEqual(hexes(m.view()), [hex(b)]);
+    assert.equal(m.has(txHash(a.mantle_tx)), false);
+    await waitUntil(() => store.load().txs.length === 1, 1000, 'the removal stored');
+  });
+
+  test('chain: after a reorg the transactions of the abandoned blocks are pending again', async () => {
+    const { m, chain, pk, notes } = await setup();
+    const s = chain.tip().state;
+    const genesis = chain.tip().id;
+    const a = transfer(s, [notes[0]!], [{ value: 5n, pk }]).tx;
+    const both = transfer(s, [notes[1]!], [{ value: 6n, pk }]).tx;
+    await m.add(a, 'api');
+    await m.add(both, 'api');
+    chain.extend([a, both]);
+    assert.equal(m.metrics().pending_items, 0);
+    // A heavier fork from genesis includes `both` only.
+    const f1 = chain.extend([both], { parent: genesis, makeTip: false });
+    const f2 = chain.extend([], { parent: f1, makeTip: false });
+    chain.switchTo(f2);
+    await waitUntil(() => m.has(txHash(a.mantle_tx)), 2000, 'a re-added');
+    assert.equal(m.has(txHash(both.mantle_tx)), false, 'still included on the new branch');
+    assert.deepEqual(hexes(m.view()), [hex(a)]);
+  });
+
+  test('TTL: expired transactions are evicted when a block changes the tip, not before', async () => {
+    const { m, chain, pk, notes, clock } = await setup({ ...CONFIG, txTtlMs: 1000 });
+    const s = chain.tip().state;
+    const old = transfer(s, [notes[0]!], [{ value: 5n, pk }]).tx;
+    const young = transfer(s, [notes[1]!], [{ value: 6n, pk }]).tx;
+    await m.add(old, 'api');
+    clock.now += 600;
+    await m.add(young, 'api');
+    clock.now += 600;
+    assert.equal(m.metrics().pending_items, 2, 'no eviction without a block');
+    chain.extend([]);
+    assert.equal(m.has(txHash(old.mantle_tx)), false);
+    assert.equal(m.has(txHash(young.mantle_tx)), true);
+  });
+
+  test('persistence: a restart reloads in FIFO order with the ages; a removed transaction stays removed', async () => {
+    const kv = new MemoryKv();
+    const first = await setup({ ...CONFIG, txTtlMs: 1000 }, kv);
+    const { m, chain, pk, notes, clock } = first;
+    const s = chain.tip().state;
+    const t1 = transfer(s, [notes[0]!], [{ value: 5n, pk }]).tx;
+    const t2 = transfer(s, [notes[1]!], [{ value: 6n, pk }]).tx;
+    const t3 = transfer(s, [notes[2]!], [{ value: 7n, pk }]).tx;
+    await m.add(t1, 'api');
+    clock.now += 600;
+    await m.add(t2, 'api');
+    await m.add(t3, 'api');
+    m.evict([txHash(t3.mantle_tx)]);
+    await waitUntil(() => first.store.load().txs.length === 2, 1000, 'the eviction stored');
+    m.close();
+
+    const again = await setup({ ...CONFIG, txTtlMs: 1000 }, kv, chain);
+    assert.equal(again.m.metrics().last_item_timestamp, clock.now, 'the latest addition (t3, evicted since)');
+    again.m.evict([]); // a block built at once does not drop what waits for its proofs
+    assert.equal(again.m.metrics().pending_items, 2);
+    again.clock.now = clock.now + 500; // t1 is 1,100 ms old, t2 500 ms
+    assert.equal(again.m.metrics().pending_items, 2);
+    assert.equal(again.m.has(txHash(t3.mantle_tx)), false);
+    await waitUntil(() => again.m.view().length === 2, 2000, 'the reloaded transactions verified');
+    assert.deepEqual(hexes(again.m.view()), [hex(t1), hex(t2)]);
+    assert.deepEqual([...again.m.candidates()], [t1, t2]);
+    chain.extend([]);
+    assert.equal(again.m.has(txHash(t1.mantle_tx)), false, 't1 kept its age and expired');
+    assert.equal(again.m.has(txHash(t2.mantle_tx)), true);
+  });
+
+  test('persistence: transactions the chain included while the node was down are dropped on start', async () => {
+    const kv = new MemoryKv();
+    const first = await setup(CONFIG, kv);
+    const t1 = transfer(first.chain.tip().state, [first.notes[0]!], [{ value: 5n, pk: first.pk }]).tx;
+    await first.m.add(t1, 'api');
+    first.m.close();
+    first.chain.extend([t1]);
+    const again = await setup(CONFIG, kv, first.chain);
+    assert.equal(again.m.metrics().pending_items, 0);
+    assert.equal(again.store.load().txs.length, 0);
+  });
+});

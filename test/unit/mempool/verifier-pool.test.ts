@@ -1,0 +1,61 @@
+/**
+ * The proof-verification worker pool with real Groth16 proofs (the devnet keys): a batch mixing good and
+ * bad ZkSig proofs gets one answer per proof, in order; the pool stands behind a ProofSystem; a closed
+ * pool refuses.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { zkPublicKey } from '../../../src/crypto/zk-keys.ts';
+import type { ProofSystem } from '../../../src/ledger/proof-system.ts';
+import type { ZkSignature } from '../../../src/mantle/proofs.ts';
+import { DEFAULT_KEYS_DIR } from '../../../src/zk/artifacts.ts';
+import { Groth16ProofSystem } from '../../../src/zk/groth16-system.ts';
+import { VerifierPool, withVerifierPool } from '../../../src/zk/verifier-pool.ts';
+
+describe('VerifierPool', () => {
+  const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR });
+  let pool: VerifierPool;
+  let pooled: ProofSystem;
+  const sks = [11n, 22n];
+  const pks = sks.map(zkPublicKey);
+  let sig1: ZkSignature;
+  let sig2: ZkSignature;
+
+  before(async () => {
+    pool = await VerifierPool.start({ verificationKeys: zk.verificationKeys(), size: 2 });
+    pooled = withVerifierPool(zk, pool);
+    [sig1, sig2] = await Promise.all([zk.proveZkSign(1n, sks), zk.proveZkSign(2n, sks)]);
+  });
+  after(async () => {
+    await pool.close();
+    await zk.close();
+  });
+
+  test('a bad proof among good ones is refused, the good ones verify, answers in order', async () => {
+    const jobs: [bigint, ZkSignature, boolean][] = [
+      [1n, sig1, true],
+      [2n, sig1, false], // the signature of another message
+      [2n, sig2, true],
+      [1n, sig2, false],
+      [1n, sig1, true],
+    ];
+    const got = await Promise.all(
+      jobs.map(([msg, sig]) => pooled.verifyZkSign({ msg, publicKeys: pks }, sig)),
+    );
+    assert.deepEqual(
+      got,
+      jobs.map((j) => j[2]),
+    );
+  });
+
+  test('a malformed proof is false, not an error', async () => {
+    const bad = { pi_a: new Uint8Array(32).fill(0xff), pi_b: sig1.pi_b, pi_c: sig1.pi_c };
+    assert.equal(await pooled.verifyZkSign({ msg: 1n, publicKeys: pks }, bad), false);
+  });
+
+  test('requests after close are refused', async () => {
+    const p = await VerifierPool.start({ verificationKeys: zk.verificationKeys(), size: 1 });
+    await p.close();
+    await assert.rejects(p.verify('zksig', [], new Uint8Array(128)), /closed/);
+  });
+});
