@@ -15,6 +15,7 @@
 import { parseDocument } from 'yaml';
 import { type ApiBackendConfig, DEFAULT_API_BACKEND, parseApiSection } from '../api/config.ts';
 import { type CryptarchiaSection, DEFAULT_CRYPTARCHIA, parseCryptarchiaSection } from '../chain/index.ts';
+import { DEFAULT_KMS, type KmsSection, parseKmsSection } from '../kms/index.ts';
 import {
   DEFAULT_STATE,
   DEFAULT_STORAGE,
@@ -36,14 +37,7 @@ import {
   port,
   str,
 } from '../util/config-fields.ts';
-import {
-  DEFAULT_KMS,
-  DEFAULT_WALLET,
-  type KmsSection,
-  parseKmsSection,
-  parseWalletSection,
-  type WalletSection,
-} from '../wallet/config.ts';
+import { DEFAULT_WALLET, parseWalletSection, type WalletSection } from '../wallet/index.ts';
 
 export { ConfigError } from '../util/config-fields.ts';
 export interface UserConfig {

@@ -9,14 +9,17 @@ import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.ts';
 import { ChainService, chooseInitState, SlotClock } from '../chain/index.ts';
-import { bytesToHex } from '../codec/hex.ts';
+import { bytesToHex, hexToBytes } from '../codec/hex.ts';
+import { frFromBytes } from '../crypto/field.ts';
+import { KeyStore } from '../kms/index.ts';
 import { LeaderService, NO_TRANSACTIONS, VoucherGenerator } from '../leader/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
+import type { IMempool } from '../mempool/interface.ts';
 import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase } from '../sync/phases.ts';
 import { ConfigError } from '../util/config-fields.ts';
-import { leaderKeys } from '../wallet/leader-keys.ts';
+import { Wallet } from '../wallet/index.ts';
 import { createProofSystem } from '../zk/index.ts';
 import { buildInfo } from './build-info.ts';
 import type { UserConfig } from './config.ts';
@@ -121,6 +124,7 @@ export class LogosNode {
     let chain: ChainService | undefined;
     let clock: SlotClock | undefined;
     let phases: BootstrapPhases | undefined;
+    let wallet: Wallet | undefined;
     const api = own(
       new ApiServer(
         { backend: config.api.backend },
@@ -131,6 +135,9 @@ export class LogosNode {
           },
           get clock() {
             return clock!;
+          },
+          get wallet() {
+            return wallet!;
           },
           deployment,
           phase: () => phases?.phase ?? 'AwaitingGenesisTime',
@@ -146,6 +153,13 @@ export class LogosNode {
         `api.backend.listen_address: cannot listen on ${config.api.backend.listen_address}: ${listenFailure(e as NodeJS.ErrnoException)}`,
       );
     }
+
+    // The key store loads (and checks) its keys before anything is created; its ZK signatures are made
+    // by the proof backend built below.
+    let proofs: ProofSystem | undefined;
+    const kms = own(
+      KeyStore.init(config.kms, { proofs: { proveZkSign: (m, sks) => proofs!.proveZkSign(m, sks) } }),
+    );
 
     const stateDir = resolve(opts.baseDir, config.state.base_folder);
     const dataDir = resolve(stateDir, config.storage.backend.folder_name);
@@ -167,9 +181,7 @@ export class LogosNode {
     });
     clock = new SlotClock(init.genesisTimeMs, deployment.slot_duration_ms);
 
-    const proofs = own(
-      opts.proofs ?? createProofSystem(deployment, opts.keysDir ? { keysDir: opts.keysDir } : {}),
-    );
+    proofs = own(opts.proofs ?? createProofSystem(deployment, opts.keysDir ? { keysDir: opts.keysDir } : {}));
     log('proofs').info({ backend: proofs.name }, 'proof backend ready');
 
     chain = own(
@@ -217,24 +229,41 @@ export class LogosNode {
       ),
     );
 
-    const keys = leaderKeys(config);
+    // Until the mempool service is wired here, the wallet's submissions fail with a clear error.
+    const mempool: IMempool = mempoolUnavailable(); // replaced by the mempool service (Mempool.init) when it lands
+    wallet = own(
+      await Wallet.init(config.wallet, {
+        chain: c,
+        mempool,
+        kms,
+        store: store.wallet,
+        logger: log('wallet'),
+        signal,
+      }),
+    );
+
+    // The leader plays with the KMS's ZK keys the wallet knows, and derives vouchers from the master key.
+    const knownPks = Object.values(config.wallet.known_keys).map((hex) => frFromBytes(hexToBytes(hex)));
+    const secretKeys = kms.zkSecretKeys(knownPks);
+    const masterId = config.wallet.voucher_master_key_id;
+    const voucherMaster = masterId !== null ? kms.zkSecretById(masterId) : undefined;
     // inferred: without the key the node runs and passes over won slots; F requires the key id (docs/fidelity.md)
-    if (keys.voucherMaster === undefined && keys.secretKeys.length > 0) {
+    if (voucherMaster === undefined && secretKeys.length > 0) {
       log('node').error(
-        { voucher_master_key_id: keys.voucherMasterKeyId },
+        { voucher_master_key_id: masterId },
         'no Zk voucher master key in the KMS: won slots cannot make blocks',
       );
     }
     const vouchers =
-      keys.voucherMaster !== undefined ? new VoucherGenerator(keys.voucherMaster, store.wallet) : undefined;
-    log('node').info({ leader_keys: keys.secretKeys.length }, 'leader keys loaded');
+      voucherMaster !== undefined ? new VoucherGenerator(voucherMaster, store.wallet) : undefined;
+    log('node').info({ leader_keys: secretKeys.length }, 'leader keys loaded');
 
     await api.start();
     // Serving stops before the services it reads close (the first close, of the bound socket, is then a no-op).
     stops.push(() => api.close());
     const leader = own(
       LeaderService.init(
-        { secretKeys: keys.secretKeys, vouchers },
+        { secretKeys, vouchers },
         { chain: c, clock, proofs, txs: NO_TRANSACTIONS, logger: log('leader'), signal },
       ),
     );
@@ -265,4 +294,21 @@ function applyLogFilter(loggers: ModuleLoggers, filters: Readonly<Record<string,
       'log filter: these targets name no module and change nothing',
     );
   log.info({ filters }, 'log filter replaced');
+}
+
+/** The mempool the wallet submits to while no mempool service runs: every addition fails, saying so. */
+function mempoolUnavailable(): IMempool {
+  const fail = (): never => {
+    throw new Error('mempool service not available');
+  };
+  return {
+    add: async () => fail(),
+    has: () => false,
+    get: () => undefined,
+    view: () => [],
+    byPrefix: () => [],
+    candidates: () => [],
+    evict: () => undefined,
+    metrics: () => ({ pending_items: 0, last_item_timestamp: 0 }),
+  };
 }

@@ -19,6 +19,11 @@ export interface TxBuilder {
   readonly pendingTransfer: { readonly inputs: readonly Fr[]; readonly outputs: readonly Note[] };
   /** Proofs of ChannelWithdraw / ChannelTransfer ops, by op index (F `channel_multi_sig_proofs`). */
   readonly channelMultiSigProofs: ReadonlyMap<number, OpProof>;
+  /**
+   * Proofs the caller made for ops the wallet does not sign itself (a LeaderClaim's PoC), by op index;
+   * used as given when the transaction is signed.
+   */
+  readonly opProofs?: ReadonlyMap<number, OpProof>;
 }
 
 export interface FundRequest {
