@@ -11,7 +11,7 @@ import { fundedDevnetKeys } from '../../../src/node/devnet.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
 
 let tn: TestNode;
-const [k0, k1] = fundedDevnetKeys() as [{ publicKey: string }, { publicKey: string }];
+const [k0, k1] = fundedDevnetKeys() as unknown as [{ publicKey: string }, { publicKey: string }];
 const ZERO = '00'.repeat(32);
 const EMPTY_BUILDER = {
   mantle_tx: { ops: [] },

@@ -12,8 +12,8 @@ import { ApiServer } from '../../../src/api/server.ts';
 import { devnetConfig } from '../../../src/node/devnet.ts';
 
 const PINNED = {
-  bytes: 29018,
-  sha256: '3d7a66f3e0b8c02c22d67e0d3817a8fdcd25e07d009f57315f84e22f57e2b8c1',
+  bytes: 36875,
+  sha256: '30b384095a58aac4c43df7e9532201497606854ac5386aff7e7da7d1d2dd7c16',
 };
 
 test('the served OpenAPI document is byte for byte the pinned one', async () => {
