@@ -81,6 +81,7 @@ export class KeyStore implements IKms {
     return this.#zk.has(zkKeyId(pk));
   }
 
+  // inferred: the texts of the key store's refusals (F's KMS errors are not recorded) (docs/fidelity.md)
   signEd25519(msg: Uint8Array, pk: Uint8Array): Uint8Array {
     const id = bytesToHex(pk);
     const signer = this.#ed25519.get(id);

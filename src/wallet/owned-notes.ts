@@ -87,7 +87,8 @@ export class OwnedNotes {
     const out: LedgerInput[] = [];
     const seen = new Set<Fr>();
     for (const pk of pks) {
-      // F sums a key named twice twice; a note can only be spent once, so each key is read once.
+      // inferred: a key named twice is read once (F would list its notes twice and build a transfer
+      // spending a note twice, which the ledger refuses) (docs/fidelity.md)
       if (seen.has(pk)) continue;
       seen.add(pk);
       this.byPk.get(pk)?.forEach((r, id) => {

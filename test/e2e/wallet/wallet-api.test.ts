@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ApiResponseError, createClient } from '../../../client/index.ts';
+import { fundAndSign, transfer, waitForInclusion } from '../../../client/wallet.ts';
 import { parseJson } from '../../../src/codec/json.ts';
 import { fundedDevnetKeys } from '../../../src/node/devnet.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
@@ -172,5 +174,27 @@ describe('wallet endpoints', () => {
     assert.equal(r.status, 500);
     assert.match(r.text, /mempool service not available/);
     assert.ok(before.length > 0);
+  });
+
+  test('client helpers: fund and sign an empty builder, transfer, wait for inclusion', async () => {
+    const node = createClient({ baseUrl: tn.base });
+    const bal = await node.walletBalance({ params: { public_key: k0.publicKey } });
+    assert.ok(bal.balance > 0n);
+    const { tx } = await fundAndSign(node, {
+      txBuilder: EMPTY_BUILDER,
+      changePk: k0.publicKey,
+      fundingPks: [k0.publicKey],
+      maxTxFee: 1_000_000n,
+      signOps: async () => [],
+    });
+    assert.equal((tx.mantle_tx as { ops: unknown[] }).ops.length, tx.ops_proofs.length);
+    await assert.rejects(
+      transfer(node, { from: k0.publicKey, to: k1.publicKey, amount: 1n }),
+      (e) => e instanceof ApiResponseError && e.status === 500,
+    );
+    await assert.rejects(
+      waitForInclusion(node, 'ab'.repeat(32), { timeoutMs: 300, intervalMs: 100 }),
+      /not included/,
+    );
   });
 });
