@@ -21,16 +21,19 @@ const TEXT_JSON = 'text/plain; charset=utf-8';
 const frHex = (x: Fr) => bytesToHex(frToBytes(x));
 const pkOf = (hex: string): Fr => fr.fromJson(hex);
 
-/** The `notes` object of a balance, serialised once per notes list (lists are cached per block state). */
-const notesJson = new WeakMap<WalletBalance['notes'], string>();
+/** The body of a key's balance, serialised once per notes list and tip (lists are cached per block state). */
+const balanceBodies = new WeakMap<WalletBalance['notes'], { tip: string; body: Buffer }>();
 
-function balanceBody(b: WalletBalance): string {
-  let notes = notesJson.get(b.notes);
-  if (notes === undefined) {
-    notes = `{${b.notes.map((n) => `"${frHex(n.id)}":${n.value}`).join(',')}}`;
-    notesJson.set(b.notes, notes);
-  }
-  return `{"tip":"${bytesToHex(b.tip)}","balance":${b.balance},"notes":${notes},"address":"${frHex(b.address)}"}`;
+function balanceBody(b: WalletBalance): Buffer {
+  const tip = bytesToHex(b.tip);
+  const cached = balanceBodies.get(b.notes);
+  if (cached && cached.tip === tip) return cached.body;
+  const notes = b.notes.map((n) => `"${frHex(n.id)}":${n.value}`).join(',');
+  const body = Buffer.from(
+    `{"tip":"${tip}","balance":${b.balance},"notes":{${notes}},"address":"${frHex(b.address)}"}`,
+  );
+  balanceBodies.set(b.notes, { tip, body });
+  return body;
 }
 
 /**
@@ -64,7 +67,11 @@ function builderOf(j: {
   };
 }
 
-const textJson = (body: string, status = 200): ApiReply => ({ status, body, contentType: TEXT_JSON });
+const textJson = (body: string | Uint8Array, status = 200): ApiReply => ({
+  status,
+  body,
+  contentType: TEXT_JSON,
+});
 
 export const walletHandlers: Handlers<typeof walletRoutes, Pick<ApiContext, 'wallet'>> = {
   walletBalance(ctx, { params: { public_key }, query }) {
