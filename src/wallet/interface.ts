@@ -77,6 +77,13 @@ export interface IWallet {
   sign(funded: FundedTx): Promise<SignedMantleTx>;
   /** Fund, sign and add to the mempool; returns the tx hash. */
   submit(req: FundRequest): Promise<Uint8Array>;
+  /**
+   * Signs a funded transaction (e.g. after adding a proof over its hash to `builder.opProofs`) and adds
+   * it to the mempool; returns the tx hash. On failure its notes are released.
+   */
+  submitFunded(funded: FundedTx): Promise<Uint8Array>;
+  /** Releases the notes a funded transaction reserved (it will not be submitted). */
+  release(funded: FundedTx): void;
   /** `transfer-funds`: one output to the recipient, funded with the exact mandatory fee, submitted. */
   transfer(req: TransferRequest): Promise<Uint8Array>;
   /** Ed25519 signature of `msg` by the KMS key whose public key is `pk`. */

@@ -309,6 +309,21 @@ export class Wallet implements IWallet {
     }
   }
 
+  async submitFunded(funded: FundedTx): Promise<Uint8Array> {
+    const signed = await this.sign(funded);
+    try {
+      const { hash } = await this.#mempool.add(signed, 'wallet');
+      return hash;
+    } catch (e) {
+      this.release(funded);
+      throw e;
+    }
+  }
+
+  release(funded: FundedTx): void {
+    this.#release(consumedOrLockedNotes(funded.builder));
+  }
+
   transfer(req: TransferRequest): Promise<Uint8Array> {
     const builder = addLedgerOutputs(newBuilder(), [{ value: req.amount, pk: req.recipientPk }]);
     return this.submit({

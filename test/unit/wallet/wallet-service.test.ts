@@ -303,3 +303,23 @@ test('failed submission releases the reservation; fee cap and 32-input limit res
   for (let i = 1; i <= 40; i++) assert.ok(!wallet.isReserved(BigInt(i)));
   await wallet.close();
 });
+
+test('a claim funded, its PoC added over the funded hash, then signed and submitted; without it, released', async () => {
+  const chain = new FakeChain(ledger(notes([[1n, rec(5000, A)]])));
+  const { wallet, mempool } = await start(chain);
+  const claim = newBuilder([{ opcode: 48, payload: { rewards_root: 1n, voucher_nullifier: 2n, pk: A } }]);
+  const funded = await wallet.fund({ builder: claim, changePk: A, fundingPks: [A], priorityFeePercent: 0n });
+  await assert.rejects(
+    wallet.submitFunded(funded),
+    (e) => e instanceof WalletError && e.code === 'WALLET_MISSING_PROOF' && /op index 0/.test(e.message),
+  );
+  assert.ok(!wallet.isReserved(1n), 'a failed signature releases the notes');
+  const again = await wallet.fund({ builder: claim, changePk: A, fundingPks: [A], priorityFeePercent: 0n });
+  const poc = { type: 'PoC' as const, proof: new Uint8Array(128).fill(9) };
+  await wallet.submitFunded({ ...again, builder: { ...again.builder, opProofs: new Map([[0, poc]]) } });
+  const tx = mempool.added[0]!;
+  assert.deepEqual(tx.ops_proofs[0], poc);
+  assert.equal(tx.ops_proofs[1]!.type, 'ZkSig');
+  assert.deepEqual(tx.ops_proofs[1], { type: 'ZkSig', signature: again.transferProof });
+  await wallet.close();
+});
