@@ -98,11 +98,16 @@ export class Wallet implements IWallet {
     const w = new Wallet(config, deps);
     const lib = w.#lib;
     const persisted = deps.store.libNotesBlock();
-    let notes: OwnedNotes;
+    let notes: OwnedNotes | undefined;
     if (persisted !== undefined && bytesToHex(persisted) === bytesToHex(lib.id)) {
-      notes = OwnedNotes.of(deps.store.libNotes());
-      w.#persisted = notes;
-    } else {
+      try {
+        notes = OwnedNotes.of(deps.store.libNotes());
+        w.#persisted = notes;
+      } catch (e) {
+        deps.logger.warn({ err: (e as Error).message }, 'the persisted wallet notes cannot be read');
+      }
+    }
+    if (notes === undefined) {
       const state = deps.chain.stateOf(lib.id);
       if (!state) throw new Error(`the chain holds no ledger state at its LIB ${bytesToHex(lib.id)}`);
       const t0 = performance.now();
