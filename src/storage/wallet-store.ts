@@ -14,7 +14,7 @@ import { Bucket } from './buckets.ts';
 import { type KvStore, readU64Key, u64Key } from './kv.ts';
 
 const NEXT_VOUCHER_INDEX = new TextEncoder().encode('next_voucher_index');
-/** The block the persisted notes are at (32 bytes). */
+/** The block the persisted notes are at (32 bytes) ‖ the tag of the known keys they were tracked for (32 bytes). */
 const LIB_NOTES_BLOCK = new TextEncoder().encode('lib_notes_block');
 /** Format version 1 ‖ u32 count ‖ per note: id ‖ value ‖ pk ‖ index ‖ origin ‖ output index ‖ channel? ‖ locked_by?. */
 const LIB_NOTES = new TextEncoder().encode('lib_notes');
@@ -46,9 +46,11 @@ export class WalletStore {
     return this.kv.transaction((tx) => tx.put(Bucket.Wallet, NEXT_VOUCHER_INDEX, u64Key(index)));
   }
 
-  /** The block the persisted LIB notes are at, if any. */
-  libNotesBlock(): Uint8Array | undefined {
-    return this.kv.get(Bucket.Wallet, LIB_NOTES_BLOCK);
+  /** The block the persisted LIB notes are at and the tag of the keys they track, if any. */
+  libNotesBlock(): { lib: Uint8Array; keysTag: Uint8Array } | undefined {
+    const v = this.kv.get(Bucket.Wallet, LIB_NOTES_BLOCK);
+    if (v === undefined || v.length !== 64) return undefined;
+    return { lib: v.subarray(0, 32), keysTag: v.subarray(32) };
   }
 
   /** The persisted LIB notes; throws on a value this version cannot read. */
@@ -74,10 +76,14 @@ export class WalletStore {
   }
 
   /**
-   * Stores the LIB's id and, when given, its owned notes (omitted: unchanged since the last call) in
-   * one transaction; resolves once durable.
+   * Stores the LIB's id, the tag of the known keys and, when given, the owned notes (omitted: unchanged
+   * since the last call) in one transaction; resolves once durable.
    */
-  setLibNotes(lib: Uint8Array, notes: Iterable<readonly [Fr, NoteRecord]> | undefined): Promise<void> {
+  setLibNotes(
+    lib: Uint8Array,
+    keysTag: Uint8Array,
+    notes: Iterable<readonly [Fr, NoteRecord]> | undefined,
+  ): Promise<void> {
     let bytes: Uint8Array | undefined;
     if (notes !== undefined) {
       const list = [...notes];
@@ -98,7 +104,10 @@ export class WalletStore {
     }
     return this.kv.transaction((tx) => {
       if (bytes !== undefined) tx.put(Bucket.Wallet, LIB_NOTES, bytes);
-      tx.put(Bucket.Wallet, LIB_NOTES_BLOCK, lib);
+      const block = new Uint8Array(64);
+      block.set(lib, 0);
+      block.set(keysTag, 32);
+      tx.put(Bucket.Wallet, LIB_NOTES_BLOCK, block);
     });
   }
 }

@@ -16,7 +16,8 @@
 import type { Logger } from 'pino';
 import type { BlockRef, IChain } from '../chain/index.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
-import { type Fr, frFromBytes } from '../crypto/field.ts';
+import { blake2b256 } from '../crypto/blake2b.ts';
+import { type Fr, frFromBytes, frToBytes } from '../crypto/field.ts';
 import { type IKms, MAX_ZK_SIGNING_KEYS } from '../kms/index.ts';
 import { gasContextOf } from '../ledger/gas.ts';
 import type { LedgerState, NoteRecord } from '../ledger/state.ts';
@@ -66,6 +67,8 @@ export class Wallet implements IWallet {
   readonly #store: WalletStore;
   readonly #log: Logger;
   readonly #known: ReadonlySet<Fr>;
+  /** Blake2b-256 of the known keys, sorted: persisted notes tracked for other keys are not reused. */
+  readonly #keysTag: Uint8Array;
   readonly #expiry: number;
   /** Hex block id → the wallet's notes after that block. */
   readonly #states = new Map<string, BlockNotes>();
@@ -86,6 +89,9 @@ export class Wallet implements IWallet {
     this.#store = deps.store;
     this.#log = deps.logger;
     this.#known = new Set(Object.entries(config.known_keys).map(([id, hex]) => frOfHex(hex, id)));
+    this.#keysTag = blake2b256(
+      ...[...this.#known].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(frToBytes),
+    );
     this.#expiry = config.pending_note_expiry_blocks;
     this.#lib = deps.chain.lib();
   }
@@ -99,7 +105,11 @@ export class Wallet implements IWallet {
     const lib = w.#lib;
     const persisted = deps.store.libNotesBlock();
     let notes: OwnedNotes | undefined;
-    if (persisted !== undefined && bytesToHex(persisted) === bytesToHex(lib.id)) {
+    if (
+      persisted !== undefined &&
+      bytesToHex(persisted.lib) === bytesToHex(lib.id) &&
+      bytesToHex(persisted.keysTag) === bytesToHex(w.#keysTag)
+    ) {
       try {
         notes = OwnedNotes.of(deps.store.libNotes());
         w.#persisted = notes;
@@ -114,9 +124,9 @@ export class Wallet implements IWallet {
       notes = OwnedNotes.scan(state.notes, w.#known);
       deps.logger.info(
         { lib: bytesToHex(lib.id), ledger_notes: state.notes.size, ms: Math.round(performance.now() - t0) },
-        'wallet notes read from the LIB ledger state (no persisted wallet state at this LIB)',
+        'wallet notes read from the LIB ledger state (no persisted wallet state at this LIB for these keys)',
       );
-      await deps.store.setLibNotes(lib.id, notes.entries());
+      await deps.store.setLibNotes(lib.id, w.#keysTag, notes.entries());
       w.#persisted = notes;
     }
     w.#states.set(bytesToHex(lib.id), { notes, height: lib.height });
@@ -186,7 +196,7 @@ export class Wallet implements IWallet {
     this.#persisted = at.notes;
     const entries = changed ? [...at.notes.entries()] : undefined;
     this.#writes = this.#writes
-      .then(() => this.#store.setLibNotes(lib.id, entries))
+      .then(() => this.#store.setLibNotes(lib.id, this.#keysTag, entries))
       .catch((e: Error) =>
         this.#log.warn({ err: e.message }, 'could not persist the wallet notes at the LIB'),
       );
