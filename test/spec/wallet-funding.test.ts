@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { ed25519PublicKey } from '../../src/crypto/ed25519.ts';
 import type { Fr } from '../../src/crypto/field.ts';
 import type { GasContext } from '../../src/ledger/gas.ts';
+import type { NoteRecord } from '../../src/ledger/state.ts';
 import { type Note, type Utxo, utxoId } from '../../src/mantle/note.ts';
 import { type Op, Opcode } from '../../src/mantle/ops.ts';
 import {
@@ -26,6 +27,7 @@ import {
 import { WalletError } from '../../src/wallet/errors.ts';
 import { fundBuilder } from '../../src/wallet/funding.ts';
 import type { TxBuilder } from '../../src/wallet/interface.ts';
+import { OwnedNotes } from '../../src/wallet/owned-notes.ts';
 
 const pk = (v: number): Fr => BigInt(v);
 const txHash = (v: number) => new Uint8Array(32).fill(v);
@@ -35,6 +37,23 @@ const utxo = (h: number, i: number, value: number, owner: Fr): Utxo => ({
   note: { value: BigInt(value), pk: owner },
 });
 const input = (u: Utxo) => ({ id: utxoId(u), utxo: u });
+
+/** The wallet's notes of these utxos (F `WalletState::from_ledger`); `locked` ones are SDP-locked. */
+function walletOf(utxos: readonly Utxo[], locked: readonly Utxo[] = []): OwnedNotes {
+  return OwnedNotes.of(
+    utxos.map((u): [Fr, NoteRecord] => [
+      utxoId(u),
+      {
+        note: u.note,
+        index: 0,
+        origin: BigInt(`0x${Buffer.from(u.op_id).reverse().toString('hex')}`),
+        output_index: u.output_index,
+        channel: null,
+        locked_by: locked.includes(u) ? 'cc'.repeat(32) : null,
+      },
+    ]),
+  );
+}
 
 function gas(exec: number, storage: number, transferThresholds: Record<string, number> = {}): GasContext {
   return {
@@ -71,10 +90,10 @@ test('test_fund_tx_with_change (wallet/src/lib.rs)', () => {
   const alice = pk(1);
   const utxo1 = utxo(0, 0, 5000, alice);
   const utxo2 = utxo(0, 1, 5000, alice);
-  // utxo1 is locked: the wallet leaves it out of the candidates.
+  // utxo1 is locked deliberately: funding leaves locked notes out.
   const ctx = gas(1, 1);
-  const funded = fundBuilder(newBuilder(), [input(utxo2)], alice, ctx, 0n);
-  void utxo1;
+  const candidates = walletOf([utxo1, utxo2], [utxo1]).spendable([alice], new Set());
+  const funded = fundBuilder(newBuilder(), candidates, alice, ctx, 0n);
   assert.equal(minimumGasCost(funded, ctx), 794n);
   assert.equal(netBalance(funded), 794n);
   assert.equal(fundingDelta(funded, ctx, 0n), 0n);
@@ -120,6 +139,24 @@ test('test_fund_tx_insufficient_funds (wallet/src/lib.rs)', () => {
 
 test('test_fund_tx_zero_funds (wallet/src/lib.rs)', () => {
   assert.throws(() => fundBuilder(newBuilder(), [], pk(1), gas(1, 1), 0n), insufficient(0n));
+});
+
+test('test_fund_tx_all_locked_notes (wallet/src/lib.rs)', () => {
+  const alice = pk(1);
+  const u = utxo(0, 0, 5000, alice);
+  const candidates = walletOf([u], [u]).spendable([alice], new Set());
+  assert.throws(() => fundBuilder(newBuilder(), candidates, alice, gas(1, 1), 0n), insufficient(0n));
+});
+
+test('test_fund_tx_respects_pk_list (wallet/src/lib.rs)', () => {
+  const alice = pk(1);
+  const bob = pk(2);
+  const wallet = walletOf([utxo(0, 0, 1_000_000, bob)]);
+  assert.throws(
+    () => fundBuilder(newBuilder(), wallet.spendable([alice], new Set()), alice, gas(1, 1), 0n),
+    insufficient(0n),
+  );
+  fundBuilder(newBuilder(), wallet.spendable([bob], new Set()), bob, gas(1, 1), 0n);
 });
 
 test('test_fund_tx_unfundable_region (wallet/src/lib.rs)', () => {
