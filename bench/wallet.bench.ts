@@ -9,7 +9,10 @@
  * - `wallet.balance_ratio_vs_info`: requests per second of `GET /wallet/{pk}/balance` for a key owning
  *   1,000 of the ledger's 1,000,000 notes, divided by the rate of `GET /cryptarchia/info` from the same
  *   server (bench/wallet-api-child.ts, its own process), autocannon with 50 connections, alternating
- *   3 × 5 s rounds of each; medians of the rounds. `wallet.balance_req_s` is the balance rate itself.
+ *   3 × 5 s rounds of each; medians of the rounds. `wallet.balance_req_s` is the balance rate itself;
+ *   `wallet.balance_ratio_bare_bound` is the same ratio for two bare `node:http` servers (bench/api-bare.ts)
+ *   answering the same bytes and headers, measured in the same rounds: the bound the sizes of the two
+ *   responses set (a balance of 1,000 notes is about 77 kB, the info about 200 bytes).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -55,33 +58,78 @@ async function reqPerS(url: string, seconds: number): Promise<number> {
   return r['2xx'] / r.duration;
 }
 
-let balanceRun: Promise<{ info: number; balance: number }> | undefined;
+interface BalanceRun {
+  readonly info: number;
+  readonly balance: number;
+  /** The same two responses (bytes and headers) from bare `node:http` servers. */
+  readonly bareInfo: number;
+  readonly bareBalance: number;
+}
 
-function measureBalance(): Promise<{ info: number; balance: number }> {
+let balanceRun: Promise<BalanceRun> | undefined;
+
+/** A child process of this benchmark, with IPC; killed when this process exits. */
+function child(script: string, args: string[]): ChildProcess {
+  const p = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--import', './src/polyfills.mjs', `bench/${script}`, ...args],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 2, 2, 'ipc'],
+    },
+  );
+  const kill = () => p.kill('SIGKILL');
+  process.once('exit', kill);
+  p.once('exit', () => process.off('exit', kill));
+  return p;
+}
+
+function ready(p: ChildProcess, send?: object): Promise<{ url: string; pk: string }> {
+  return new Promise((resolve, reject) => {
+    p.once('message', (m: { type: string; url: string; pk: string }) => resolve(m));
+    p.once('exit', (code) => reject(new Error(`benchmark child exited (${code})`)));
+    if (send) p.send(send);
+  });
+}
+
+function measureBalance(): Promise<BalanceRun> {
   balanceRun ??= (async () => {
-    const child: ChildProcess = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--import', './src/polyfills.mjs', 'bench/wallet-api-child.ts', '1000000', '1000'],
-      { cwd: ROOT, stdio: ['ignore', 2, 2, 'ipc'] },
-    );
-    const kill = () => child.kill('SIGKILL');
-    process.once('exit', kill);
+    const node = child('wallet-api-child.ts', ['1000000', '1000']);
+    const bares: ChildProcess[] = [];
     try {
-      const ready = await new Promise<{ url: string; pk: string }>((resolve, reject) => {
-        child.once('message', (m: { type: string; url: string; pk: string }) => resolve(m));
-        child.once('exit', (code) => reject(new Error(`wallet bench child exited (${code})`)));
-      });
-      const info: number[] = [];
-      const balance: number[] = [];
-      for (let round = 0; round < 3; round++) {
-        info.push(await reqPerS(`${ready.url}/cryptarchia/info`, 5));
-        balance.push(await reqPerS(`${ready.url}/wallet/${ready.pk}/balance`, 5));
+      const r = await ready(node);
+      const urls = { info: `${r.url}/cryptarchia/info`, balance: `${r.url}/wallet/${r.pk}/balance` };
+      const bareUrls: Record<string, string> = {};
+      for (const [name, url] of Object.entries(urls)) {
+        const res = await fetch(url);
+        const body = Buffer.from(await res.arrayBuffer());
+        const skip = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+        const headers: Record<string, string> = {};
+        res.headers.forEach((v, k) => {
+          if (!skip.has(k)) headers[k] = v;
+        });
+        const bare = child('api-bare.ts', []);
+        bares.push(bare);
+        bareUrls[name] = (await ready(bare, { type: 'serve', headers, body: body.toString('base64') })).url;
       }
-      return { info: median(info), balance: median(balance) };
+      const runs: Record<string, number[]> = { info: [], balance: [], bareInfo: [], bareBalance: [] };
+      for (let round = 0; round < 3; round++) {
+        runs.info!.push(await reqPerS(urls.info, 5));
+        runs.balance!.push(await reqPerS(urls.balance, 5));
+        runs.bareInfo!.push(await reqPerS(bareUrls.info!, 5));
+        runs.bareBalance!.push(await reqPerS(bareUrls.balance!, 5));
+      }
+      return {
+        info: median(runs.info!),
+        balance: median(runs.balance!),
+        bareInfo: median(runs.bareInfo!),
+        bareBalance: median(runs.bareBalance!),
+      };
     } finally {
-      child.send?.({ type: 'stop' });
-      setTimeout(kill, 5_000).unref();
-      process.off('exit', kill);
+      for (const p of [node, ...bares]) {
+        p.send?.({ type: 'stop' });
+        setTimeout(() => p.kill('SIGKILL'), 5_000).unref();
+      }
     }
   })();
   return balanceRun;
@@ -203,6 +251,16 @@ export const figures: Figure[] = [
       const r = await measureBalance();
       log(`wallet: balance ${Math.round(r.balance)} req/s, info ${Math.round(r.info)} req/s`);
       return r.balance / r.info;
+    },
+  },
+  {
+    // The same ratio for bare servers sending the same bytes: what the response sizes alone allow.
+    name: 'wallet.balance_ratio_bare_bound',
+    unit: 'ratio',
+    async measure() {
+      const r = await measureBalance();
+      log(`bare copies: balance ${Math.round(r.bareBalance)} req/s, info ${Math.round(r.bareInfo)} req/s`);
+      return r.bareBalance / r.bareInfo;
     },
   },
 ];
