@@ -245,13 +245,14 @@ export class Wallet implements IWallet {
    */
   #fundNow(req: FundRequest): { tip: Uint8Array; builder: TxBuilder; reserved: Fr[] } {
     const tip = req.tip ?? this.#chain.tip().id;
-    const notes = this.#notesAt(tip);
+    // F reads the ledger state at the tip first (its error), then the wallet's state there.
     const ledger = this.#chain.stateOf(tip);
     if (!ledger)
       throw new WalletError(
         'WALLET_UNKNOWN_BLOCK',
         `Ledger state corresponding to block ${bytesToHex(tip)} not found`,
       );
+    const notes = this.#notesAt(tip);
     const excluded = new Set<Fr>(consumedOrLockedNotes(req.builder));
     for (const id of this.#reserved.keys()) excluded.add(id);
     const candidates = notes.spendable(req.fundingPks, excluded);
