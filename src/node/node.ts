@@ -1,8 +1,9 @@
 /**
  * The node: the one place where services are built, in order, each with its settings and its
  * dependencies (a child logger and the node's abort signal among them), and closed in reverse.
- * API socket (bound, not serving yet) → storage (locked data directory) → proof backend → chain
- * (genesis or replay) → bootstrap phases → API (serving) → leader → status line.
+ * API socket (bound, not serving yet) → key store (keys checked) → storage (locked data directory) →
+ * proof backend → chain (genesis or replay) → bootstrap phases → wallet → API (serving) → leader →
+ * status line.
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
  */
 import { resolve } from 'node:path';
