@@ -10,67 +10,46 @@ import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { devnetConfig } from '../../../src/node/devnet.ts';
-import { LogosNode } from '../../../src/node/node.ts';
-import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
-import { FAST } from '../../mocks/fast-deployment.ts';
-import { waitUntil } from '../../utils/api-node.ts';
+import { startFastNode, waitUntil } from '../../utils/api-node.ts';
 
-async function startNode(dir: string, lines: string[]): Promise<LogosNode> {
-  const cfg = devnetConfig();
+const SCAN = 'wallet notes read from the LIB ledger state';
+
+/** A logger whose lines land in `lines`. */
+function capture(lines: string[]) {
   const sink = new Writable({
     write(chunk, _enc, done) {
       lines.push(String(chunk));
       done();
     },
   });
-  return LogosNode.start({
-    deployment: FAST,
-    config: {
-      ...cfg,
-      api: { backend: { ...cfg.api.backend, listen_address: '127.0.0.1:0' } },
-      cryptarchia: {
-        ...cfg.cryptarchia,
-        service: {
-          ...cfg.cryptarchia.service,
-          bootstrap: { ...cfg.cryptarchia.service.bootstrap, prolonged_bootstrap_period: 0.5 },
-        },
-      },
-      state: { base_folder: dir },
-    },
-    baseDir: dir,
-    logger: pino({ level: 'info' }, sink),
-    proofs: INSECURE_TEST_PROOFS,
-  });
+  return pino({ level: 'info' }, sink);
 }
 
 test('the wallet restarts from its persisted LIB notes', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'logos-wallet-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const pk = Object.values(devnetConfig().wallet.known_keys)[0]!;
+  const balanceOf = (base: string) =>
+    fetch(`${base}/wallet/${pk}/balance`).then((r) => r.json()) as Promise<{ balance: number }>;
+
   const first: string[] = [];
-  const a = await startNode(dir, first);
-  let balance: { balance: number } | undefined;
+  const a = await startFastNode({ dir, logger: capture(first) });
+  let before: { balance: number };
   try {
-    await waitUntil(() => a.chain.lib().height >= 3, 30_000, 'an LIB three blocks above genesis');
+    await waitUntil(() => a.node.chain.lib().height >= 3, 30_000, 'an LIB three blocks above genesis');
     assert.ok(
-      first.some((l) => l.includes('wallet notes read from the LIB ledger state')),
-      'a new chain scans once',
+      first.some((l) => l.includes(SCAN)),
+      'a new chain reads the LIB ledger notes once',
     );
-    balance = (await fetch(`http://${a.api.listening}/wallet/${pk}/balance`).then((r) => r.json())) as {
-      balance: number;
-    };
+    before = await balanceOf(a.base);
   } finally {
     await a.stop();
   }
   const second: string[] = [];
-  const b = await startNode(dir, second);
+  const b = await startFastNode({ dir, logger: capture(second) });
   try {
-    assert.ok(
-      !second.some((l) => l.includes('wallet notes read from the LIB ledger state')),
-      'no scan on restart',
-    );
-    const again = await fetch(`http://${b.api.listening}/wallet/${pk}/balance`).then((r) => r.json());
-    assert.equal((again as { balance: number }).balance, balance?.balance);
+    assert.ok(!second.some((l) => l.includes(SCAN)), 'no scan on restart');
+    assert.equal((await balanceOf(b.base)).balance, before.balance);
   } finally {
     await b.stop();
   }
