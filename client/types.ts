@@ -18,3 +18,6 @@ export type Channel = Infer<typeof D.Channel>;
 export type Declaration = Infer<typeof D.Declaration>;
 export type Declarations = Infer<typeof D.Declarations>;
 export type TracingFilter = Infer<typeof D.TracingFilter>;
+export type WalletBalance = Infer<typeof D.WalletBalance>;
+export type FundedTx = Infer<typeof D.FundedTx>;
+export type ZkSignature = Infer<typeof D.ZkSignatureJson>;

@@ -10,6 +10,7 @@ import { cryptarchiaRoutes } from './routes/cryptarchia.ts';
 import { mantleRoutes } from './routes/mantle.ts';
 import { nodeRoutes } from './routes/node.ts';
 import { sdpRoutes } from './routes/sdp.ts';
+import { walletRoutes } from './routes/wallet.ts';
 
 export {
   ID_PARAM_PATTERN,
@@ -34,6 +35,7 @@ export {
 export { Channel, GasPrices } from './routes/mantle.ts';
 export { VersionInfo } from './routes/node.ts';
 export { Declaration, Declarations } from './routes/sdp.ts';
+export { FundedTx, WalletBalance, ZkSignatureJson } from './routes/wallet.ts';
 
 export const API = {
   ...nodeRoutes,
@@ -41,6 +43,7 @@ export const API = {
   ...mantleRoutes,
   ...sdpRoutes,
   ...adminRoutes,
+  ...walletRoutes,
 } as const satisfies Record<string, RouteDef>;
 
 export type Api = typeof API;

@@ -6,6 +6,7 @@
 import type { IChain, SlotClock } from '../chain/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { IMempool } from '../mempool/index.ts';
+import type { IWallet } from '../wallet/index.ts';
 import type { Infer, Schema } from './json-schema.ts';
 import type { PathParam, QueryParam, RouteDef } from './route-def.ts';
 import type { ChainPhase } from './routes/cryptarchia.ts';
@@ -21,6 +22,8 @@ export interface ApiContext {
   readonly clock: SlotClock;
   readonly deployment: Deployment;
   readonly mempool: IMempool;
+  /** The wallet: notes, funding, signing with the key store (the `/wallet/*` routes). */
+  readonly wallet: IWallet;
   phase(): Phase;
 }
 

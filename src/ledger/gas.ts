@@ -2,8 +2,10 @@
  * Gas and fees: execution gas per op, storage gas per byte, the two gas markets, and the split of a
  * block's reward between Blend providers, the leader and the PoW pool.
  */
+import { bytesToHex } from '../codec/hex.ts';
 import { type Op, Opcode } from '../mantle/ops.ts';
-import type { OpProof } from '../mantle/proofs.ts';
+import { type OpProof, proofSize } from '../mantle/proofs.ts';
+import { encodeMantleTx, type MantleTx } from '../mantle/tx.ts';
 import {
   A_SCALE,
   EXECUTION_MARKET_DEN,
@@ -15,6 +17,7 @@ import {
   REWARD_FEE_MUL,
   STAKE_TARGET,
 } from './parameters.ts';
+import type { LedgerState } from './state.ts';
 
 const CHANNEL_SIG_GAS = 56n;
 
@@ -40,6 +43,88 @@ export function executionGas(op: Op, proof: OpProof): bigint {
     case Opcode.ClaimPowReward:
       return 1n;
   }
+}
+
+/** Gas prices and channel thresholds a transaction is priced against (F `MantleTxGasContext`). */
+export interface GasContext {
+  readonly execution_base_gas_price: bigint;
+  readonly storage_gas_price: bigint;
+  /** Transfer threshold of an existing channel (by hex id), undefined for an unknown channel. */
+  transferThreshold(channelHex: string): number | undefined;
+  /** Configuration threshold of an existing channel (by hex id), undefined for an unknown channel. */
+  configurationThreshold(channelHex: string): number | undefined;
+}
+
+const ZK_PROOF_BYTES = 128;
+const ED25519_SIG_BYTES = 64;
+
+/** A multi-signature proof of `n` signatures, as the predicted size takes it. */
+const multiSigOf = (n: number): OpProof => ({
+  type: 'ChannelMultiSigProof',
+  signatures: Array.from({ length: n }, () => ({ signature: new Uint8Array(64), channel_key_index: 0 })),
+});
+
+/**
+ * The threshold an op's channel signatures are predicted with: the channel's configuration threshold
+ * for a ChannelConfig (0 for a new channel: the ledger checks no proof then), its transfer threshold
+ * for a withdraw or channel transfer (0 when the channel is unknown).
+ */
+function channelThreshold(op: Op, ctx: GasContext): number {
+  switch (op.opcode) {
+    case Opcode.ChannelConfig:
+      return ctx.configurationThreshold(bytesToHex(op.payload.channel)) ?? 0;
+    case Opcode.ChannelWithdraw:
+    case Opcode.ChannelTransfer:
+      return ctx.transferThreshold(bytesToHex(op.payload.channel_id)) ?? 0;
+    default:
+      return 0;
+  }
+}
+
+/** Size in bytes of an op's proof once signed, as predicted before signing. */
+function minimumProofSize(op: Op, ctx: GasContext): number {
+  switch (op.opcode) {
+    case Opcode.ChannelInscribe:
+      return ED25519_SIG_BYTES;
+    case Opcode.SDPDeclare:
+      return ZK_PROOF_BYTES + ED25519_SIG_BYTES;
+    case Opcode.SDPWithdraw:
+    case Opcode.SDPActive:
+    case Opcode.LeaderClaim:
+    case Opcode.Transfer:
+    case Opcode.ChannelDeposit:
+      return ZK_PROOF_BYTES;
+    case Opcode.ChannelConfig:
+    case Opcode.ChannelWithdraw:
+    case Opcode.ChannelTransfer:
+      return proofSize(multiSigOf(channelThreshold(op, ctx)));
+    case Opcode.ClaimPowReward:
+      return 0;
+  }
+}
+
+/**
+ * The smallest size of the signed transaction (F `minimum_signed_mantle_tx_size`): its ops' bytes plus
+ * each op's proof, channel multi-signatures counted at their channel's threshold.
+ */
+export function minimumSignedTxSize(tx: MantleTx, ctx: GasContext): bigint {
+  let size = encodeMantleTx(tx).length;
+  for (const op of tx.ops) size += minimumProofSize(op, ctx);
+  return BigInt(size);
+}
+
+/**
+ * The mandatory fee of a transaction before it is signed (F `RawMantleTx::minimum_total_gas_cost`):
+ * Σ execution gas × execution base price + minimum signed size × storage price. Channel ops pay their
+ * per-signature gas at the channel's threshold.
+ */
+export function minimumTotalGasCost(tx: MantleTx, ctx: GasContext): bigint {
+  let gas = 0n;
+  for (const op of tx.ops) {
+    const t = channelThreshold(op, ctx);
+    gas += executionGas(op, t > 0 ? multiSigOf(t) : { type: 'None' });
+  }
+  return gas * ctx.execution_base_gas_price + minimumSignedTxSize(tx, ctx) * ctx.storage_gas_price;
 }
 
 function ceilDiv(a: bigint, b: bigint): bigint {
@@ -114,4 +199,14 @@ export function blockRewards(
 
 export function emptyFeeWindow(): bigint[] {
   return new Array<bigint>(FEE_WINDOW).fill(0n);
+}
+
+/** The gas context of a ledger state: its prices and its channels' thresholds. */
+export function gasContextOf(state: Pick<LedgerState, 'gas' | 'channels'>): GasContext {
+  return {
+    execution_base_gas_price: state.gas.execution_base_gas_price,
+    storage_gas_price: state.gas.storage_gas_price,
+    transferThreshold: (id) => state.channels.get(id)?.transfer_threshold,
+    configurationThreshold: (id) => state.channels.get(id)?.configuration_threshold,
+  };
 }

@@ -16,6 +16,7 @@
 import { parseDocument } from 'yaml';
 import { type ApiBackendConfig, DEFAULT_API_BACKEND, parseApiSection } from '../api/config.ts';
 import { type CryptarchiaSection, DEFAULT_CRYPTARCHIA, parseCryptarchiaSection } from '../chain/index.ts';
+import { DEFAULT_KMS, type KmsSection, parseKmsSection } from '../kms/index.ts';
 import { DEFAULT_MEMPOOL, type MempoolSection, parseMempoolSection } from '../mempool/config.ts';
 import {
   DEFAULT_STATE,
@@ -38,14 +39,7 @@ import {
   port,
   str,
 } from '../util/config-fields.ts';
-import {
-  DEFAULT_KMS,
-  DEFAULT_WALLET,
-  type KmsSection,
-  parseKmsSection,
-  parseWalletSection,
-  type WalletSection,
-} from '../wallet/config.ts';
+import { DEFAULT_WALLET, parseWalletSection, type WalletSection } from '../wallet/index.ts';
 
 export { ConfigError } from '../util/config-fields.ts';
 export interface UserConfig {

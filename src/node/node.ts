@@ -1,16 +1,18 @@
 /**
  * The node: the one place where services are built, in order, each with its settings and its
  * dependencies (a child logger and the node's abort signal among them), and closed in reverse.
- * API socket (bound, not serving yet) → storage (locked data directory) → proof backend and its
- * verifier threads → chain (genesis or replay) → bootstrap phases → mempool (the stored pending
- * transactions) → API (serving) → leader → status line.
+ * API socket (bound, not serving yet) → key store (keys checked) → storage (locked data directory) →
+ * proof backend and its verifier threads → chain (genesis or replay) → bootstrap phases → mempool (the
+ * stored pending transactions) → wallet → API (serving) → leader → status line.
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
  */
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.ts';
 import { ChainService, chooseInitState, SlotClock } from '../chain/index.ts';
-import { bytesToHex } from '../codec/hex.ts';
+import { bytesToHex, hexToBytes } from '../codec/hex.ts';
+import { frFromBytes } from '../crypto/field.ts';
+import { KeyStore } from '../kms/index.ts';
 import { LeaderService, VoucherGenerator } from '../leader/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
@@ -18,7 +20,7 @@ import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
 import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase } from '../sync/phases.ts';
 import { ConfigError } from '../util/config-fields.ts';
-import { leaderKeys } from '../wallet/leader-keys.ts';
+import { Wallet } from '../wallet/index.ts';
 import { createProofSystem, pooledVerifier } from '../zk/index.ts';
 import { buildInfo } from './build-info.ts';
 import type { UserConfig } from './config.ts';
@@ -125,6 +127,7 @@ export class LogosNode {
     let mempool: Mempool | undefined;
     let clock: SlotClock | undefined;
     let phases: BootstrapPhases | undefined;
+    let wallet: Wallet | undefined;
     const api = own(
       new ApiServer(
         { backend: config.api.backend },
@@ -138,6 +141,9 @@ export class LogosNode {
           },
           get mempool() {
             return mempool!;
+          },
+          get wallet() {
+            return wallet!;
           },
           deployment,
           phase: () => phases?.phase ?? 'AwaitingGenesisTime',
@@ -153,6 +159,13 @@ export class LogosNode {
         `api.backend.listen_address: cannot listen on ${config.api.backend.listen_address}: ${listenFailure(e as NodeJS.ErrnoException)}`,
       );
     }
+
+    // The key store loads (and checks) its keys before anything is created; its ZK signatures are made
+    // by the proof backend built below.
+    let proofs: ProofSystem | undefined;
+    const kms = own(
+      KeyStore.init(config.kms, { proofs: { proveZkSign: (m, sks) => proofs!.proveZkSign(m, sks) } }),
+    );
 
     const stateDir = resolve(opts.baseDir, config.state.base_folder);
     const dataDir = resolve(stateDir, config.storage.backend.folder_name);
@@ -174,9 +187,7 @@ export class LogosNode {
     });
     clock = new SlotClock(init.genesisTimeMs, deployment.slot_duration_ms);
 
-    const proofs = own(
-      opts.proofs ?? createProofSystem(deployment, opts.keysDir ? { keysDir: opts.keysDir } : {}),
-    );
+    proofs = own(opts.proofs ?? createProofSystem(deployment, opts.keysDir ? { keysDir: opts.keysDir } : {}));
     log('proofs').info({ backend: proofs.name }, 'proof backend ready');
     // Blocks and transactions are verified off the event loop, on worker threads (Groth16).
     const verifier = own(await pooledVerifier(proofs, verifierThreads(config.mempool)));
@@ -227,18 +238,6 @@ export class LogosNode {
       ),
     );
 
-    const keys = leaderKeys(config);
-    // inferred: without the key the node runs and passes over won slots; F requires the key id (docs/fidelity.md)
-    if (keys.voucherMaster === undefined && keys.secretKeys.length > 0) {
-      log('node').error(
-        { voucher_master_key_id: keys.voucherMasterKeyId },
-        'no Zk voucher master key in the KMS: won slots cannot make blocks',
-      );
-    }
-    const vouchers =
-      keys.voucherMaster !== undefined ? new VoucherGenerator(keys.voucherMaster, store.wallet) : undefined;
-    log('node').info({ leader_keys: keys.secretKeys.length }, 'leader keys loaded');
-
     mempool = own(
       await Mempool.init(mempoolConfig(config.mempool, deployment.mempool.tx_ttl_ms), {
         chain: c,
@@ -250,12 +249,39 @@ export class LogosNode {
     );
     const pool = mempool;
 
+    wallet = own(
+      await Wallet.init(config.wallet, {
+        chain: c,
+        mempool: pool,
+        kms,
+        store: store.wallet,
+        logger: log('wallet'),
+        signal,
+      }),
+    );
+
+    // The leader plays with the KMS's ZK keys the wallet knows, and derives vouchers from the master key.
+    const knownPks = Object.values(config.wallet.known_keys).map((hex) => frFromBytes(hexToBytes(hex)));
+    const secretKeys = kms.zkSecretKeys(knownPks);
+    const masterId = config.wallet.voucher_master_key_id;
+    const voucherMaster = masterId !== null ? kms.zkSecretById(masterId) : undefined;
+    // inferred: without the key the node runs and passes over won slots; F requires the key id (docs/fidelity.md)
+    if (voucherMaster === undefined && secretKeys.length > 0) {
+      log('node').error(
+        { voucher_master_key_id: masterId },
+        'no Zk voucher master key in the KMS: won slots cannot make blocks',
+      );
+    }
+    const vouchers =
+      voucherMaster !== undefined ? new VoucherGenerator(voucherMaster, store.wallet) : undefined;
+    log('node').info({ leader_keys: secretKeys.length }, 'leader keys loaded');
+
     await api.start();
     // Serving stops before the services it reads close (the first close, of the bound socket, is then a no-op).
     stops.push(() => api.close());
     const leader = own(
       LeaderService.init(
-        { secretKeys: keys.secretKeys, vouchers },
+        { secretKeys, vouchers },
         { chain: c, clock, proofs, txs: pool, logger: log('leader'), signal },
       ),
     );

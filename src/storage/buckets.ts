@@ -25,7 +25,7 @@ export enum Bucket {
   BlockTxs = 8,
   /** u64 BE height ‖ block id → empty: every stored block (forks included) in height order. */
   BlocksByHeight = 9,
-  /** ASCII name → value: the wallet's counters (next_voucher_index, u64 BE). */
+  /** ASCII name → value: the wallet's counters (next_voucher_index, u64 BE) and its notes at the LIB (lib_notes_block, lib_notes). */
   Wallet = 10,
   /** u64 BE admission sequence → u64 BE insertion time (ms) ‖ tx hash ‖ encoded tx: the pending pool. */
   MempoolTxs = 11,

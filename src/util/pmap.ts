@@ -383,6 +383,77 @@ function collectNodes(node: Child, out: object[]): void {
   for (let i = 2 * bitCount(node.datamap); i < c.length; i++) collectNodes(c[i] as Child, out);
 }
 
+/** Calls `fn` for every entry of a node's subtree (undefined: none). */
+function entriesOf(node: Child | undefined, out: unknown[]): void {
+  if (node !== undefined) forEachEntry(node, (k, v) => out.push(k, v));
+}
+
+/**
+ * Reports the differences between two flat `key, value` lists: keys only in `a` (removed), only in `b`
+ * (added), or in both with different values (===). Used where at least one side is small.
+ */
+function diffLists(a: unknown[], b: unknown[], kind: AnyKind, fn: DiffFn): void {
+  const matched = new Array<boolean>(b.length / 2).fill(false);
+  for (let i = 0; i < a.length; i += 2) {
+    let j = 0;
+    while (j < b.length && !kind.equals(a[i], b[j])) j += 2;
+    if (j >= b.length) fn(a[i], a[i + 1], undefined);
+    else {
+      matched[j / 2] = true;
+      if (a[i + 1] !== b[j + 1]) fn(a[i], a[i + 1], b[j + 1]);
+    }
+  }
+  for (let j = 0; j < b.length; j += 2) if (!matched[j / 2]) fn(b[j], undefined, b[j + 1]);
+}
+
+type DiffFn = (key: unknown, before: unknown, after: unknown) => void;
+
+/**
+ * Walks two subtrees at the same level together, skipping every pair of identical node references:
+ * two maps derived from one another by k updates cost O(k × depth), whatever their size.
+ */
+function diffNodes(a: Child | undefined, b: Child | undefined, kind: AnyKind, fn: DiffFn): void {
+  if (a === b) return;
+  if (!(a instanceof BranchNode) || !(b instanceof BranchNode)) {
+    const ea: unknown[] = [];
+    const eb: unknown[] = [];
+    entriesOf(a, ea);
+    entriesOf(b, eb);
+    diffLists(ea, eb, kind, fn);
+    return;
+  }
+  const bits = a.datamap | a.nodemap | b.datamap | b.nodemap;
+  for (let frag = 0; frag < 32; frag++) {
+    const bit = 1 << frag;
+    if ((bits & bit) === 0) continue;
+    const sa = slotOf(a, frag, bit);
+    const sb = slotOf(b, frag, bit);
+    if (sa instanceof BranchNode || sa instanceof CollisionNode) {
+      if (sb instanceof BranchNode || sb instanceof CollisionNode) diffNodes(sa, sb, kind, fn);
+      else {
+        const ea: unknown[] = [];
+        entriesOf(sa, ea);
+        diffLists(ea, sb ?? [], kind, fn);
+      }
+    } else if (sb instanceof BranchNode || sb instanceof CollisionNode) {
+      const eb: unknown[] = [];
+      entriesOf(sb, eb);
+      diffLists(sa ?? [], eb, kind, fn);
+    } else diffLists(sa ?? [], sb ?? [], kind, fn);
+  }
+}
+
+/** What a branch holds at a fragment: an inline `[key, value]`, a child node, or nothing. */
+function slotOf(node: BranchNode, frag: number, bit: number): unknown[] | Child | undefined {
+  if ((node.datamap & bit) !== 0) {
+    const i = 2 * bitCount(node.datamap & below(frag));
+    return [node.content[i], node.content[i + 1]];
+  }
+  if ((node.nodemap & bit) !== 0)
+    return node.content[2 * bitCount(node.datamap) + bitCount(node.nodemap & below(frag))] as Child;
+  return undefined;
+}
+
 const ENTRIES = 0;
 const KEYS = 1;
 const VALUES = 2;
@@ -541,6 +612,16 @@ export class PMap<K, V> {
       out.push([k as K, v as V]);
     });
     return out.sort((a, b) => compare(a[0], b[0]));
+  }
+
+  /**
+   * Calls `fn` for every key whose binding differs between this map (`before`) and `other` (`after`):
+   * absent on one side, or bound to different values (compared with ===). Subtrees the two maps share
+   * are skipped, so maps derived from one another by k updates are compared in O(k × depth). Both
+   * maps must use the same key kind. Order: trie order (unspecified).
+   */
+  diff(other: PMap<K, V>, fn: (key: K, before: V | undefined, after: V | undefined) => void): void {
+    diffNodes(this.root, other.root, this.kind as AnyKind, fn as DiffFn);
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
- * The wallet's and the key store's sections of `user_config.yaml` (`wallet`, `kms`): their types, the
- * reference defaults and their parser. Keys are written `!Zk <hex>` or `!Ed25519 <hex>`.
+ * The wallet's section of `user_config.yaml` (`wallet`): its type, the reference defaults and its
+ * parser. The key store's section (`kms`) is parsed by `kms/config.ts`.
  */
-import { ConfigError, hex64, int, isObj, mapping, only } from '../util/config-fields.ts';
+import { hex64, int, mapping, only } from '../util/config-fields.ts';
 
 export interface WalletSection {
   /** key id (hex) → ZK public key (hex). */
@@ -11,16 +11,11 @@ export interface WalletSection {
   readonly pending_note_expiry_blocks: number;
 }
 
-export interface KmsSection {
-  readonly backend: { readonly keys: Readonly<Record<string, { kind: 'Zk' | 'Ed25519'; secret: string }>> };
-}
-
 export const DEFAULT_WALLET: WalletSection = {
   known_keys: {},
   voucher_master_key_id: null,
   pending_note_expiry_blocks: 10,
 };
-export const DEFAULT_KMS: KmsSection = { backend: { keys: {} } };
 
 export function parseWalletSection(raw: unknown): WalletSection {
   const wallet = mapping(raw, 'wallet');
@@ -40,19 +35,4 @@ export function parseWalletSection(raw: unknown): WalletSection {
       'wallet.pending_note_expiry_blocks',
     ),
   };
-}
-
-export function parseKmsSection(raw: unknown): KmsSection {
-  const kms = mapping(raw, 'kms');
-  only(kms, ['backend'], 'kms');
-  const kb = mapping(kms.backend, 'kms.backend');
-  only(kb, ['keys'], 'kms.backend');
-  const keys: Record<string, { kind: 'Zk' | 'Ed25519'; secret: string }> = {};
-  for (const [id, v] of Object.entries(mapping(kb.keys, 'kms.backend.keys'))) {
-    const path = `kms.backend.keys.${id}`;
-    if (!isObj(v) || (v.__key !== 'Zk' && v.__key !== 'Ed25519'))
-      throw new ConfigError(`${path}: expected !Zk <hex> or !Ed25519 <hex>`);
-    keys[hex64(id, path)] = { kind: v.__key, secret: hex64(v.secret, path) };
-  }
-  return { backend: { keys } };
 }

@@ -8,7 +8,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import type { Deployment } from '../../src/ledger/deployment.ts';
 import type { UserConfig } from '../../src/node/config.ts';
 import { devnetConfig } from '../../src/node/devnet.ts';
@@ -51,10 +51,17 @@ export interface FastNodeOptions {
   readonly deployment?: Deployment;
   /** Default: the devnet configuration (the node leads with the devnet keys). */
   readonly config?: UserConfig;
+  /** A data folder to use and keep (default: a temporary one, removed by `stop`). */
+  readonly dir?: string;
+  /** Default: a silent logger. */
+  readonly logger?: Logger;
 }
 
 export async function startFastNode(opts: FastNodeOptions = {}): Promise<TestNode> {
-  const dir = mkdtempSync(join(tmpdir(), 'logos-api-'));
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'logos-api-'));
+  const removeDir = () => {
+    if (opts.dir === undefined) rmSync(dir, { recursive: true, force: true });
+  };
   const cfg = opts.config ?? devnetConfig();
   let node: LogosNode;
   try {
@@ -77,11 +84,11 @@ export async function startFastNode(opts: FastNodeOptions = {}): Promise<TestNod
         state: { base_folder: dir },
       },
       baseDir: dir,
-      logger: pino({ level: 'silent' }),
+      logger: opts.logger ?? pino({ level: 'silent' }),
       proofs: INSECURE_TEST_PROOFS,
     });
   } catch (e) {
-    rmSync(dir, { recursive: true, force: true });
+    removeDir();
     throw e;
   }
   const port = Number(node.api.listening!.split(':').pop());
@@ -93,7 +100,7 @@ export async function startFastNode(opts: FastNodeOptions = {}): Promise<TestNod
       try {
         await node.stop();
       } finally {
-        rmSync(dir, { recursive: true, force: true });
+        removeDir();
       }
     },
   };

@@ -10,6 +10,7 @@ import { cryptarchiaHandlers } from './cryptarchia.ts';
 import { mantleHandlers } from './mantle.ts';
 import { nodeHandlers } from './node.ts';
 import { sdpHandlers } from './sdp.ts';
+import { walletHandlers } from './wallet.ts';
 
 const HANDLERS: Handlers<Api> = {
   ...nodeHandlers,
@@ -17,6 +18,7 @@ const HANDLERS: Handlers<Api> = {
   ...mantleHandlers,
   ...sdpHandlers,
   ...adminHandlers,
+  ...walletHandlers,
 };
 
 export const ROUTES: readonly ServerRoute[] = (Object.keys(API) as OperationId[]).map((operationId) => ({

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { API, ApiResponseError, createClient, type LogosClient } from '../../../client/index.ts';
+import type { RouteDef } from '../../../src/api/definitions.ts';
 import { streamClients } from '../../../src/api/streams.ts';
 import type { LogosNode } from '../../../src/node/node.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
@@ -154,7 +155,7 @@ describe('OpenAPI document', () => {
     for (const [op, def] of Object.entries(API)) {
       const entry = doc.paths[def.path]?.[def.method.toLowerCase()];
       assert.ok(entry, op);
-      const ok = entry.responses[String(200)]?.content;
+      const ok = entry.responses[String((def as RouteDef).status ?? 200)]?.content;
       assert.ok(ok && Object.values(ok)[0]?.schema, `${op} has a response schema`);
       for (const name of Object.keys('query' in def ? def.query : {})) {
         assert.ok(

@@ -33,6 +33,9 @@ before(async () => {
     mempool: node.mempool,
     phase: () => node.phase,
     setLogFilter: () => {},
+    get wallet(): never {
+      throw new Error('not read by these tests');
+    },
   };
 });
 after(() => tn.stop());

@@ -138,6 +138,9 @@ function versionServer(timeout?: number): ApiServer {
       get mempool(): never {
         throw new Error('not read by /version');
       },
+      get wallet(): never {
+        throw new Error('not read by /version');
+      },
       deployment: FAST,
       phase: () => 'AwaitingGenesisTime',
     },

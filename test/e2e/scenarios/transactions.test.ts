@@ -91,7 +91,8 @@ interface TransferPayload {
 
 /** The Transfer ops of a signed transaction's JSON. */
 function transfers(tx: Json): TransferPayload[] {
-  const ops = (tx as { mantle_tx: { ops: { opcode: number; payload: TransferPayload }[] } }).mantle_tx.ops;
+  const ops = (tx as unknown as { mantle_tx: { ops: { opcode: number; payload: TransferPayload }[] } })
+    .mantle_tx.ops;
   return ops.filter((o) => o.opcode === 0).map((o) => o.payload);
 }
 
@@ -184,7 +185,7 @@ describe('transactions through the wallet', () => {
         priority_fee_percent: percent,
       });
       assert.equal(r.status, 200, r.text);
-      const j = parseJson(r.text) as {
+      const j = parseJson(r.text) as unknown as {
         tip: string;
         funded_tx: { ops: { opcode: number; payload: TransferPayload }[] };
       };

@@ -1,0 +1,149 @@
+/**
+ * The wallet service against a fake chain (ledger states with notes only) and a fake mempool: note
+ * tracking per block across a fork and a restart from the persisted LIB notes, balances (channel notes
+ * out, locked notes in), reservations (never funded twice, released on failure, expiring with LIB
+ * progress), the 32-input limit and the fee cap refused with nothing reserved.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { bytesToHex } from '../../../src/codec/hex.ts';
+import type { Fr } from '../../../src/crypto/field.ts';
+import type { NoteRecord } from '../../../src/ledger/state.ts';
+import { Bucket } from '../../../src/storage/buckets.ts';
+import { addLedgerOutputs, newBuilder, WalletError } from '../../../src/wallet/index.ts';
+import { A, B, bid, FakeChain, ledger, notes, rec, startWallet } from '../../mocks/wallet-chain.ts';
+
+test('balances follow each fork; channel notes are not counted, SDP-locked notes are', async () => {
+  const g = notes([
+    [1n, rec(5000, A)],
+    [2n, rec(300, A, { channel: 'aa'.repeat(32) })],
+    [3n, rec(200, A, { locked_by: 'bb'.repeat(32) })],
+    [9n, rec(1, 99n)],
+  ]);
+  const chain = new FakeChain(ledger(g));
+  const { wallet } = await startWallet(chain);
+  assert.equal(wallet.balance(A)!.balance, 5200n);
+  assert.deepEqual(
+    wallet
+      .balance(A)!
+      .notes.map((n) => n.id)
+      .sort(),
+    [1n, 3n],
+  );
+  assert.equal(wallet.balance(B), undefined, 'a key without notes answers none (404)');
+  // Fork 1 (blocks 1): A's 5000 note goes to B. Fork 2 (block 2): a new note for A.
+  chain.add(1, 0, g.delete(1n).set(10n, rec(4000, B)).set(11n, rec(900, A)));
+  chain.add(2, 0, g.set(12n, rec(7, A)));
+  assert.equal(wallet.balance(A, bid(1))!.balance, 1100n);
+  assert.equal(wallet.balance(B, bid(1))!.balance, 4000n);
+  assert.equal(wallet.balance(A, bid(2))!.balance, 5207n);
+  assert.equal(wallet.balance(B, bid(2)), undefined);
+  assert.throws(() => wallet.balance(A, bid(77)), /Requested wallet state for unknown block: 4d4d/);
+  await wallet.close();
+});
+
+test('a block the wallet did not see is derived on demand; a restart starts from the persisted LIB notes', async () => {
+  const g = notes([[1n, rec(5000, A)]]);
+  const chain = new FakeChain(ledger(g));
+  const first = await startWallet(chain);
+  chain.add(1, 0, g.set(2n, rec(10, B)));
+  chain.setLib(1);
+  await first.wallet.close();
+  // Blocks processed while the wallet is not running.
+  chain.add(2, 1, chain.notesOf(1).set(3n, rec(20, B)));
+  chain.add(3, 2, chain.notesOf(2).delete(1n));
+  // The persisted notes are at block 1: the restart must not scan the ledger. Make a scan visible by
+  // corrupting the ledger's view of block 1 (a scan would see no notes at all).
+  const persisted = first.kv;
+  const lib1 = chain.nodes.get(bytesToHex(bid(1)))!;
+  const scanned = lib1.state;
+  lib1.state = ledger(notes([]));
+  const second = await startWallet(chain, persisted);
+  lib1.state = scanned;
+  // Block 2 and 3 derive from the persisted block-1 notes and the ledger diffs.
+  assert.equal(second.wallet.balance(B, bid(3))!.balance, 30n);
+  assert.equal(second.wallet.balance(A, bid(3)), undefined);
+  assert.equal(second.wallet.balance(A, bid(2))!.balance, 5000n);
+  await second.wallet.close();
+  assert.ok(persisted.get(Bucket.Wallet, new TextEncoder().encode('lib_notes')));
+});
+
+test('transfers: fee from the largest note, change to the change key, reserved notes never funded twice', async () => {
+  const g = notes([
+    [1n, rec(5000, A)],
+    [2n, rec(3000, A)],
+  ]);
+  const chain = new FakeChain(ledger(g));
+  const { wallet, mempool } = await startWallet(chain);
+  const t1 = wallet.transfer({ changePk: A, fundingPks: [A], recipientPk: B, amount: 100n });
+  const t2 = wallet.transfer({ changePk: A, fundingPks: [A], recipientPk: B, amount: 100n });
+  await Promise.all([t1, t2]);
+  const inputs = mempool.added.map((tx) => (tx.mantle_tx.ops.at(-1)!.payload as { inputs: Fr[] }).inputs);
+  assert.deepEqual(inputs, [[1n], [2n]], 'the second transfer funds with the next note');
+  const out = mempool.added[0]!.mantle_tx.ops.at(-1)!.payload as { outputs: { value: bigint; pk: Fr }[] };
+  assert.equal(out.outputs[0]!.value, 100n);
+  assert.equal(out.outputs[0]!.pk, B);
+  assert.equal(out.outputs[1]!.pk, A, 'change last, to the change key');
+  assert.ok(out.outputs[1]!.value < 4900n && out.outputs[1]!.value > 4000n);
+  assert.equal(mempool.added[0]!.ops_proofs[0]!.type, 'ZkSig');
+  // Both notes are reserved: a third transfer has nothing left.
+  await assert.rejects(
+    wallet.transfer({ changePk: A, fundingPks: [A], recipientPk: B, amount: 1n }),
+    /Wallet does not have enough funds, available=0/,
+  );
+  await wallet.close();
+});
+
+test('failed submission releases the reservation; fee cap and 32-input limit reserve nothing', async () => {
+  const many = notes(
+    Array.from({ length: 40 }, (_, i) => [BigInt(i + 1), rec(100, A)] as [bigint, NoteRecord]),
+  );
+  const chain = new FakeChain(ledger(many.set(100n, rec(5000, B))));
+  const { wallet, mempool } = await startWallet(chain);
+  mempool.fail = true;
+  await assert.rejects(
+    wallet.transfer({ changePk: B, fundingPks: [B], recipientPk: A, amount: 1n }),
+    /pool full/,
+  );
+  assert.ok(!wallet.isReserved(100n));
+  mempool.fail = false;
+  await assert.rejects(
+    wallet.fund({
+      builder: newBuilder(),
+      changePk: B,
+      fundingPks: [B],
+      priorityFeePercent: 0n,
+      maxTxFee: 10n,
+    }),
+    (e) => e instanceof WalletError && /^tx_fee\(\d+\) exceeds max_tx_fee\(10\)$/.test(e.message),
+  );
+  assert.ok(!wallet.isReserved(100n));
+  // 40 notes of 100 pay 1,500 and its fee with about 35 inputs: more than one transfer can spend.
+  const builder = addLedgerOutputs(newBuilder(), [{ value: 1500n, pk: B }]);
+  await assert.rejects(
+    wallet.fund({ builder, changePk: A, fundingPks: [A], priorityFeePercent: 0n }),
+    (e) => e instanceof WalletError && e.code === 'WALLET_TOO_MANY_INPUTS',
+  );
+  for (let i = 1; i <= 40; i++) assert.ok(!wallet.isReserved(BigInt(i)));
+  await wallet.close();
+});
+
+test('a claim funded, its PoC added over the funded hash, then signed and submitted; without it, released', async () => {
+  const chain = new FakeChain(ledger(notes([[1n, rec(5000, A)]])));
+  const { wallet, mempool } = await startWallet(chain);
+  const claim = newBuilder([{ opcode: 48, payload: { rewards_root: 1n, voucher_nullifier: 2n, pk: A } }]);
+  const funded = await wallet.fund({ builder: claim, changePk: A, fundingPks: [A], priorityFeePercent: 0n });
+  await assert.rejects(
+    wallet.submitFunded(funded),
+    (e) => e instanceof WalletError && e.code === 'WALLET_MISSING_PROOF' && /op index 0/.test(e.message),
+  );
+  assert.ok(!wallet.isReserved(1n), 'a failed signature releases the notes');
+  const again = await wallet.fund({ builder: claim, changePk: A, fundingPks: [A], priorityFeePercent: 0n });
+  const poc = { type: 'PoC' as const, proof: new Uint8Array(128).fill(9) };
+  await wallet.submitFunded({ ...again, builder: { ...again.builder, opProofs: new Map([[0, poc]]) } });
+  const tx = mempool.added[0]!;
+  assert.deepEqual(tx.ops_proofs[0], poc);
+  assert.equal(tx.ops_proofs[1]!.type, 'ZkSig');
+  assert.deepEqual(tx.ops_proofs[1], { type: 'ZkSig', signature: again.transferProof });
+  await wallet.close();
+});
