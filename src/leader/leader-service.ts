@@ -179,9 +179,10 @@ export class LeaderService {
       slot,
       this.deps.txs.candidates(),
     );
-    // F: propose_block removes from the mempool the candidates that never became applicable.
+    // F: propose_block removes from the mempool the candidates that never became applicable (and the
+    // pool drops with them the transactions still waiting for their proofs that do not apply either).
+    this.deps.txs.evict(invalid.map((i) => i.hash));
     if (invalid.length > 0) {
-      this.deps.txs.evict(invalid.map((i) => i.hash));
       this.deps.logger.debug(
         { slot: Number(slot), evicted: invalid.length },
         'inapplicable transactions evicted',

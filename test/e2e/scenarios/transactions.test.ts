@@ -9,7 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { bytesToHex, hexToBytes } from '../../../src/codec/hex.ts';
 import { parseJson } from '../../../src/codec/json.ts';
+import { mantleTx, txHash } from '../../../src/mantle/tx.ts';
 import { fundedDevnetKeys } from '../../../src/node/devnet.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
 
@@ -62,11 +64,13 @@ async function transfer(
   });
 }
 
-/** The included transaction's JSON once `GET /cryptarchia/transaction/{hash}` answers 200. */
+/** The transaction's JSON once a canonical block includes it (`GET /cryptarchia/transaction/{hash}`
+ * also serves pending transactions, so inclusion is read from the chain). */
 async function included(hash: string, ms = 30_000): Promise<Json> {
   let tx: Json | undefined;
   await waitUntil(
     async () => {
+      if (!tn.node.chain.transactionLocation(hexToBytes(hash))) return false;
       const r = await call('GET', `/cryptarchia/transaction/${hash}`);
       if (r.status === 200) tx = parseJson(r.text);
       return tx !== undefined;
@@ -76,6 +80,11 @@ async function included(hash: string, ms = 30_000): Promise<Json> {
     100,
   );
   return tx!;
+}
+
+/** The hash of a `RawMantleTx` JSON (`/wallet/fund`'s `funded_tx`). */
+function hashOf(rawTx: unknown): string {
+  return bytesToHex(txHash(mantleTx.fromJson(rawTx as Json)));
 }
 
 async function status(hash: string): Promise<string> {
@@ -239,14 +248,17 @@ describe('transactions through the wallet', () => {
     });
     assert.equal(funded.status, 200, funded.text);
     const j = JSON.parse(funded.text) as { funded_tx: unknown; transfer_proof: unknown };
-    const signed = { mantle_tx: j.funded_tx, ops_proofs: [{ ZkSig: j.transfer_proof }] };
+    const signed = { mantle_tx: j.funded_tx, ops_proofs: [j.transfer_proof] };
     const [r1, r2] = [
       await call('POST', '/mempool/add/tx', signed),
       await call('POST', '/mempool/add/tx', signed),
     ];
     assert.deepEqual([r1.status, r1.text, r2.status, r2.text], [200, 'null', 200, 'null']);
-    const hash = (j.funded_tx as { hash?: string }).hash;
-    if (hash) await included(hash);
+    const hash = hashOf(j.funded_tx);
+    assert.equal(await status(hash), 'Pending');
+    const pending = JSON.parse((await call('GET', '/mempool/view')).text) as string[];
+    assert.equal(pending.filter((h) => h === hash).length, 1, 'pending once');
+    await included(hash);
   });
 
   test('a transaction with a broken proof is refused with a plain-text 422 and not pending', async () => {
@@ -263,14 +275,14 @@ describe('transactions through the wallet', () => {
       max_tx_fee: 1_000_000_000,
     });
     assert.equal(funded.status, 200, funded.text);
-    const j = JSON.parse(funded.text) as { funded_tx: { hash: string }; transfer_proof: { pi_a: string } };
-    const pi_a = j.transfer_proof.pi_a;
-    const bad = { ...j.transfer_proof, pi_a: (pi_a[0] === '0' ? '1' : '0') + pi_a.slice(1) };
+    const j = JSON.parse(funded.text) as { funded_tx: unknown; transfer_proof: { ZkSig: { pi_a: string } } };
+    const pi_a = j.transfer_proof.ZkSig.pi_a;
+    const bad = { ZkSig: { ...j.transfer_proof.ZkSig, pi_a: (pi_a[0] === '0' ? '1' : '0') + pi_a.slice(1) } };
     const before = JSON.parse((await call('GET', '/mantle/metrics')).text) as { pending_items: number };
-    const r = await call('POST', '/mempool/add/tx', { mantle_tx: j.funded_tx, ops_proofs: [{ ZkSig: bad }] });
+    const r = await call('POST', '/mempool/add/tx', { mantle_tx: j.funded_tx, ops_proofs: [bad] });
     assert.equal(r.status, 422, r.text);
     assert.ok(!r.text.startsWith('{'), `a plain-text body: ${r.text}`);
-    assert.equal(await status(j.funded_tx.hash), 'Unknown');
+    assert.equal(await status(hashOf(j.funded_tx)), 'Unknown');
     const after = JSON.parse((await call('GET', '/mantle/metrics')).text) as { pending_items: number };
     assert.ok(after.pending_items <= before.pending_items, 'nothing added');
   });
