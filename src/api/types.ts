@@ -5,6 +5,7 @@
  */
 import type { IChain, SlotClock } from '../chain/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
+import type { IOps } from '../ops/index.ts';
 import type { Infer, Schema } from './json-schema.ts';
 import type { PathParam, QueryParam, RouteDef } from './route-def.ts';
 import type { ChainPhase } from './routes/cryptarchia.ts';
@@ -19,6 +20,8 @@ export interface ApiContext {
   readonly chain: IChain;
   readonly clock: SlotClock;
   readonly deployment: Deployment;
+  /** Leader reward claims, SDP messages, Blend join and channel deposits built with the node's wallet. */
+  readonly ops: IOps;
   phase(): Phase;
 }
 

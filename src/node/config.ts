@@ -10,11 +10,20 @@
  * read when the services they configure exist. The field readers are in src/util/config-fields.ts.
  *
  * This file composes the sections: each service parses its own in its `config.ts` (`api/`, `chain/` for
- * `cryptarchia`, `storage/` for `state` and `storage`, `wallet/` for `wallet` and `kms`).
+ * `cryptarchia`, `storage/` for `state` and `storage`, `wallet/` for `wallet` and `kms`, `ops/` for `sdp`
+ * and the key ids of `blend`).
  */
 import { parseDocument } from 'yaml';
 import { type ApiBackendConfig, DEFAULT_API_BACKEND, parseApiSection } from '../api/config.ts';
 import { type CryptarchiaSection, DEFAULT_CRYPTARCHIA, parseCryptarchiaSection } from '../chain/index.ts';
+import {
+  type BlendKeysSection,
+  DEFAULT_BLEND_KEYS,
+  DEFAULT_SDP,
+  parseBlendKeys,
+  parseSdpSection,
+  type SdpSection,
+} from '../ops/index.ts';
 import {
   DEFAULT_STATE,
   DEFAULT_STORAGE,
@@ -53,6 +62,8 @@ export interface UserConfig {
   readonly cryptarchia: CryptarchiaSection;
   readonly wallet: WalletSection;
   readonly kms: KmsSection;
+  readonly sdp: SdpSection;
+  readonly blend: BlendKeysSection;
   readonly tracing: { readonly level: string };
 }
 
@@ -63,6 +74,8 @@ export const DEFAULT_CONFIG: UserConfig = {
   cryptarchia: DEFAULT_CRYPTARCHIA,
   wallet: DEFAULT_WALLET,
   kms: DEFAULT_KMS,
+  sdp: DEFAULT_SDP,
+  blend: DEFAULT_BLEND_KEYS,
   tracing: { level: 'INFO' },
 };
 
@@ -213,6 +226,8 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   const cryptarchia = parseCryptarchiaSection(root.cryptarchia);
   const wallet = parseWalletSection(root.wallet);
   const kms = parseKmsSection(root.kms);
+  const sdp = parseSdpSection(root.sdp);
+  const blend = parseBlendKeys(root.blend);
 
   const tracing = mapping(root.tracing, 'tracing');
   checkLayout(tracing, TRACING, 'tracing');
@@ -220,5 +235,5 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level))
     throw new ConfigError('tracing.level: expected TRACE, DEBUG, INFO, WARN or ERROR');
 
-  return { api, state, storage, cryptarchia, wallet, kms, tracing: { level } };
+  return { api, state, storage, cryptarchia, wallet, kms, sdp, blend, tracing: { level } };
 }

@@ -6,7 +6,7 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
 
 /** The modules that log, each with its own level. */
-export const LOG_MODULES = ['node', 'storage', 'proofs', 'chain', 'sync', 'leader', 'api'] as const;
+export const LOG_MODULES = ['node', 'storage', 'proofs', 'chain', 'sync', 'leader', 'ops', 'api'] as const;
 export type LogModule = (typeof LOG_MODULES)[number];
 
 export function isLogModule(s: string): s is LogModule {

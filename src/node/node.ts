@@ -2,7 +2,8 @@
  * The node: the one place where services are built, in order, each with its settings and its
  * dependencies (a child logger and the node's abort signal among them), and closed in reverse.
  * API socket (bound, not serving yet) → storage (locked data directory) → proof backend → chain
- * (genesis or replay) → bootstrap phases → API (serving) → leader → status line.
+ * (genesis or replay) → bootstrap phases → transaction-building operations → API (serving) → leader →
+ * status line.
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
  */
 import { resolve } from 'node:path';
@@ -10,9 +11,11 @@ import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.ts';
 import { ChainService, chooseInitState, SlotClock } from '../chain/index.ts';
 import { bytesToHex } from '../codec/hex.ts';
+import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { LeaderService, NO_TRANSACTIONS, VoucherGenerator } from '../leader/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
+import { OpsService } from '../ops/index.ts';
 import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase } from '../sync/phases.ts';
 import { ConfigError } from '../util/config-fields.ts';
@@ -121,6 +124,7 @@ export class LogosNode {
     let chain: ChainService | undefined;
     let clock: SlotClock | undefined;
     let phases: BootstrapPhases | undefined;
+    let ops: OpsService | undefined;
     const api = own(
       new ApiServer(
         { backend: config.api.backend },
@@ -133,6 +137,9 @@ export class LogosNode {
             return clock!;
           },
           deployment,
+          get ops() {
+            return ops!;
+          },
           phase: () => phases?.phase ?? 'AwaitingGenesisTime',
           setLogFilter: (filters) => applyLogFilter(loggers, filters),
         },
@@ -228,6 +235,26 @@ export class LogosNode {
     const vouchers =
       keys.voucherMaster !== undefined ? new VoucherGenerator(keys.voucherMaster, store.wallet) : undefined;
     log('node').info({ leader_keys: keys.secretKeys.length }, 'leader keys loaded');
+
+    ops = own(
+      OpsService.init(
+        {
+          voucherMaster: keys.voucherMaster,
+          leaderPks: keys.secretKeys.map(zkPublicKey),
+          leaderWallet: config.cryptarchia.leader.wallet,
+          sdp: config.sdp,
+          blend: config.blend,
+          kms: config.kms,
+        },
+        {
+          chain: c,
+          proofs,
+          vouchers: store.wallet,
+          declarations: store.sdp,
+          logger: log('ops'),
+        },
+      ),
+    );
 
     await api.start();
     // Serving stops before the services it reads close (the first close, of the bound socket, is then a no-op).

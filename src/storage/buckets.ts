@@ -27,4 +27,6 @@ export enum Bucket {
   BlocksByHeight = 9,
   /** ASCII name → value: the wallet's counters (next_voucher_index, u64 BE). */
   Wallet = 10,
+  /** ASCII name → value: the node's own SDP state (its current declaration id). */
+  Sdp = 11,
 }

@@ -15,6 +15,7 @@ import { StorageError } from './errors.ts';
 import { type KvStore, LmdbKv, type LmdbKvOptions } from './kv.ts';
 import { checkLmdbFile } from './lmdb-file.ts';
 import { LOCK_FILE, type LockOptions, lockDataDir } from './lock.ts';
+import { SdpStore } from './sdp-store.ts';
 import { WalletStore } from './wallet-store.ts';
 
 export const CHAIN_DB_FILE = 'chain.mdb';
@@ -23,6 +24,7 @@ export interface Store {
   readonly kv: KvStore;
   readonly chain: ChainStore;
   readonly wallet: WalletStore;
+  readonly sdp: SdpStore;
   /** Waits for pending writes, closes lmdb and releases the directory lock. */
   close(): Promise<void>;
 }
@@ -64,12 +66,14 @@ export async function openStore(dir: string, options: OpenStoreOptions = {}): Pr
     kv = LmdbKv.open(file, options);
     const chain = new ChainStore(kv);
     const wallet = new WalletStore(kv);
+    const sdp = new SdpStore(kv);
     const opened = kv;
     let closing: Promise<void> | undefined;
     return {
       kv: opened,
       chain,
       wallet,
+      sdp,
       close() {
         closing ??= (async () => {
           try {

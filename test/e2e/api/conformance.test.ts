@@ -23,23 +23,18 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CHECKER = resolve(ROOT, '../shared/conformance/check.mjs');
 
 /** Checks of endpoints of services not built yet (mempool, mantle metrics and status, network, Blend,
- * leader, wallet, SDP writes, PoW), and the OpenAPI check, which lists those endpoints too. */
+ * wallet, PoW), and the OpenAPI check, which lists those endpoints too. */
 const EXPECTED_TO_FAIL: ReadonlySet<string> = new Set([
   // mempool, mantle metrics and status
   'GET /mantle/metrics',
   'GET /mempool/view',
   'POST /mantle/status',
   'POST /mempool/add/tx rejects malformed bodies and stays up',
-  // SDP writes
-  'POST /sdp/set-declaration-id with a missing id fails; null clears',
   // network and Blend
   'GET /network/info',
   'POST /network/dial_peer without addr is 4xx',
   'GET /blend/info',
   'GET /blend/transactions/pending',
-  // leader
-  'GET /leader/aged-notes (text/plain JSON)',
-  'GET /leader/claim/vouchers (text/plain JSON)',
   // wallet
   'GET /wallet/{unknown key}/balance is 404',
   'GET /wallet/{out-of-field key}/balance is a plain-text 400',

@@ -32,6 +32,9 @@ before(async () => {
     deployment: FAST,
     phase: () => node.phase,
     setLogFilter: () => {},
+    get ops(): never {
+      throw new Error('not read by these tests');
+    },
   };
 });
 after(() => tn.stop());

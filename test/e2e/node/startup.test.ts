@@ -135,6 +135,9 @@ function versionServer(timeout?: number): ApiServer {
       get clock(): never {
         throw new Error('not read by /version');
       },
+      get ops(): never {
+        throw new Error('not read by /version');
+      },
       deployment: FAST,
       phase: () => 'AwaitingGenesisTime',
     },
