@@ -142,7 +142,8 @@ export class OpsService implements IOps {
 
   agedNotes(tip?: Uint8Array): AgedNotes {
     const at = this.#stateAt(tip);
-    // inferred: "cannot win at tip" = no voucher master key (a won slot is passed over, leader-service.ts)
+    // inferred: "cannot win at tip" = no voucher master key (a won slot is passed over, leader-service.ts);
+    // the notes are those the leader plays (docs/fidelity.md)
     if (this.config.voucherMaster === undefined) return { tip: at.id, notes: [] };
     const notes: AgedNote[] = [];
     // F `get_leader_aged_notes`: the wallet's unspent notes at the tip that are in the epoch's aged
@@ -162,6 +163,8 @@ export class OpsService implements IOps {
       .view(at.state)
       .filter((v) => v.status === 'available')
       .map((v) => ({ commitment: v.cm, nullifier: v.nullifier }));
+    // inferred: reward_amount is the ledger's payout of one claim at that block (F has no such field)
+    // (docs/fidelity.md)
     return { tip: at.id, vouchers, reward_amount: voucherRewardAmount(at.state) };
   }
 
@@ -231,6 +234,7 @@ export class OpsService implements IOps {
 
   #requireDeclaration(id: Uint8Array): Declaration {
     const d = this.#declarationAtTip(id);
+    // inferred: F prints the id with Debug formatting; we print hex (docs/fidelity.md)
     if (d === undefined)
       throw new OpsError('OPS_DECLARATION_NOT_FOUND', `Declaration ${hex(id)} not found in ledger`, {
         declaration_id: hex(id),
@@ -271,6 +275,8 @@ export class OpsService implements IOps {
     this.#declaration = id ?? undefined;
   }
 
+  // inferred: the SDP messages answer {declaration_id, tx_id} once submitted and fail with a 500 (spec);
+  // F answers activity and withdrawal at once with null and only logs their failures (docs/fidelity.md)
   declare(op: SDPDeclareOp): Promise<SdpSubmission> {
     return this.#serialSdp(async () => {
       const id = declarationId(op);

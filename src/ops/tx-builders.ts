@@ -76,6 +76,8 @@ export function leaderClaimOp(rewardsRoot: Fr, nullifier: Fr, pk: Fr): Op {
  * The signed claim: the LeaderClaim's proof of claim, and the funding Transfer's ZkSig that funding made
  * over the funded transaction's hash (F `sign_tx`: LeaderClaim → PoC, Transfer → ZkSig).
  */
+// inferred: the funding Transfer keeps the ZkSig funding made (F signs it again with the same keys over
+// the same hash) (docs/fidelity.md)
 export function signedClaimTx(funded: FundedTx, poc: Uint8Array): SignedMantleTx {
   const proofs: OpProof[] = funded.tx.ops.map((op, i) => {
     if (op.opcode === Opcode.LeaderClaim) return { type: 'PoC', proof: poc };

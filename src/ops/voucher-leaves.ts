@@ -3,7 +3,8 @@
  * appended its header's `voucher_cm` at position h − 1 (the genesis block appends none; ledger/apply.ts).
  * Kept in memory and brought up to a new tip by walking back from it to the first block it shares with
  * the previous tip, so a reorg costs its depth and a new block one read. The first use reads the whole
- * chain once.
+ * chain once. F's wallet keeps an MMR and the tracked paths per block instead; the leaves, and so the
+ * paths, are the same.
  */
 
 import type { IChain } from '../chain/index.ts';

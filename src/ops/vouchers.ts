@@ -64,7 +64,10 @@ export class VoucherBook {
     return this.#derived.slice(0, Number(next));
   }
 
-  /** Nullifiers of the pending claims that have not expired, with the expired ones. */
+  /**
+   * Nullifiers of the pending claims that have not expired, with the expired ones. F counts the newly
+   * immutable blocks of each LIB update; the LIB height difference is the same count.
+   */
   #pending(): { live: Set<Fr>; expired: Uint8Array[] } {
     const k = BigInt(this.chain.config.consensus.security_param);
     const lib = BigInt(this.chain.lib().height);
@@ -83,6 +86,8 @@ export class VoucherBook {
     if (own.length === 0) return [];
     this.#leaves.sync();
     const { live } = this.#pending();
+    // inferred: at a past `tip` the snapshot and nullifiers are that block's; the reservations and the
+    // canonical positions are the current ones (docs/fidelity.md)
     const count = state.leader.snapshot.count;
     return own.map((v) => {
       const position = this.#leaves.positionOf(v.cm);

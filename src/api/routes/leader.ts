@@ -56,6 +56,8 @@ export const leaderRoutes = {
     query: { tip: q.id('block id') },
     response: { json: ClaimableVouchers },
   }),
+  // inferred: not gated while Bootstrapping (the spec lists it nowhere; a secondary source says the
+  // reference waits for the leader service) (docs/fidelity.md)
   leaderClaim: def({
     method: 'POST',
     path: '/leader/claim',

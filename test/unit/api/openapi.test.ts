@@ -12,8 +12,8 @@ import { ApiServer } from '../../../src/api/server.ts';
 import { devnetConfig } from '../../../src/node/devnet.ts';
 
 const PINNED = {
-  bytes: 29018,
-  sha256: '3d7a66f3e0b8c02c22d67e0d3817a8fdcd25e07d009f57315f84e22f57e2b8c1',
+  bytes: 40761,
+  sha256: 'b2bd9d83bf30d368f18be31024099163e456c4979da1449b574dec34b1a15bfe',
 };
 
 test('the served OpenAPI document is byte for byte the pinned one', async () => {
