@@ -9,6 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parseJson } from '../../../src/codec/json.ts';
+import { VoucherTree } from '../../../src/ledger/trees/voucher-tree.ts';
+import { VoucherLeaves } from '../../../src/ops/voucher-leaves.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
 
 let tn: TestNode;
@@ -110,6 +112,17 @@ describe('leader rewards', () => {
     );
     for (const v of claimable.json.vouchers)
       assert.ok(available.has(v.commitment) || all.tip !== claimable.json.tip);
+  });
+
+  test("the leaves rebuilt from the canonical headers give the ledger's voucher snapshot root", () => {
+    const leaves = new VoucherLeaves(tn.node.chain);
+    leaves.sync();
+    const state = tn.node.chain.tip().state;
+    assert.ok(state.leader.snapshot.count > 0);
+    let tree = VoucherTree.empty();
+    for (const cm of leaves.leaves(state.leader.snapshot.count)) tree = tree.append(cm);
+    assert.equal(tree.root(), state.leader.snapshot.root);
+    assert.equal(leaves.leaves(1e9).length, state.leader.vouchers.count);
   });
 
   test('POST /leader/claim claims one voucher, which is then reserved and finally claimed', async (t) => {
