@@ -75,6 +75,16 @@ export interface OpsDeps {
 const hex = (b: Uint8Array) => bytesToHex(b);
 const frHex = (x: Fr) => bytesToHex(frToBytes(x));
 
+/** Runs `fn` holding a permit of `sem` (one at a time for a semaphore of 1). */
+async function serially<T>(sem: Semaphore, fn: () => Promise<T>): Promise<T> {
+  const release = await sem.acquire();
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
 function feeTooHigh(fee: bigint, max: bigint): OpsError {
   return new OpsError(
     'OPS_FEE_TOO_HIGH',
@@ -173,13 +183,8 @@ export class OpsService implements IOps {
     return { tip: at.id, vouchers: this.#book.view(at.state), reward_amount: voucherRewardAmount(at.state) };
   }
 
-  async claim(): Promise<Uint8Array> {
-    const release = await this.#claims.acquire();
-    try {
-      return await this.#claim();
-    } finally {
-      release();
-    }
+  claim(): Promise<Uint8Array> {
+    return serially(this.#claims, () => this.#claim());
   }
 
   async #claim(): Promise<Uint8Array> {
@@ -242,8 +247,11 @@ export class OpsService implements IOps {
     return d;
   }
 
-  /** Funds an SDP op from `sdp.wallet.funding_pk` (change back to it), signs and submits it. */
-  async #submitSdp(op: Op): Promise<Uint8Array> {
+  /**
+   * Funds an SDP op about declaration `id` from `sdp.wallet.funding_pk` (change back to it), signs and
+   * submits it.
+   */
+  async #submitSdp(what: string, id: Uint8Array, op: Op): Promise<SdpSubmission> {
     const { wallet, mempool } = this.#writers();
     const { funding_pk, max_tx_fee } = this.config.sdp.wallet;
     if (funding_pk === null)
@@ -256,18 +264,12 @@ export class OpsService implements IOps {
       priorityFeePercent: 0n,
     });
     if (funded.fee > max_tx_fee) throw feeTooHigh(funded.fee, max_tx_fee);
-    const signed = await wallet.sign(funded);
-    const { hash } = await mempool.add(signed, 'wallet');
-    return hash;
-  }
-
-  async #serialSdp<T>(fn: () => Promise<T>): Promise<T> {
-    const release = await this.#sdp.acquire();
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
+    const { hash } = await mempool.add(await wallet.sign(funded), 'wallet');
+    this.deps.logger.info(
+      { declaration_id: hex(id), tx_hash: hex(hash) },
+      `SDP ${what} added to the mempool`,
+    );
+    return { declarationId: id, txHash: hash };
   }
 
   async #setCurrent(id: Uint8Array | null): Promise<void> {
@@ -278,51 +280,40 @@ export class OpsService implements IOps {
   // inferred: the SDP messages answer {declaration_id, tx_id} once submitted and fail with a 500 (spec);
   // F answers activity and withdrawal at once with null and only logs their failures (docs/fidelity.md)
   declare(op: SDPDeclareOp): Promise<SdpSubmission> {
-    return this.#serialSdp(async () => {
-      const id = declarationId(op);
-      const txHash = await this.#submitSdp({ opcode: Opcode.SDPDeclare, payload: op });
+    return serially(this.#sdp, async () => {
+      const r = await this.#submitSdp('declaration', declarationId(op), {
+        opcode: Opcode.SDPDeclare,
+        payload: op,
+      });
       // F: the posted declaration becomes the node's current one.
-      await this.#setCurrent(id);
-      this.deps.logger.info(
-        { declaration_id: hex(id), tx_hash: hex(txHash) },
-        'SDP declaration added to the mempool',
-      );
-      return { declarationId: id, txHash };
+      await this.#setCurrent(r.declarationId);
+      return r;
     });
   }
 
   activity(metadata: ActivityMetadata): Promise<SdpSubmission> {
-    return this.#serialSdp(async () => {
+    return serially(this.#sdp, () => {
       const id = this.#declaration;
       if (id === undefined)
         throw new OpsError(
           'OPS_NO_DECLARATION',
           'No declaration_id set. Cannot post activity without declaration.',
         );
-      const txHash = await this.#submitSdp(activeOp(id, this.#requireDeclaration(id), metadata));
-      this.deps.logger.info(
-        { declaration_id: hex(id), tx_hash: hex(txHash) },
-        'SDP activity added to the mempool',
-      );
-      return { declarationId: id, txHash };
+      return this.#submitSdp('activity', id, activeOp(id, this.#requireDeclaration(id), metadata));
     });
   }
 
   withdraw(id: Uint8Array): Promise<SdpSubmission> {
-    return this.#serialSdp(async () => {
-      const txHash = await this.#submitSdp(withdrawOp(id, this.#requireDeclaration(id)));
+    return serially(this.#sdp, async () => {
+      const r = await this.#submitSdp('withdrawal', id, withdrawOp(id, this.#requireDeclaration(id)));
       // F: after a withdrawal the node has no current declaration (whichever was withdrawn).
       await this.#setCurrent(null);
-      this.deps.logger.info(
-        { declaration_id: hex(id), tx_hash: hex(txHash) },
-        'SDP withdrawal added to the mempool',
-      );
-      return { declarationId: id, txHash };
+      return r;
     });
   }
 
   setDeclarationId(id: Uint8Array | null): Promise<void> {
-    return this.#serialSdp(async () => {
+    return serially(this.#sdp, async () => {
       if (id !== null) this.#requireDeclaration(id);
       await this.#setCurrent(id);
     });

@@ -54,6 +54,17 @@ async function call(
 }
 
 const NO_WALLET = 'this node runs no wallet and mempool';
+
+/** A well-formed Blend activity proof (its proof of quota is not verified yet, docs/fidelity.md). */
+const PROOF = {
+  epoch: 0,
+  signing_key: '5866666666666666666666666666666666666666666666666666666666666666',
+  proof_of_quota: {
+    key_nullifier: '00'.repeat(32),
+    proof: { pi_a: Array(32).fill(0), pi_b: Array(64).fill(0), pi_c: Array(32).fill(0) },
+  },
+  proof_of_selection: { selection_randomness: '00'.repeat(32) },
+};
 const noWallet = (r: Reply) => r.status === 500 && String(r.json?.message).startsWith(NO_WALLET);
 
 before(async () => {
@@ -156,16 +167,7 @@ describe('the node current SDP declaration', () => {
 
   test('activity without a current declaration fails', async () => {
     await call('POST', '/sdp/set-declaration-id', null);
-    const proof = {
-      epoch: 0,
-      signing_key: '5866666666666666666666666666666666666666666666666666666666666666',
-      proof_of_quota: {
-        key_nullifier: '00'.repeat(32),
-        proof: { pi_a: Array(32).fill(0), pi_b: Array(64).fill(0), pi_c: Array(32).fill(0) },
-      },
-      proof_of_selection: { selection_randomness: '00'.repeat(32) },
-    };
-    const r = await call('POST', '/sdp/activity', { Blend: proof });
+    const r = await call('POST', '/sdp/activity', { Blend: PROOF });
     assert.equal(r.status, 500);
     assert.equal(r.json.message, 'No declaration_id set. Cannot post activity without declaration.');
   });
@@ -241,22 +243,13 @@ describe('write flows', () => {
       'the declaration in the ledger',
       200,
     );
-    const proof = {
-      epoch: 0,
-      signing_key: '5866666666666666666666666666666666666666666666666666666666666666',
-      proof_of_quota: {
-        key_nullifier: '00'.repeat(32),
-        proof: { pi_a: Array(32).fill(0), pi_b: Array(64).fill(0), pi_c: Array(32).fill(0) },
-      },
-      proof_of_selection: { selection_randomness: '00'.repeat(32) },
-    };
-    const active = await call('POST', '/sdp/activity', { Blend: proof });
+    const active = await call('POST', '/sdp/activity', { Blend: PROOF });
     assert.equal(active.status, 200, active.text);
     assert.equal(active.json.declaration_id, id);
     const withdraw = await call('POST', '/sdp/withdrawal', id);
     assert.equal(withdraw.status, 200, withdraw.text);
     assert.equal(withdraw.json.declaration_id, id);
-    const after = await call('POST', '/sdp/activity', { Blend: proof });
+    const after = await call('POST', '/sdp/activity', { Blend: PROOF });
     assert.equal(after.status, 500, 'no current declaration after a withdrawal');
   });
 
