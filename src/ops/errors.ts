@@ -10,6 +10,8 @@ export type OpsErrorCode =
   | 'OPS_NO_CLAIMABLE_VOUCHER'
   /** The node has no current SDP declaration (activity). */
   | 'OPS_NO_DECLARATION'
+  /** A block the node holds no ledger state of. */
+  | 'OPS_NO_LEDGER_STATE'
   /** A declaration id that the ledger at the tip does not hold. */
   | 'OPS_DECLARATION_NOT_FOUND'
   /** A fee above the configured or requested cap. */

@@ -1,5 +1,5 @@
 /**
- * The OpsService: the node's transaction-building operations on top of the wallet and the mempool —
+ * The OpsService: the node's transaction-building operations on top of the wallet —
  * leader reward claims, SDP messages (with the node's current declaration, kept in the store), Blend
  * join and channel deposits. Each builds its ops, has the wallet fund and sign them and adds the
  * transaction to the mempool; nothing is reserved or stored when a request is refused.
@@ -18,10 +18,9 @@ import type { Locator } from '../mantle/locator.ts';
 import { type ActivityMetadata, type Op, Opcode, type SDPDeclareOp } from '../mantle/ops.ts';
 import { declarationId } from '../mantle/sdp.ts';
 import { txHash, txHashToFr } from '../mantle/tx.ts';
-import type { IMempool } from '../mempool/interface.ts';
 import { Semaphore } from '../util/semaphore.ts';
 import type { KmsSection } from '../wallet/config.ts';
-import type { IWallet } from '../wallet/interface.ts';
+import type { FundedTx, IWallet } from '../wallet/interface.ts';
 import type { BlendKeysSection, SdpSection } from './config.ts';
 import { OpsError } from './errors.ts';
 import type {
@@ -38,8 +37,8 @@ import {
   blendDeclaration,
   builderOf,
   leaderClaimOp,
-  signedClaimTx,
   withdrawOp,
+  withProof,
 } from './tx-builders.ts';
 import { VoucherBook, type VoucherStore } from './vouchers.ts';
 
@@ -63,9 +62,8 @@ export interface DeclarationStore {
 
 export interface OpsDeps {
   readonly chain: IChain;
-  /** The wallet and the mempool the operations submit through; without them only the reads are served. */
+  /** The wallet the operations fund, sign and submit through; without it only the reads are served. */
   readonly wallet?: IWallet | undefined;
-  readonly mempool?: IMempool | undefined;
   readonly proofs: Pick<ProofSystem, 'provePoc'>;
   readonly vouchers: VoucherStore;
   readonly declarations: DeclarationStore;
@@ -127,15 +125,43 @@ export class OpsService implements IOps {
 
   close(): void {}
 
-  /** The wallet and the mempool; a node without them builds no transactions. */
-  #writers(): { wallet: IWallet; mempool: IMempool } {
-    const { wallet, mempool } = this.deps;
-    if (wallet === undefined || mempool === undefined)
-      throw new OpsError(
-        'OPS_NO_WALLET',
-        'this node runs no wallet and mempool: it cannot build transactions',
-      );
-    return { wallet, mempool };
+  /** The wallet; a node without one builds no transactions. */
+  #wallet(): IWallet {
+    if (this.deps.wallet === undefined)
+      throw new OpsError('OPS_NO_WALLET', 'this node runs no wallet: it cannot build transactions');
+    return this.deps.wallet;
+  }
+
+  /**
+   * Funds `op` (exact mandatory fee, change back to the funding key), refuses a fee above `maxFee` and
+   * releases what funding reserved when the transaction is not submitted. `prove` adds proofs over the
+   * funded transaction's hash (a LeaderClaim's PoC) before the wallet signs and submits it.
+   */
+  async #fundAndSubmit(
+    op: Op,
+    fundingPk: Fr,
+    maxFee: bigint,
+    tip: Uint8Array | undefined,
+    prove?: (funded: FundedTx) => Promise<FundedTx>,
+  ): Promise<{ hash: Uint8Array; fee: bigint }> {
+    const wallet = this.#wallet();
+    const funded = await wallet.fund({
+      ...(tip !== undefined ? { tip } : {}),
+      builder: builderOf(op),
+      changePk: fundingPk,
+      fundingPks: [fundingPk],
+      priorityFeePercent: 0n,
+    });
+    let ready: FundedTx;
+    try {
+      if (funded.fee > maxFee) throw feeTooHigh(funded.fee, maxFee);
+      ready = prove ? await prove(funded) : funded;
+    } catch (e) {
+      wallet.release(funded);
+      throw e;
+    }
+    // Releases the funded notes itself when signing or the mempool fails.
+    return { hash: await wallet.submitFunded(ready), fee: funded.fee };
   }
 
   #stateAt(tip: Uint8Array | undefined): { id: Uint8Array; state: LedgerState } {
@@ -146,7 +172,7 @@ export class OpsService implements IOps {
     const state = this.deps.chain.stateOf(tip);
     // inferred: F's wallet fails for a block it has no state of; the text is ours (docs/fidelity.md)
     if (state === undefined)
-      throw new OpsError('OPS_NOT_CONFIGURED', `Ledger state not found for block ${hex(tip)}`);
+      throw new OpsError('OPS_NO_LEDGER_STATE', `Ledger state not found for block ${hex(tip)}`);
     return { id: tip, state };
   }
 
@@ -188,42 +214,48 @@ export class OpsService implements IOps {
   }
 
   async #claim(): Promise<Uint8Array> {
-    const { wallet, mempool } = this.#writers();
+    this.#wallet();
     const tip = this.deps.chain.tip();
     const voucher = this.#book.view(tip.state).find((v) => v.status === 'available');
     if (voucher === undefined || voucher.position === undefined)
       throw new OpsError('OPS_NO_CLAIMABLE_VOUCHER', 'Wallet API error: No claimable voucher found');
+    const position = voucher.position;
     const { funding_pk, max_tx_fee } = this.config.leaderWallet;
     if (funding_pk === null)
       throw new OpsError('OPS_NOT_CONFIGURED', 'cryptarchia.leader.wallet.funding_pk is not configured');
     const pk = frFromBytes(hexToBytes(funding_pk));
     const root = tip.state.leader.snapshot.root;
+    const leaves = this.#book.snapshotLeaves(tip.state);
+    // The proof of claim binds the funded transaction's hash.
+    const prove = async (funded: FundedTx): Promise<FundedTx> => {
+      if (position >= leaves.length)
+        throw new OpsError('OPS_VOUCHER_PATH', `Merkle path not found for voucher_cm: ${frHex(voucher.cm)}`);
+      const proof = await this.deps.proofs.provePoc(
+        {
+          voucher_nullifier: voucher.nullifier,
+          voucher_root: root,
+          mantle_tx_hash: txHashToFr(txHash(funded.tx)),
+        },
+        {
+          voucher_secret: voucher.secret,
+          voucher_path: voucherPath(leaves, position),
+          voucher_index: position,
+        },
+      );
+      return withProof(funded, Opcode.LeaderClaim, { type: 'PoC', proof });
+    };
     // F reserves the voucher before building the claim and releases it when building fails.
     await this.#book.reserve(voucher.nullifier);
     try {
-      const funded = await wallet.fund({
-        tip: tip.id,
-        builder: builderOf(leaderClaimOp(root, voucher.nullifier, pk)),
-        changePk: pk,
-        fundingPks: [pk],
-        priorityFeePercent: 0n,
-      });
-      if (funded.fee > max_tx_fee) throw feeTooHigh(funded.fee, max_tx_fee);
-      const hash = txHash(funded.tx);
-      const leaves = this.#book.snapshotLeaves(tip.state);
-      if (voucher.position >= leaves.length)
-        throw new OpsError('OPS_VOUCHER_PATH', `Merkle path not found for voucher_cm: ${frHex(voucher.cm)}`);
-      const poc = await this.deps.proofs.provePoc(
-        { voucher_nullifier: voucher.nullifier, voucher_root: root, mantle_tx_hash: txHashToFr(hash) },
-        {
-          voucher_secret: voucher.secret,
-          voucher_path: voucherPath(leaves, voucher.position),
-          voucher_index: voucher.position,
-        },
+      const { hash, fee } = await this.#fundAndSubmit(
+        leaderClaimOp(root, voucher.nullifier, pk),
+        pk,
+        max_tx_fee,
+        tip.id,
+        prove,
       );
-      await mempool.add(signedClaimTx(funded, poc), 'wallet');
       this.deps.logger.info(
-        { tx_hash: hex(hash), voucher: frHex(voucher.cm), fee: funded.fee },
+        { tx_hash: hex(hash), voucher: frHex(voucher.cm), fee },
         'leader reward claim added to the mempool',
       );
       return hash;
@@ -252,19 +284,16 @@ export class OpsService implements IOps {
    * submits it.
    */
   async #submitSdp(what: string, id: Uint8Array, op: Op): Promise<SdpSubmission> {
-    const { wallet, mempool } = this.#writers();
+    this.#wallet();
     const { funding_pk, max_tx_fee } = this.config.sdp.wallet;
     if (funding_pk === null)
       throw new OpsError('OPS_NOT_CONFIGURED', 'sdp.wallet.funding_pk is not configured');
-    const pk = frFromBytes(hexToBytes(funding_pk));
-    const funded = await wallet.fund({
-      builder: builderOf(op),
-      changePk: pk,
-      fundingPks: [pk],
-      priorityFeePercent: 0n,
-    });
-    if (funded.fee > max_tx_fee) throw feeTooHigh(funded.fee, max_tx_fee);
-    const { hash } = await mempool.add(await wallet.sign(funded), 'wallet');
+    const { hash } = await this.#fundAndSubmit(
+      op,
+      frFromBytes(hexToBytes(funding_pk)),
+      max_tx_fee,
+      undefined,
+    );
     this.deps.logger.info(
       { declaration_id: hex(id), tx_hash: hex(hash) },
       `SDP ${what} added to the mempool`,
@@ -357,7 +386,7 @@ export class OpsService implements IOps {
   async channelDeposit(req: ChannelDepositRequest): Promise<Uint8Array> {
     // F `channel_deposit`: funded against the current tip with the exact mandatory fee, the fee checked
     // against max_tx_fee, signed and added to the mempool.
-    return this.#writers().wallet.submit({
+    return this.#wallet().submit({
       builder: builderOf({ opcode: Opcode.ChannelDeposit, payload: req.deposit }),
       changePk: req.changePk,
       fundingPks: req.fundingPks,

@@ -1,14 +1,14 @@
 /**
  * The ops each operation builds and the signed leader-claim transaction, as pure functions (F:
  * `MantleTxBuilder::new().push_op(..)` in the handlers, `services/sdp/src/lib.rs` for the SDP messages,
- * `services/wallet/src/lib.rs` `build_reserved_leader_claim_tx` and `sign_tx` for the claim).
+ * `services/wallet/src/lib.rs` `build_reserved_leader_claim_tx` for the claim, whose proof of claim the
+ * wallet's signing takes as given).
  */
 import type { Fr } from '../crypto/field.ts';
 import type { Declaration } from '../ledger/state.ts';
 import type { Locator } from '../mantle/locator.ts';
 import { type ActivityMetadata, type Op, Opcode, type SDPDeclareOp } from '../mantle/ops.ts';
 import type { OpProof } from '../mantle/proofs.ts';
-import type { SignedMantleTx } from '../mantle/tx.ts';
 import type { FundedTx, TxBuilder } from '../wallet/interface.ts';
 import { OpsError } from './errors.ts';
 
@@ -76,14 +76,11 @@ export function leaderClaimOp(rewardsRoot: Fr, nullifier: Fr, pk: Fr): Op {
  * The signed claim: the LeaderClaim's proof of claim, and the funding Transfer's ZkSig that funding made
  * over the funded transaction's hash (F `sign_tx`: LeaderClaim → PoC, Transfer → ZkSig).
  */
-// inferred: the funding Transfer keeps the ZkSig funding made (F signs it again with the same keys over
-// the same hash) (docs/fidelity.md)
-export function signedClaimTx(funded: FundedTx, poc: Uint8Array): SignedMantleTx {
-  const proofs: OpProof[] = funded.tx.ops.map((op, i) => {
-    if (op.opcode === Opcode.LeaderClaim) return { type: 'PoC', proof: poc };
-    if (op.opcode === Opcode.Transfer && i === funded.tx.ops.length - 1 && funded.transferProof !== null)
-      return { type: 'ZkSig', signature: funded.transferProof };
-    throw new Error(`a funded leader claim holds an unexpected op ${op.opcode} at ${i}`);
-  });
-  return { mantle_tx: funded.tx, ops_proofs: proofs };
+/** The funded transaction with `proof` for its op of `opcode` (F: proofs the wallet does not make itself). */
+export function withProof(funded: FundedTx, opcode: Opcode, proof: OpProof): FundedTx {
+  const index = funded.tx.ops.findIndex((op) => op.opcode === opcode);
+  if (index < 0) throw new Error(`the funded transaction has no op ${opcode}`);
+  const opProofs = new Map(funded.builder.opProofs ?? []);
+  opProofs.set(index, proof);
+  return { ...funded, builder: { ...funded.builder, opProofs } };
 }

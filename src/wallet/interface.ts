@@ -19,6 +19,11 @@ export interface TxBuilder {
   readonly pendingTransfer: { readonly inputs: readonly Fr[]; readonly outputs: readonly Note[] };
   /** Proofs of ChannelWithdraw / ChannelTransfer ops, by op index (F `channel_multi_sig_proofs`). */
   readonly channelMultiSigProofs: ReadonlyMap<number, OpProof>;
+  /**
+   * Proofs the caller made for ops the wallet does not sign itself (a LeaderClaim's PoC), by op index;
+   * used as given when the transaction is signed.
+   */
+  readonly opProofs?: ReadonlyMap<number, OpProof>;
 }
 
 export interface FundRequest {
@@ -72,6 +77,13 @@ export interface IWallet {
   sign(funded: FundedTx): Promise<SignedMantleTx>;
   /** Fund, sign and add to the mempool; returns the tx hash. */
   submit(req: FundRequest): Promise<Uint8Array>;
+  /**
+   * Signs a funded transaction (e.g. after adding a proof over its hash to `builder.opProofs`) and adds
+   * it to the mempool; returns the tx hash. On failure its notes are released.
+   */
+  submitFunded(funded: FundedTx): Promise<Uint8Array>;
+  /** Releases the notes a funded transaction reserved (it will not be submitted). */
+  release(funded: FundedTx): void;
   /** `transfer-funds`: one output to the recipient, funded with the exact mandatory fee, submitted. */
   transfer(req: TransferRequest): Promise<Uint8Array>;
   /** Ed25519 signature of `msg` by the KMS key whose public key is `pk`. */

@@ -1,8 +1,9 @@
 /**
  * Fakes of the wallet and the mempool for tests of the services that build transactions: the wallet
  * "funds" a builder by appending a funding Transfer (one input note, no output) with a fixed fee and a
- * dummy ZkSig, signs every op with a placeholder proof of the right variant, and records each request;
- * the mempool records what it is given (or fails on demand).
+ * dummy ZkSig, signs every op with a placeholder proof of the right variant (or the proof the builder
+ * carries for it), and records each request and release; the mempool records what it is given (or fails
+ * on demand).
  */
 import type { Fr } from '../../src/crypto/field.ts';
 import { type Op, Opcode } from '../../src/mantle/ops.ts';
@@ -43,6 +44,7 @@ function placeholderProof(opcode: Opcode): OpProof {
 export class FakeWallet implements IWallet {
   readonly funded: FundRequest[] = [];
   readonly signed: FundedTx[] = [];
+  readonly released: FundedTx[] = [];
   /** The fee every funded transaction pays. */
   fee = 10n;
   /** When set, `fund` throws it. */
@@ -75,7 +77,26 @@ export class FakeWallet implements IWallet {
 
   async sign(funded: FundedTx): Promise<SignedMantleTx> {
     this.signed.push(funded);
-    return { mantle_tx: funded.tx, ops_proofs: funded.tx.ops.map((op) => placeholderProof(op.opcode)) };
+    return {
+      mantle_tx: funded.tx,
+      ops_proofs: funded.tx.ops.map(
+        (op, i) => funded.builder.opProofs?.get(i) ?? placeholderProof(op.opcode),
+      ),
+    };
+  }
+
+  async submitFunded(funded: FundedTx): Promise<Uint8Array> {
+    const signed = await this.sign(funded);
+    try {
+      return (await this.mempool.add(signed, 'wallet')).hash;
+    } catch (e) {
+      this.release(funded);
+      throw e;
+    }
+  }
+
+  release(funded: FundedTx): void {
+    this.released.push(funded);
   }
 
   async submit(req: FundRequest): Promise<Uint8Array> {

@@ -67,7 +67,6 @@ class Rig {
     return OpsService.init(cfg, {
       chain: this.chain.asChain(),
       wallet: withWallet ? this.wallet : undefined,
-      mempool: withWallet ? this.mempool : undefined,
       proofs: {
         provePoc: async (inputs, witness) => {
           this.proved.push({ inputs, witness });
@@ -143,10 +142,8 @@ describe('leader reward vouchers', () => {
     const [added] = r.mempool.added;
     assert.equal(added!.origin, 'wallet');
     assert.deepEqual(hash, txHash(added!.tx.mantle_tx));
-    assert.deepEqual(
-      added!.tx.ops_proofs.map((p) => p.type),
-      ['PoC', 'ZkSig'],
-    );
+    assert.deepEqual(added!.tx.ops_proofs[0], { type: 'PoC', proof: new Uint8Array(128).fill(7) });
+    assert.equal(added!.tx.ops_proofs[1]!.type, 'ZkSig');
     const [p] = r.proved;
     assert.deepEqual(p!.inputs, {
       voucher_nullifier: v(0n).nf,
@@ -199,6 +196,8 @@ describe('leader reward vouchers', () => {
     assert.equal(statuses(ops)[0], 'available');
     assert.equal(r.mempool.added.length, 0);
     assert.deepEqual(r.walletStore.pendingClaims(), []);
+    // Both fundings were released: by the wallet when the mempool refused, by the claim above the cap.
+    assert.equal(r.wallet.released.length, 2);
   });
 
   test('without a funding key or a wallet nothing is reserved', async () => {
@@ -335,6 +334,7 @@ describe('SDP', () => {
     r.wallet.fee = 1001n;
     await assert.rejects(ops.withdraw(id), /tx_fee=1001 > max_fee=1000/);
     assert.equal(r.mempool.added.length, 0);
+    assert.equal(r.wallet.released.length, 1);
     assert.deepEqual(ops.currentDeclarationId(), id);
   });
 
