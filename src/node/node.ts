@@ -244,7 +244,7 @@ export class LogosNode {
           leaderWallet: config.cryptarchia.leader.wallet,
           sdp: config.sdp,
           blend: config.blend,
-          kms: config.kms,
+          kmsKeys: config.kms.backend.keys,
         },
         {
           chain: c,

@@ -18,6 +18,9 @@ export interface SdpSection {
   };
 }
 
+/** The key store's keys by id (`kms.backend.keys`), as this service reads them. */
+export type KmsKeys = Readonly<Record<string, { readonly kind: string; readonly secret: string }>>;
+
 /** The `blend` keys the node declares itself as a Blend core node with (KMS key ids). */
 export interface BlendKeysSection {
   readonly non_ephemeral_signing_key_id: string | null;

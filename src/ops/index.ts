@@ -6,6 +6,7 @@ export {
   type BlendKeysSection,
   DEFAULT_BLEND_KEYS,
   DEFAULT_SDP,
+  type KmsKeys,
   parseBlendKeys,
   parseSdpSection,
   type SdpSection,

@@ -19,9 +19,8 @@ import { type ActivityMetadata, type Op, Opcode, type SDPDeclareOp } from '../ma
 import { declarationId } from '../mantle/sdp.ts';
 import { txHash, txHashToFr } from '../mantle/tx.ts';
 import { Semaphore } from '../util/semaphore.ts';
-import type { KmsSection } from '../wallet/config.ts';
 import type { FundedTx, IWallet } from '../wallet/interface.ts';
-import type { BlendKeysSection, SdpSection } from './config.ts';
+import type { BlendKeysSection, KmsKeys, SdpSection } from './config.ts';
 import { OpsError } from './errors.ts';
 import type {
   AgedNote,
@@ -51,7 +50,8 @@ export interface OpsConfig {
   readonly leaderWallet: { readonly max_tx_fee: bigint; readonly funding_pk: string | null };
   readonly sdp: SdpSection;
   readonly blend: BlendKeysSection;
-  readonly kms: KmsSection;
+  /** The key store's keys (`kms.backend.keys`): the Blend keys are read from them. */
+  readonly kmsKeys: KmsKeys;
 }
 
 /** Where the node's current declaration is kept. */
@@ -355,7 +355,7 @@ export class OpsService implements IOps {
   /** The public key of a KMS key of the given kind named by a `blend` key id. */
   #blendKey(kind: 'Zk' | 'Ed25519', id: string | null, path: string): string {
     if (id === null) throw new OpsError('OPS_NOT_CONFIGURED', `${path} is not configured`);
-    const key = this.config.kms.backend.keys[id];
+    const key = this.config.kmsKeys[id];
     if (key === undefined || key.kind !== kind)
       throw new OpsError('OPS_NOT_CONFIGURED', `${path}: the KMS holds no ${kind} key with that id`);
     return key.secret;

@@ -27,6 +27,7 @@ export enum Bucket {
   BlocksByHeight = 9,
   /** ASCII name → value: the wallet's counters (next_voucher_index, u64 BE). */
   Wallet = 10,
+  // 11: reserved for the mempool service's pending transactions.
   /** ASCII name → value: the node's own SDP state (its current declaration id). */
-  Sdp = 11,
+  Sdp = 12,
 }

@@ -49,7 +49,7 @@ function config(over: Partial<OpsConfig> = {}): OpsConfig {
     leaderWallet: { max_tx_fee: 1000n, funding_pk: frHex(FUNDING) },
     sdp: { ...DEFAULT_SDP, wallet: { max_tx_fee: 1000n, funding_pk: frHex(SDP_FUNDING) } },
     blend: DEFAULT_BLEND_KEYS,
-    kms: { backend: { keys: {} } },
+    kmsKeys: {},
     ...over,
   };
 }
@@ -346,13 +346,9 @@ describe('SDP', () => {
     const ops = r.service(
       config({
         blend: { non_ephemeral_signing_key_id: edPk, core_zk_secret_key_kms_id: zkId },
-        kms: {
-          backend: {
-            keys: {
-              [edPk]: { kind: 'Ed25519', secret: bytesToHex(edSecret) },
-              [zkId]: { kind: 'Zk', secret: frHex(11n) },
-            },
-          },
+        kmsKeys: {
+          [edPk]: { kind: 'Ed25519', secret: bytesToHex(edSecret) },
+          [zkId]: { kind: 'Zk', secret: frHex(11n) },
         },
       }),
     );
