@@ -97,6 +97,7 @@ function newNodeConfigYaml(): string {
     const sk = ed25519GenerateSecretKey();
     return { title, id: bytesToHex(ed25519PublicKey(sk)), sk: bytesToHex(sk) };
   });
+  const id = (title: string) => zk.find((k) => k.title === title)!.id;
   const lines = [
     '# Logos node configuration (reference layout). Keep this file private: it holds secret keys.',
     'api:',
@@ -113,6 +114,18 @@ function newNodeConfigYaml(): string {
     '  known_keys:',
     ...zk.map((k) => `    ${k.id}: ${k.id}  # ${k.title}`),
     `  voucher_master_key_id: ${zk.find((k) => k.title === 'VaucherMaster')!.id}`,
+    'cryptarchia:',
+    '  leader:',
+    '    wallet:',
+    `      funding_pk: ${id('LeaderFunding')}`,
+    'sdp:',
+    '  wallet:',
+    `    funding_pk: ${id('SdpFunding')}`,
+    'blend:',
+    `  non_ephemeral_signing_key_id: ${ed.find((k) => k.title === 'BlendSigning')!.id}`,
+    '  core:',
+    '    zk:',
+    `      secret_key_kms_id: ${id('BlendZk')}`,
     '',
   ];
   return lines.join('\n');

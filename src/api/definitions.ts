@@ -6,7 +6,10 @@
  */
 import type { RouteDef } from './route-def.ts';
 import { adminRoutes } from './routes/admin.ts';
+import { blendRoutes } from './routes/blend.ts';
+import { channelRoutes } from './routes/channel.ts';
 import { cryptarchiaRoutes } from './routes/cryptarchia.ts';
+import { leaderRoutes } from './routes/leader.ts';
 import { mantleRoutes } from './routes/mantle.ts';
 import { nodeRoutes } from './routes/node.ts';
 import { sdpRoutes } from './routes/sdp.ts';
@@ -20,6 +23,8 @@ export {
   routeMutates,
 } from './route-def.ts';
 export { TracingFilter } from './routes/admin.ts';
+export { JoinBlend } from './routes/blend.ts';
+export { ChannelDepositRequest } from './routes/channel.ts';
 export {
   Block,
   BlockLine,
@@ -32,16 +37,26 @@ export {
   SignedTransaction,
   TimeInfo,
 } from './routes/cryptarchia.ts';
+export { AgedNotes, ClaimableVouchers, LeaderClaim, VoucherStatus, WalletVouchers } from './routes/leader.ts';
 export { Channel, GasPrices } from './routes/mantle.ts';
 export { VersionInfo } from './routes/node.ts';
-export { Declaration, Declarations } from './routes/sdp.ts';
+export {
+  ActivityMetadata,
+  Declaration,
+  DeclarationMessage,
+  Declarations,
+  SdpSubmission,
+} from './routes/sdp.ts';
 export { FundedTx, WalletBalance, ZkSignatureJson } from './routes/wallet.ts';
 
 export const API = {
   ...nodeRoutes,
   ...cryptarchiaRoutes,
   ...mantleRoutes,
+  ...channelRoutes,
   ...sdpRoutes,
+  ...blendRoutes,
+  ...leaderRoutes,
   ...adminRoutes,
   ...walletRoutes,
 } as const satisfies Record<string, RouteDef>;

@@ -6,6 +6,7 @@
 import type { IChain, SlotClock } from '../chain/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { IMempool } from '../mempool/index.ts';
+import type { IOps } from '../ops/index.ts';
 import type { IWallet } from '../wallet/index.ts';
 import type { Infer, Schema } from './json-schema.ts';
 import type { PathParam, QueryParam, RouteDef } from './route-def.ts';
@@ -24,6 +25,8 @@ export interface ApiContext {
   readonly mempool: IMempool;
   /** The wallet: notes, funding, signing with the key store (the `/wallet/*` routes). */
   readonly wallet: IWallet;
+  /** Leader reward claims, SDP messages, Blend join and channel deposits built with the node's wallet. */
+  readonly ops: IOps;
   phase(): Phase;
 }
 

@@ -10,4 +10,13 @@ export {
   NO_TRANSACTIONS,
   type TransactionSource,
 } from './leader-service.ts';
-export { REWARD_VOUCHER, VoucherGenerator, voucherCommitment, voucherSecret } from './vouchers.ts';
+export {
+  REWARD_VOUCHER,
+  VOUCHER_NF,
+  type Voucher,
+  VoucherGenerator,
+  type VoucherIndexStore,
+  voucherCommitment,
+  voucherNullifier,
+  voucherSecret,
+} from './vouchers.ts';

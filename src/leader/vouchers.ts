@@ -4,11 +4,13 @@
  * the index a u64 taken as a field element) with `index` the wallet's next voucher index, and
  * `voucher_cm = Poseidon2.compress([REWARD_VOUCHER, voucher_secret])` (F: `core/src/mantle/ops/leader_claim.rs`).
  * A wallet holding the same master key thus finds the same vouchers by walking the indices from 0.
+ * A claim reveals `voucher_nullifier = Poseidon2.compress([VOUCHER_NF, voucher_secret])` (same file of F).
  */
 import { type Fr, frFromAscii } from '../crypto/field.ts';
 import { compress, digest } from '../crypto/poseidon2/index.ts';
 
 export const REWARD_VOUCHER = frFromAscii('REWARD_VOUCHER');
+export const VOUCHER_NF = frFromAscii('VOUCHER_NF');
 
 /** The voucher secret of `index` under `masterKey`. */
 export function voucherSecret(masterKey: Fr, index: bigint): Fr {
@@ -18,6 +20,11 @@ export function voucherSecret(masterKey: Fr, index: bigint): Fr {
 /** The commitment a block header carries for a voucher secret. */
 export function voucherCommitment(secret: Fr): Fr {
   return compress(REWARD_VOUCHER, secret);
+}
+
+/** The nullifier a claim of the voucher reveals. */
+export function voucherNullifier(secret: Fr): Fr {
+  return compress(VOUCHER_NF, secret);
 }
 
 /** Where the next voucher index is kept (durably). */

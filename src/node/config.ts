@@ -11,13 +11,21 @@
  *
  * This file composes the sections: each service parses its own in its `config.ts` (`api/`, `chain/` for
  * `cryptarchia`, `storage/` for `state` and `storage`, `wallet/` for `wallet` and `kms`, `mempool/` for
- * `mempool`, a section of this node's own).
+ * `mempool`, `ops/` for `sdp` and the key ids of `blend`, a section of this node's own).
  */
 import { parseDocument } from 'yaml';
 import { type ApiBackendConfig, DEFAULT_API_BACKEND, parseApiSection } from '../api/config.ts';
 import { type CryptarchiaSection, DEFAULT_CRYPTARCHIA, parseCryptarchiaSection } from '../chain/index.ts';
 import { DEFAULT_KMS, type KmsSection, parseKmsSection } from '../kms/index.ts';
 import { DEFAULT_MEMPOOL, type MempoolSection, parseMempoolSection } from '../mempool/config.ts';
+import {
+  type BlendKeysSection,
+  DEFAULT_BLEND_KEYS,
+  DEFAULT_SDP,
+  parseBlendKeys,
+  parseSdpSection,
+  type SdpSection,
+} from '../ops/index.ts';
 import {
   DEFAULT_STATE,
   DEFAULT_STORAGE,
@@ -50,6 +58,8 @@ export interface UserConfig {
   readonly wallet: WalletSection;
   readonly kms: KmsSection;
   readonly mempool: MempoolSection;
+  readonly sdp: SdpSection;
+  readonly blend: BlendKeysSection;
   readonly tracing: { readonly level: string };
 }
 
@@ -61,6 +71,8 @@ export const DEFAULT_CONFIG: UserConfig = {
   wallet: DEFAULT_WALLET,
   kms: DEFAULT_KMS,
   mempool: DEFAULT_MEMPOOL,
+  sdp: DEFAULT_SDP,
+  blend: DEFAULT_BLEND_KEYS,
   tracing: { level: 'INFO' },
 };
 
@@ -213,6 +225,8 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   const wallet = parseWalletSection(root.wallet);
   const kms = parseKmsSection(root.kms);
   const mempool = parseMempoolSection(root.mempool);
+  const sdp = parseSdpSection(root.sdp);
+  const blend = parseBlendKeys(root.blend);
 
   const tracing = mapping(root.tracing, 'tracing');
   checkLayout(tracing, TRACING, 'tracing');
@@ -220,5 +234,5 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level))
     throw new ConfigError('tracing.level: expected TRACE, DEBUG, INFO, WARN or ERROR');
 
-  return { api, state, storage, cryptarchia, wallet, kms, mempool, tracing: { level } };
+  return { api, state, storage, cryptarchia, wallet, kms, mempool, sdp, blend, tracing: { level } };
 }

@@ -1,9 +1,12 @@
 /**
  * The configuration of the local devnet node (`start` without `--config`): state in `./.devnet`, a
  * 2 s prolonged bootstrap period, and a wallet holding the four funded devnet keys and the devnet
- * voucher master key. These keys are public test keys (src/ledger/devnet-keys.ts).
+ * voucher master key. These keys are public test keys (src/ledger/devnet-keys.ts). The first funded key
+ * pays the fees of leader claims and SDP messages (and receives the rewards); the node's Blend keys
+ * (a ZK key and an Ed25519 key) are devnet keys too.
  */
 import { bytesToHex } from '../codec/hex.ts';
+import { ed25519PublicKey } from '../crypto/ed25519.ts';
 import { frToBytes } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { devnetKeys, devnetSecretKey } from '../ledger/devnet-keys.ts';
@@ -27,13 +30,20 @@ export function fundedDevnetKeys(): { index: number; publicKey: string; secretKe
 export function devnetConfig(): UserConfig {
   const keys = devnetKeys(DEVNET_FUNDED_KEYS);
   const master = devnetSecretKey(1000);
-  const kms: Record<string, { kind: 'Zk'; secret: string }> = {};
+  const kms: Record<string, { kind: 'Zk' | 'Ed25519'; secret: string }> = {};
   const known: Record<string, string> = {};
   for (const k of keys) {
     kms[hex(k.publicKey)] = { kind: 'Zk', secret: hex(k.secretKey) };
     known[hex(k.publicKey)] = hex(k.publicKey);
   }
   kms[hex(zkPublicKey(master))] = { kind: 'Zk', secret: hex(master) };
+  // inferred: devnet choices, no reference devnet exists (docs/fidelity.md)
+  const blendZk = devnetSecretKey(1001);
+  kms[hex(zkPublicKey(blendZk))] = { kind: 'Zk', secret: hex(blendZk) };
+  const blendSigning = frToBytes(devnetSecretKey(1002));
+  const blendSigningId = bytesToHex(ed25519PublicKey(blendSigning));
+  kms[blendSigningId] = { kind: 'Ed25519', secret: bytesToHex(blendSigning) };
+  const funding = hex(keys[0]!.publicKey);
   return {
     ...DEFAULT_CONFIG,
     state: { base_folder: '.devnet' },
@@ -42,6 +52,12 @@ export function devnetConfig(): UserConfig {
       service: {
         bootstrap: { ...DEFAULT_CONFIG.cryptarchia.service.bootstrap, prolonged_bootstrap_period: 2 },
       },
+      leader: { wallet: { ...DEFAULT_CONFIG.cryptarchia.leader.wallet, funding_pk: funding } },
+    },
+    sdp: { ...DEFAULT_CONFIG.sdp, wallet: { ...DEFAULT_CONFIG.sdp.wallet, funding_pk: funding } },
+    blend: {
+      non_ephemeral_signing_key_id: blendSigningId,
+      core_zk_secret_key_kms_id: hex(zkPublicKey(blendZk)),
     },
     wallet: { ...DEFAULT_CONFIG.wallet, known_keys: known, voucher_master_key_id: hex(zkPublicKey(master)) },
     kms: { backend: { keys: kms } },

@@ -15,6 +15,7 @@ export const LOG_MODULES = [
   'mempool',
   'wallet',
   'leader',
+  'ops',
   'api',
 ] as const;
 export type LogModule = (typeof LOG_MODULES)[number];

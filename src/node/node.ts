@@ -3,7 +3,8 @@
  * dependencies (a child logger and the node's abort signal among them), and closed in reverse.
  * API socket (bound, not serving yet) → key store (keys checked) → storage (locked data directory) →
  * proof backend and its verifier threads → chain (genesis or replay) → bootstrap phases → mempool (the
- * stored pending transactions) → wallet → API (serving) → leader → status line.
+ * stored pending transactions) → wallet → transaction-building operations → API (serving) → leader →
+ * status line.
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
  */
 import { resolve } from 'node:path';
@@ -12,11 +13,13 @@ import { ApiServer } from '../api/server.ts';
 import { ChainService, chooseInitState, SlotClock } from '../chain/index.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import { frFromBytes } from '../crypto/field.ts';
+import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { KeyStore } from '../kms/index.ts';
 import { LeaderService, VoucherGenerator } from '../leader/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
 import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
+import { OpsService } from '../ops/index.ts';
 import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase } from '../sync/phases.ts';
 import { ConfigError } from '../util/config-fields.ts';
@@ -128,6 +131,7 @@ export class LogosNode {
     let clock: SlotClock | undefined;
     let phases: BootstrapPhases | undefined;
     let wallet: Wallet | undefined;
+    let ops: OpsService | undefined;
     const api = own(
       new ApiServer(
         { backend: config.api.backend },
@@ -146,6 +150,9 @@ export class LogosNode {
             return wallet!;
           },
           deployment,
+          get ops() {
+            return ops!;
+          },
           phase: () => phases?.phase ?? 'AwaitingGenesisTime',
           setLogFilter: (filters) => applyLogFilter(loggers, filters),
         },
@@ -275,6 +282,27 @@ export class LogosNode {
     const vouchers =
       voucherMaster !== undefined ? new VoucherGenerator(voucherMaster, store.wallet) : undefined;
     log('node').info({ leader_keys: secretKeys.length }, 'leader keys loaded');
+
+    ops = own(
+      OpsService.init(
+        {
+          voucherMaster,
+          leaderPks: secretKeys.map(zkPublicKey),
+          leaderWallet: config.cryptarchia.leader.wallet,
+          sdp: config.sdp,
+          blend: config.blend,
+          kmsKeys: config.kms.backend.keys,
+        },
+        {
+          chain: c,
+          proofs,
+          wallet,
+          vouchers: store.wallet,
+          declarations: store.sdp,
+          logger: log('ops'),
+        },
+      ),
+    );
 
     await api.start();
     // Serving stops before the services it reads close (the first close, of the bound socket, is then a no-op).

@@ -29,4 +29,6 @@ export enum Bucket {
   Wallet = 10,
   /** u64 BE admission sequence → u64 BE insertion time (ms) ‖ tx hash ‖ encoded tx: the pending pool. */
   MempoolTxs = 11,
+  /** ASCII name → value: the node's own SDP state (its current declaration id). */
+  Sdp = 12,
 }

@@ -16,6 +16,7 @@ import { type KvStore, LmdbKv, type LmdbKvOptions } from './kv.ts';
 import { checkLmdbFile } from './lmdb-file.ts';
 import { LOCK_FILE, type LockOptions, lockDataDir } from './lock.ts';
 import { MempoolStore } from './mempool-store.ts';
+import { SdpStore } from './sdp-store.ts';
 import { WalletStore } from './wallet-store.ts';
 
 export const CHAIN_DB_FILE = 'chain.mdb';
@@ -25,6 +26,7 @@ export interface Store {
   readonly chain: ChainStore;
   readonly wallet: WalletStore;
   readonly mempool: MempoolStore;
+  readonly sdp: SdpStore;
   /** Waits for pending writes, closes lmdb and releases the directory lock. */
   close(): Promise<void>;
 }
@@ -67,6 +69,7 @@ export async function openStore(dir: string, options: OpenStoreOptions = {}): Pr
     const chain = new ChainStore(kv);
     const wallet = new WalletStore(kv);
     const mempool = new MempoolStore(kv);
+    const sdp = new SdpStore(kv);
     const opened = kv;
     let closing: Promise<void> | undefined;
     return {
@@ -74,6 +77,7 @@ export async function openStore(dir: string, options: OpenStoreOptions = {}): Pr
       chain,
       wallet,
       mempool,
+      sdp,
       close() {
         closing ??= (async () => {
           try {

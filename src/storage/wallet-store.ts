@@ -6,6 +6,8 @@
  * - the wallet's notes at the LIB (F: `lib_wallet_state`): the LIB's id and its owned notes, so a
  *   restart starts from them and derives only the blocks above the LIB. Pending note reservations are
  *   not persisted (as F).
+ * - the pending leader-reward claims (voucher nullifier → LIB height when the claim was submitted), so a
+ *   restart never claims a voucher twice.
  */
 import { Reader, Writer } from '../codec/binary.ts';
 import { type Fr, frFromBytes, frToBytes } from '../crypto/field.ts';
@@ -31,6 +33,17 @@ function writeOptionalHex(w: Writer, hex: string | null): void {
 function readOptionalHex(r: Reader): string | null {
   return r.u8() === 0 ? null : Buffer.from(r.bytes(32)).toString('hex');
 }
+const PENDING_CLAIM = new TextEncoder().encode('pending_claim/');
+
+function pendingClaimKey(nullifier: Uint8Array): Uint8Array {
+  const key = new Uint8Array(PENDING_CLAIM.length + nullifier.length);
+  key.set(PENDING_CLAIM);
+  key.set(nullifier, PENDING_CLAIM.length);
+  return key;
+}
+
+/** The key right after every `pending_claim/…` key (`/` + 1 is `0`). */
+const PENDING_CLAIM_END = new TextEncoder().encode('pending_claim0');
 
 export class WalletStore {
   constructor(private readonly kv: KvStore) {}
@@ -108,6 +121,26 @@ export class WalletStore {
       block.set(lib, 0);
       block.set(keysTag, 32);
       tx.put(Bucket.Wallet, LIB_NOTES_BLOCK, block);
+    });
+  }
+
+  /** Pending leader-reward claims: voucher nullifier (32 bytes) → LIB height when reserved. */
+  pendingClaims(): { nullifier: Uint8Array; libHeight: bigint }[] {
+    const out: { nullifier: Uint8Array; libHeight: bigint }[] = [];
+    for (const [k, v] of this.kv.range(Bucket.Wallet, { gte: PENDING_CLAIM, lt: PENDING_CLAIM_END }))
+      out.push({ nullifier: k.slice(PENDING_CLAIM.length), libHeight: readU64Key(v) });
+    return out;
+  }
+
+  /** Records a pending claim; resolves once durable. */
+  addPendingClaim(nullifier: Uint8Array, libHeight: bigint): Promise<void> {
+    return this.kv.transaction((tx) => tx.put(Bucket.Wallet, pendingClaimKey(nullifier), u64Key(libHeight)));
+  }
+
+  /** Forgets pending claims (expired, or the claim could not be submitted); resolves once durable. */
+  removePendingClaims(nullifiers: readonly Uint8Array[]): Promise<void> {
+    return this.kv.transaction((tx) => {
+      for (const n of nullifiers) tx.del(Bucket.Wallet, pendingClaimKey(n));
     });
   }
 }

@@ -30,7 +30,9 @@ export function devnetConfigYaml(
   return [
     `api: { backend: { listen_address: '127.0.0.1:0'${timeout} } }`,
     `state: { base_folder: '${opts.baseFolder ?? './.devnet'}' }`,
-    `cryptarchia: { service: { bootstrap: { prolonged_bootstrap_period: ${bootstrap} } } }`,
+    `cryptarchia: { service: { bootstrap: { prolonged_bootstrap_period: ${bootstrap} } }, leader: { wallet: { funding_pk: '${c.cryptarchia.leader.wallet.funding_pk}' } } }`,
+    `sdp: { wallet: { funding_pk: '${c.sdp.wallet.funding_pk}' } }`,
+    `blend: { non_ephemeral_signing_key_id: '${c.blend.non_ephemeral_signing_key_id}', core: { zk: { secret_key_kms_id: '${c.blend.core_zk_secret_key_kms_id}' } } }`,
     'kms:',
     '  backend:',
     '    keys:',

@@ -6,7 +6,10 @@
 import { API, type Api, type OperationId } from '../definitions.ts';
 import type { Handlers, ServerRoute } from '../types.ts';
 import { adminHandlers } from './admin.ts';
+import { blendHandlers } from './blend.ts';
+import { channelHandlers } from './channel.ts';
 import { cryptarchiaHandlers } from './cryptarchia.ts';
+import { leaderHandlers } from './leader.ts';
 import { mantleHandlers } from './mantle.ts';
 import { nodeHandlers } from './node.ts';
 import { sdpHandlers } from './sdp.ts';
@@ -16,7 +19,10 @@ const HANDLERS: Handlers<Api> = {
   ...nodeHandlers,
   ...cryptarchiaHandlers,
   ...mantleHandlers,
+  ...channelHandlers,
   ...sdpHandlers,
+  ...blendHandlers,
+  ...leaderHandlers,
   ...adminHandlers,
   ...walletHandlers,
 };

@@ -3,3 +3,13 @@ import { stringifyJson } from '../../codec/json.ts';
 import type { ApiReply } from '../types.ts';
 
 export const json = (v: unknown): ApiReply => ({ body: stringifyJson(v) });
+
+/**
+ * A JSON body sent as `text/plain; charset=utf-8`, as several reference endpoints answer (their bodies
+ * are serialised by hand: `nodes/api-common/src/bodies/wallet.rs`).
+ */
+export const jsonAsText = (v: unknown, status?: number): ApiReply => ({
+  body: stringifyJson(v),
+  contentType: 'text/plain; charset=utf-8',
+  ...(status !== undefined ? { status } : {}),
+});

@@ -1,11 +1,15 @@
-/** Handlers of the SDP namespace (routes/sdp.ts): the declarations at the tip and the epoch's snapshot. */
+/**
+ * Handlers of the SDP namespace (routes/sdp.ts): the declarations at the tip and the epoch's snapshot,
+ * and the node's own SDP messages and current declaration.
+ */
 import { bytesToHex } from '../../codec/hex.ts';
 import type { Json } from '../../codec/json.ts';
 import { fr, u64 } from '../../codec/schema.ts';
 import type { Declaration } from '../../ledger/state.ts';
 import { locatorToString } from '../../mantle/locator.ts';
+import type { SdpSubmission } from '../../ops/index.ts';
 import type { sdpRoutes } from '../routes/sdp.ts';
-import type { ApiContext, Handlers } from '../types.ts';
+import type { ApiContext, ApiReply, Handlers } from '../types.ts';
 import { json } from './reply.ts';
 
 function declarationJson(d: Declaration): Json {
@@ -28,7 +32,18 @@ function declarationsJson(m: Iterable<[string, Declaration]>): Json {
   return out;
 }
 
-export const sdpHandlers: Handlers<typeof sdpRoutes, Pick<ApiContext, 'chain'>> = {
+/** `{declaration_id, tx_id}`. */
+export const submissionReply = (s: SdpSubmission): ApiReply =>
+  json({ declaration_id: bytesToHex(s.declarationId), tx_id: bytesToHex(s.txHash) });
+
+export const sdpHandlers: Handlers<typeof sdpRoutes, Pick<ApiContext, 'chain' | 'ops'>> = {
   sdpDeclarations: (ctx) => json(declarationsJson(ctx.chain.tip().state.sdp.declarations.entries())),
   sdpSnapshot: (ctx) => json(declarationsJson(ctx.chain.tip().state.sdp.snapshot.entries())),
+  sdpPostDeclaration: async (ctx, { body }) => submissionReply(await ctx.ops.declare(body)),
+  sdpPostActivity: async (ctx, { body }) => submissionReply(await ctx.ops.activity(body)),
+  sdpPostWithdrawal: async (ctx, { body }) => submissionReply(await ctx.ops.withdraw(body)),
+  async sdpSetDeclarationId(ctx, { body }) {
+    await ctx.ops.setDeclarationId(body);
+    return { body: 'null' };
+  },
 };

@@ -36,6 +36,9 @@ before(async () => {
     get wallet(): never {
       throw new Error('not read by these tests');
     },
+    get ops(): never {
+      throw new Error('not read by these tests');
+    },
   };
 });
 after(() => tn.stop());
