@@ -12,8 +12,8 @@ import { ApiServer } from '../../../src/api/server.ts';
 import { devnetConfig } from '../../../src/node/devnet.ts';
 
 const PINNED = {
-  bytes: 32283,
-  sha256: 'b79bfc532396aaf820ef847e8d3590318476549e148ef921fa93d87a33f9d4fe',
+  bytes: 51883,
+  sha256: 'f4d2184b1bc0bf384a607c43be9dbf9efc2f5b4976503902d9b20438127e6b9b',
 };
 
 test('the served OpenAPI document is byte for byte the pinned one', async () => {
