@@ -74,7 +74,11 @@ export async function fundAndSign(
   return { tip: funded.tip, tx: { mantle_tx: funded.funded_tx, ops_proofs: proofs } };
 }
 
-/** Polls `GET /cryptarchia/transaction/{hash}` until the transaction is in the canonical chain. */
+/**
+ * Waits until the transaction is in the canonical chain: it is no longer pending (`POST /mantle/status`)
+ * and `GET /cryptarchia/transaction/{hash}` finds it (that endpoint also serves pending transactions,
+ * as the reference's does, so it alone does not tell inclusion).
+ */
 export async function waitForInclusion(
   node: LogosClient,
   hash: string,
@@ -82,10 +86,13 @@ export async function waitForInclusion(
 ): Promise<SignedTransaction> {
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   for (;;) {
-    try {
-      return await node.cryptarchiaTransaction({ params: { id: hash } });
-    } catch (e) {
-      if (!(e instanceof ApiResponseError) || e.status !== 404) throw e;
+    const [status] = await node.mantleStatus({ body: [hash] });
+    if (status !== 'Pending') {
+      try {
+        return await node.cryptarchiaTransaction({ params: { id: hash } });
+      } catch (e) {
+        if (!(e instanceof ApiResponseError) || e.status !== 404) throw e;
+      }
     }
     if (Date.now() > deadline) throw new Error(`transaction ${hash} not included within the timeout`);
     opts.signal?.throwIfAborted();

@@ -163,17 +163,18 @@ describe('wallet endpoints', () => {
     assert.equal(again.status, 200, again.text);
   });
 
-  test('POST /wallet/transactions/transfer-funds without a mempool fails and releases its notes', async () => {
-    const before = await fetch(`${tn.base}/wallet/${k1.publicKey}/balance`).then((r) => r.text());
+  test('POST /wallet/transactions/transfer-funds: 201 {hash} as text/plain, the transaction pending', async () => {
     const r = await post('/wallet/transactions/transfer-funds', {
       change_public_key: k0.publicKey,
       funding_public_keys: [k0.publicKey],
       recipient_public_key: k1.publicKey,
       amount: 1,
     });
-    assert.equal(r.status, 500);
-    assert.match(r.text, /mempool service not available/);
-    assert.ok(before.length > 0);
+    assert.equal(r.status, 201, r.text);
+    const { hash } = JSON.parse(r.text) as { hash: string };
+    assert.match(hash, /^[0-9a-f]{64}$/);
+    const st = await post('/mantle/status', [hash]);
+    assert.ok(['["Pending"]', '["Unknown"]'].includes(st.text), st.text);
   });
 
   test('client helpers: fund and sign an empty builder, transfer, wait for inclusion', async () => {
@@ -188,10 +189,11 @@ describe('wallet endpoints', () => {
       signOps: async () => [],
     });
     assert.equal((tx.mantle_tx as { ops: unknown[] }).ops.length, tx.ops_proofs.length);
-    await assert.rejects(
-      transfer(node, { from: k0.publicKey, to: k1.publicKey, amount: 1n }),
-      (e) => e instanceof ApiResponseError && e.status === 500,
-    );
+    const hash = await transfer(node, { from: k0.publicKey, to: k1.publicKey, amount: 2n });
+    const included = await waitForInclusion(node, hash, { timeoutMs: 20_000, intervalMs: 100 });
+    assert.equal(included.mantle_tx.hash, hash);
+    const [status] = await node.mantleStatus({ body: [hash] });
+    assert.equal(status, 'Unknown', 'no longer pending once included');
     await assert.rejects(
       waitForInclusion(node, 'ab'.repeat(32), { timeoutMs: 300, intervalMs: 100 }),
       /not included/,
