@@ -11,8 +11,7 @@ import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.ts';
 import { ChainService, chooseInitState, SlotClock } from '../chain/index.ts';
-import { bytesToHex, hexToBytes } from '../codec/hex.ts';
-import { frFromBytes } from '../crypto/field.ts';
+import { bytesToHex } from '../codec/hex.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { KeyStore } from '../kms/index.ts';
 import { LeaderService, VoucherGenerator } from '../leader/index.ts';
@@ -23,7 +22,7 @@ import { OpsService } from '../ops/index.ts';
 import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase } from '../sync/phases.ts';
 import { ConfigError } from '../util/config-fields.ts';
-import { Wallet } from '../wallet/index.ts';
+import { leaderKeys, Wallet } from '../wallet/index.ts';
 import { createProofSystem, pooledVerifier } from '../zk/index.ts';
 import { buildInfo } from './build-info.ts';
 import type { UserConfig } from './config.ts';
@@ -267,15 +266,12 @@ export class LogosNode {
       }),
     );
 
-    // The leader plays with the KMS's ZK keys the wallet knows, and derives vouchers from the master key.
-    const knownPks = Object.values(config.wallet.known_keys).map((hex) => frFromBytes(hexToBytes(hex)));
-    const secretKeys = kms.zkSecretKeys(knownPks);
-    const masterId = config.wallet.voucher_master_key_id;
-    const voucherMaster = masterId !== null ? kms.zkSecretById(masterId) : undefined;
+    // The leader plays with the key store's ZK keys the wallet knows, and derives vouchers from the master key.
+    const { secretKeys, voucherMaster, voucherMasterKeyId } = leaderKeys(kms, config.wallet);
     // inferred: without the key the node runs and passes over won slots; F requires the key id (docs/fidelity.md)
     if (voucherMaster === undefined && secretKeys.length > 0) {
       log('node').error(
-        { voucher_master_key_id: masterId },
+        { voucher_master_key_id: voucherMasterKeyId },
         'no Zk voucher master key in the KMS: won slots cannot make blocks',
       );
     }

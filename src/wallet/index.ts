@@ -18,4 +18,5 @@ export type {
   TxBuilder,
   WalletBalance,
 } from './interface.ts';
+export { type LeaderKeys, leaderKeys } from './leader-keys.ts';
 export { Wallet, type WalletDeps } from './wallet-service.ts';
