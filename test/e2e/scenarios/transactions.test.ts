@@ -3,14 +3,15 @@
  * {transactions,fees,mempool}.feature`), driven through the HTTP API alone on one devnet node (100 ms
  * slots, the insecure test proofs, the wallet holding the four funded devnet keys, each with five notes
  * of 1e8): a transfer between two keys and both balances after inclusion, the change note, the fee
- * debited exactly, insufficient funds, the priority fee reserve, concurrent transfers never funded from
- * the same note, a transaction resubmitted after its inclusion never included twice, a duplicate, a
- * broken proof, an underfunded transaction never included.
+ * debited exactly, the mandatory fee paid exactly and a priority reserve on top of it, insufficient funds,
+ * concurrent transfers never funded from the same note, a transaction resubmitted after its inclusion
+ * never included twice, a duplicate, a broken proof, a transaction underfunded by 1 never included.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bytesToHex, hexToBytes } from '../../../src/codec/hex.ts';
 import { parseJson } from '../../../src/codec/json.ts';
+import { gasContextOf, minimumTotalGasCost } from '../../../src/ledger/gas.ts';
 import { mantleTx, txHash } from '../../../src/mantle/tx.ts';
 import { fundedDevnetKeys } from '../../../src/node/devnet.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
@@ -203,12 +204,16 @@ describe('transactions through the wallet', () => {
       assert.equal(t.opcode, 0, 'the funding Transfer is the last op');
       const bal = await balance(a);
       const inValue = t.payload.inputs.map((id) => bal.notes[id] ?? 0n).reduce((s, v) => s + v, 0n);
-      return inValue - t.payload.outputs.reduce((s, o) => s + BigInt(o.value), 0n);
+      const fee = inValue - t.payload.outputs.reduce((s, o) => s + BigInt(o.value), 0n);
+      return { fee, tx: mantleTx.fromJson(j.funded_tx as unknown as Json) };
     };
-    const fee0 = await fund(0);
-    const fee50 = await fund(50);
-    assert.ok(fee0 > 0n);
-    assert.equal(fee50, fee0 + (fee0 * 50n + 99n) / 100n);
+    const exact = await fund(0);
+    const reserve = await fund(50);
+    // The mandatory fee of the funded transaction at that block (F `minimum_total_gas_cost`).
+    const mandatory = minimumTotalGasCost(exact.tx, gasContextOf(tn.node.chain.stateOf(hexToBytes(tip))!));
+    assert.ok(mandatory > 0n);
+    assert.equal(exact.fee, mandatory, 'priority 0 pays exactly the mandatory fee');
+    assert.equal(reserve.fee, mandatory + (mandatory * 50n + 99n) / 100n);
   });
 
   test('a transaction submitted again after its inclusion is never included twice', async () => {
@@ -285,5 +290,49 @@ describe('transactions through the wallet', () => {
     assert.equal(await status(hashOf(j.funded_tx)), 'Unknown');
     const after = JSON.parse((await call('GET', '/mantle/metrics')).text) as { pending_items: number };
     assert.ok(after.pending_items <= before.pending_items, 'nothing added');
+  });
+
+  test('a transaction underfunded by 1 is admitted, never included, leaves the pool, and the balance is untouched', async () => {
+    const a = keys[3]!;
+    const funded = await call('POST', '/wallet/fund', {
+      tx_builder: {
+        mantle_tx: { ops: [] },
+        ledger_inputs: [],
+        pending_transfer: { inputs: [], outputs: [{ value: 5, pk: keys[1] }] },
+        channel_multi_sig_proofs: {},
+      },
+      change_public_key: a,
+      funding_public_keys: [a],
+      max_tx_fee: 1_000_000_000,
+    });
+    assert.equal(funded.status, 200, funded.text);
+    const j = parseJson(funded.text) as unknown as {
+      funded_tx: { ops: { opcode: number; payload: TransferPayload }[] };
+    };
+    // One more token to the change: the fee falls 1 below the mandatory minimum.
+    const t = j.funded_tx.ops.at(-1)!.payload;
+    const change = t.outputs.at(-1)!;
+    change.value = BigInt(change.value) + 1n;
+    const raw = mantleTx.fromJson(j.funded_tx as unknown as Json);
+    const hash = bytesToHex(txHash(raw));
+    const sig = await call('POST', '/wallet/sign/zk', { tx_hash: hash, pks: [a] });
+    assert.equal(sig.status, 200, sig.text);
+    const proof = (JSON.parse(sig.text) as { sig: unknown }).sig;
+    const before = await balance(a);
+    const r = await call('POST', '/mempool/add/tx', {
+      mantle_tx: mantleTx.toJson(raw),
+      ops_proofs: [{ ZkSig: proof }],
+    });
+    assert.deepEqual([r.status, r.text], [200, 'null'], 'no ledger check on admission, as the reference');
+    await waitUntil(
+      async () => (await status(hash)) === 'Unknown',
+      10_000,
+      'the underfunded tx to leave the pool',
+      100,
+    );
+    const h = tn.node.chain.tip().height;
+    await waitUntil(() => tn.node.chain.tip().height >= h + 3, 10_000, 'three more blocks', 100);
+    assert.equal(tn.node.chain.transactionLocation(hexToBytes(hash)), undefined, 'never included');
+    assert.equal((await balance(a)).balance, before.balance, 'the balance is untouched');
   });
 });
