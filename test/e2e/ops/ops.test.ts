@@ -15,6 +15,7 @@ import { bytesToHex, hexToBytes } from '../../../src/codec/hex.ts';
 import { type Json, parseJson, stringifyJson } from '../../../src/codec/json.ts';
 import { keyNullifierOf } from '../../../src/crypto/blend.ts';
 import { ed25519PublicKey } from '../../../src/crypto/ed25519.ts';
+import { frFromBytes } from '../../../src/crypto/field.ts';
 import { LedgerError } from '../../../src/ledger/errors.ts';
 import { epochOf, epochSchedule } from '../../../src/ledger/parameters.ts';
 import { applyActivity, type BlendRewards } from '../../../src/ledger/sdp-rewards.ts';
@@ -405,7 +406,11 @@ describe('write flows', () => {
     const after = await balance(pk);
     assert.ok(!after.notes.has(noteId));
     assert.equal(after.balance, before.balance - value - spent + back);
-    for (const n of dep.notes) assert.ok(!after.notes.has(n.note_id), 'a channel note is not in the balance');
+    for (const n of dep.notes) {
+      assert.ok(!after.notes.has(n.note_id), 'a channel note is not in the balance');
+      const rec = tn.node.chain.tip().state.notes.get(frFromBytes(hexToBytes(n.note_id)));
+      assert.equal(rec?.channel, '00'.repeat(32), 'the note is held in the channel');
+    }
     assert.equal((await call('GET', `/channel/${'00'.repeat(32)}`)).status, 200);
   });
 
