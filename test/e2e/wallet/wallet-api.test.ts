@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ApiResponseError, createClient } from '../../../client/index.ts';
+import { createClient } from '../../../client/index.ts';
 import { fundAndSign, transfer, waitForInclusion } from '../../../client/wallet.ts';
 import { parseJson } from '../../../src/codec/json.ts';
 import { fundedDevnetKeys } from '../../../src/node/devnet.ts';
