@@ -321,6 +321,14 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     return bytes ? decodeBlock(bytes) : undefined;
   }
 
+  /** A block of the tree, as a list of one; none (logged) if storage lost it. */
+  private storedBlock(hexId: string): Block[] {
+    const b = this.block(hexToBytes(hexId));
+    if (b) return [b];
+    this.deps.logger.warn({ block: hexId }, 'a block of the block tree is missing from storage');
+    return [];
+  }
+
   /** The ledger events of a stored block, as their JSON text. */
   eventsJson(id: Uint8Array): string | undefined {
     const bytes = this.deps.store.events(id);
@@ -405,6 +413,12 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     const height = this.engine.get(hex)!.length;
     const tree = { change, tip: this.engine.tip, lib: this.engine.lib, state: this.engine.state };
     const update = blockUpdate(block, id, height, r, tree, (h) => this.txHashesOf(h));
+    // The canonical chain's change, read before the commit deletes the dead forks (F reads the reorged
+    // blocks before deleting the stale ones: chain-service `process_block_and_update_state`).
+    const canonical = {
+      applied: change.applied.flatMap((n) => (n.id === hex ? [block] : this.storedBlock(n.id))),
+      reverted: change.reverted.flatMap((n) => this.storedBlock(n.id)),
+    };
     try {
       await this.deps.store.commit(update);
     } catch (e) {
@@ -418,7 +432,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
       });
     }
     this.publishHead();
-    const processed = processedBlock(block, id, height, r, this.head);
+    const processed = processedBlock(block, id, height, r, this.head, canonical);
     if (!own) {
       this.deps.logger.info(
         {

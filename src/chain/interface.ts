@@ -29,6 +29,16 @@ export interface ProcessedBlock {
   readonly id: Uint8Array;
   readonly height: number;
   readonly events: readonly LedgerEvent[];
+  /**
+   * The blocks that joined the canonical chain with this one, oldest first: this block alone when it
+   * extends the tip, the new branch when the tip switched to it, none when it landed on a side branch.
+   */
+  readonly applied: readonly Block[];
+  /**
+   * The blocks that left the canonical chain, oldest first (none unless the tip switched branches).
+   * Read before a dead fork is deleted, so they are here even when they already left the block tree.
+   */
+  readonly reverted: readonly Block[];
   readonly tip: BlockRef;
   readonly lib: BlockRef;
 }

@@ -15,7 +15,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { IChain, ProcessedBlock } from '../chain/index.ts';
-import { bytesEqual, bytesToHex } from '../codec/hex.ts';
+import { bytesToHex } from '../codec/hex.ts';
 import { executeTx } from '../ledger/apply.ts';
 import { DeferredProofChecks } from '../ledger/deferred-proofs.ts';
 import { Draft, type LedgerContext } from '../ledger/draft.ts';
@@ -65,7 +65,6 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
   private readonly inFlight = new Map<string, Promise<AddResult>>();
   private version = 0;
   private cache: ViewCache | undefined;
-  private tipId: Uint8Array;
   private closed = false;
   private readonly now: () => number;
   private readonly onBlock = (b: ProcessedBlock) => this.reconcile(b);
@@ -81,7 +80,6 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
       ttlMs: config.txTtlMs,
     });
     this.now = deps.now ?? Date.now;
-    this.tipId = deps.chain.tip().id;
   }
 
   /**
@@ -413,22 +411,19 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
   // ---------- the chain ----------
 
   /**
-   * A block was applied. When the tip changed, the branches from the old and the new tip back to their
-   * common ancestor are compared: the transactions of newly canonical blocks leave the pool, those of
-   * blocks that left the canonical chain are added again (F chain-network
-   * `apply_block_and_reconcile_mempool`); TTL eviction runs with the removal. A block on a side branch
-   * changes nothing.
+   * A block was applied. The transactions of the blocks that joined the canonical chain leave the pool,
+   * those of the blocks that left it are added again, oldest block first, unless the new branch
+   * includes them too (F chain-network `apply_block_and_reconcile_mempool`); TTL eviction runs with
+   * the removal. A block on a side branch changes nothing. The chain reads the abandoned blocks before
+   * it deletes a dead fork, so a reorg that moves the LIB past the fork point re-inserts them as well.
+   * inferred: F removes the new tip block's transactions only and re-inserts every transaction of the
+   * abandoned blocks, even one the new branch includes (docs/fidelity.md)
    */
   private reconcile(b: ProcessedBlock): void {
-    if (this.closed) return;
-    const newTip = b.tip.id;
-    const oldTip = this.tipId;
-    if (bytesEqual(newTip, oldTip)) return;
-    this.tipId = newTip;
-    const { added, abandoned } = this.branches(oldTip, newTip, b.lib.id);
+    if (this.closed || b.applied.length === 0) return;
     const included = new Set<string>();
     const removal: Uint8Array[] = [];
-    for (const block of added) {
+    for (const block of b.applied) {
       for (const tx of block.transactions) {
         const h = txHash(tx.mantle_tx);
         included.add(bytesToHex(h));
@@ -436,7 +431,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
       }
     }
     this.drop(removal); // the TTL eviction runs with it, once per tip change
-    for (const block of abandoned.reverse()) {
+    for (const block of b.reverted) {
       for (const tx of block.transactions) {
         if (included.has(bytesToHex(txHash(tx.mantle_tx)))) continue;
         this.add(tx, 'reorg').catch((e: Error) => {
@@ -444,41 +439,5 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
         });
       }
     }
-  }
-
-  /** Blocks that became canonical and blocks that left the canonical chain, newest first. */
-  private branches(
-    oldTip: Uint8Array,
-    newTip: Uint8Array,
-    lib: Uint8Array,
-  ): {
-    added: { transactions: readonly SignedMantleTx[] }[];
-    abandoned: { transactions: readonly SignedMantleTx[] }[];
-  } {
-    const chain = this.deps.chain;
-    const head = chain.block(newTip);
-    if (head === undefined) return { added: [], abandoned: [] };
-    // The common case: the new tip extends the old one.
-    if (bytesEqual(head.header.parent_block, oldTip)) return { added: [head], abandoned: [] };
-    let oldIds: Uint8Array[];
-    let newIds: Uint8Array[];
-    try {
-      oldIds = chain.headerIds(oldTip, lib);
-      newIds = chain.headerIds(newTip, lib);
-    } catch {
-      return { added: [head], abandoned: [] };
-    }
-    const oldSet = new Set(oldIds.map(bytesToHex));
-    const fork = newIds.findIndex((id) => oldSet.has(bytesToHex(id)));
-    const newBranch = fork < 0 ? newIds : newIds.slice(0, fork);
-    const meet = fork < 0 ? undefined : bytesToHex(newIds[fork]!);
-    const oldBranch: Uint8Array[] = [];
-    for (const id of oldIds) {
-      if (bytesToHex(id) === meet) break;
-      oldBranch.push(id);
-    }
-    const blocks = (ids: Uint8Array[]) =>
-      ids.map((id) => chain.block(id)).filter((x): x is NonNullable<typeof x> => x !== undefined);
-    return { added: blocks(newBranch), abandoned: blocks(oldBranch) };
   }
 }

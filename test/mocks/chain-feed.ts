@@ -29,7 +29,6 @@ export async function feedBlocks(
 ): Promise<SignedMantleTx[]> {
   const txEvery = BigInt(opts.txEvery ?? 4);
   const txPerBlock = opts.txPerBlock ?? 4;
-  const ctx = { config: chain.config, proofs: PROOFS_ALREADY_VERIFIED };
   // Spendable notes: the funded devnet notes, then the change of each transfer (first in, first out).
   const notes: Owned[] = genesisNotes(chain.genesis);
   const included: SignedMantleTx[] = [];
@@ -48,32 +47,47 @@ export async function feedBlocks(
         notes.push(outputs[outputs.length - 1]!); // the change
       }
     }
-    const header: Header = {
-      parent_block: tip.id,
-      slot,
-      body_root: bodyRoot(
-        [],
-        txs.map((t) => txHash(t.mantle_tx)),
-      ),
-      proof_of_leadership: {
-        proof: new Uint8Array(128),
-        entropy_contribution: slot,
-        leader_key: TEST_LEADER.publicKey,
-        voucher_cm: slot,
-      },
-    };
-    const es = epochStateAt(state, ctx, slot);
-    header.proof_of_leadership.proof = insecureTestPolProof(polPublicInputs(es, state.utxos.root(), header));
-    const block: Block = {
-      header,
-      signature: TEST_LEADER.sign(encodeHeader(header)),
-      uncle_headers: [],
-      transactions: txs,
-    };
+    const block = blockOn(chain, tip.id, slot, txs);
     await chain.submit(block);
     included.push(...txs);
   }
   return included;
+}
+
+/**
+ * A valid block on `parent` (any block of the chain's tree, not only the tip) at `slot` with these
+ * transactions, led by the test leader with an insecure test proof of leadership.
+ */
+export function blockOn(
+  chain: ChainService,
+  parent: Uint8Array,
+  slot: bigint,
+  txs: readonly SignedMantleTx[],
+): Block {
+  const state = chain.stateOf(parent);
+  if (!state) throw new Error('blockOn: the parent has no ledger state in the chain');
+  const header: Header = {
+    parent_block: parent,
+    slot,
+    body_root: bodyRoot(
+      [],
+      txs.map((t) => txHash(t.mantle_tx)),
+    ),
+    proof_of_leadership: {
+      proof: new Uint8Array(128),
+      entropy_contribution: slot,
+      leader_key: TEST_LEADER.publicKey,
+      voucher_cm: slot,
+    },
+  };
+  const es = epochStateAt(state, { config: chain.config, proofs: PROOFS_ALREADY_VERIFIED }, slot);
+  header.proof_of_leadership.proof = insecureTestPolProof(polPublicInputs(es, state.utxos.root(), header));
+  return {
+    header,
+    signature: TEST_LEADER.sign(encodeHeader(header)),
+    uncle_headers: [],
+    transactions: [...txs],
+  };
 }
 
 /** The devnet configuration without leader keys (the node follows, it does not lead). */

@@ -88,8 +88,18 @@ export function processedBlock(
   height: number,
   result: BlockResult,
   head: { tip: BlockNode; lib: BlockNode },
+  canonical: { applied: readonly Block[]; reverted: readonly Block[] },
 ): ProcessedBlock {
-  return { block, id, height, events: result.events, tip: ref(head.tip), lib: ref(head.lib) };
+  return {
+    block,
+    id,
+    height,
+    events: result.events,
+    applied: canonical.applied,
+    reverted: canonical.reverted,
+    tip: ref(head.tip),
+    lib: ref(head.lib),
+  };
 }
 
 /** Stores a ledger snapshot of the LIB each time the LIB has advanced `interval` blocks since the last. */

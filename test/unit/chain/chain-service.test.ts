@@ -175,3 +175,43 @@ test('readers see a new tip only once its block is stored', async () => {
     s.close();
   }
 });
+
+test('block events carry the blocks that joined and left the canonical chain, even those a k-deep switch deletes', async () => {
+  const s = await service();
+  try {
+    s.chain.setOnline();
+    const k = DEVNET.ledger.consensus.security_param;
+    const ids = (bs: readonly Block[]) => bs.map((b) => bytesToHex(headerId(b.header)));
+    // The A branch: k blocks on genesis (which stays the LIB).
+    const a = new TestChain();
+    const aBlocks: Block[] = [];
+    for (let slot = 1n; slot <= BigInt(k); slot++) {
+      const b = a.block([], slot);
+      a.apply([], slot);
+      const p = await s.chain.submit(b);
+      assert.deepEqual(ids(p.applied), ids([b]), 'a block on the tip joins alone');
+      assert.deepEqual(p.reverted, []);
+      aBlocks.push(b);
+    }
+    // The B branch on genesis: side blocks until it is longer; its last block takes over and moves the
+    // LIB onto it, so the A branch is a dead fork.
+    const bc = new TestChain();
+    const bBlocks: Block[] = [];
+    for (let slot = 1n; slot <= BigInt(k + 1); slot++) {
+      const b = bc.block([], slot, 8n);
+      bc.apply([], slot, 8n);
+      bBlocks.push(b);
+      const p = await s.chain.submit(b);
+      if (slot <= BigInt(k)) {
+        assert.deepEqual([p.applied, p.reverted], [[], []], 'a side-branch block changes nothing');
+        continue;
+      }
+      assert.deepEqual(ids(p.applied), ids(bBlocks), 'the whole new branch, oldest first');
+      assert.deepEqual(ids(p.reverted), ids(aBlocks), 'the whole old branch, oldest first');
+    }
+    assert.equal(s.chain.lib().height, 1);
+    assert.equal(s.chain.block(headerId(aBlocks[0]!.header)), undefined, 'the dead fork is deleted');
+  } finally {
+    s.close();
+  }
+});

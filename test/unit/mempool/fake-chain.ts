@@ -1,7 +1,7 @@
 /**
  * A chain for mempool tests: the ledger test chain (insecure proofs) behind the parts of `IChain` the
- * mempool reads (tip, blocks, header walk, tx locations, block events), with forks: a block can be
- * built on any stored block and made the tip.
+ * mempool reads (tip, blocks, header walk, tx locations, block events with the canonical chain's
+ * change), with forks: a block can be built on any stored block and made the tip.
  */
 import { EventEmitter } from 'node:events';
 import type { Block } from '../../../src/block/block.ts';
@@ -66,34 +66,58 @@ export class FakeChain extends EventEmitter<ChainEvents> {
       parent: parent.id,
       height: parent.height + 1,
     });
+    const oldTip = this.tipId;
     if (opts.makeTip !== false) this.tipId = r.id;
-    this.headVersion++;
-    const tip = this.tip();
-    const pb: ProcessedBlock = {
-      block,
-      id: r.id,
-      height: parent.height + 1,
-      events: [],
-      tip: { id: tip.id, slot: tip.slot, height: tip.height },
-      lib: { id: this.genesis.id, slot: 0n, height: 0 },
-    };
-    this.emit('block', pb);
+    this.announce(r.id, oldTip);
     return r.id;
   }
 
-  /** Makes a stored block the tip (a fork choice switch) and announces it with a block event. */
-  switchTo(id: Uint8Array): void {
+  /**
+   * Makes a stored block the tip (a fork choice switch) and announces it with a block event. With
+   * `deleteAbandoned`, the blocks that leave the canonical chain are deleted at once, as the chain
+   * deletes a fork that diverged below its new LIB.
+   */
+  switchTo(id: Uint8Array, opts: { deleteAbandoned?: boolean } = {}): void {
+    const oldTip = this.tipId;
     this.tipId = id;
+    this.announce(id, oldTip, opts.deleteAbandoned === true);
+  }
+
+  /** Emits the block event of a stored block, with the canonical chain's change from `oldTip`. */
+  private announce(id: Uint8Array, oldTip: Uint8Array, deleteAbandoned = false): void {
     this.headVersion++;
     const s = this.blocks.get(bytesToHex(id))!;
-    this.emit('block', {
+    const ids = this.change(oldTip, this.tipId);
+    const blocks = (list: Uint8Array[]) => list.map((i) => this.block(i)!);
+    const applied = blocks(ids.applied);
+    const reverted = blocks(ids.reverted);
+    if (deleteAbandoned) for (const i of ids.reverted) this.blocks.delete(bytesToHex(i));
+    const tip = this.tip();
+    const pb: ProcessedBlock = {
       block: s.block!,
       id,
       height: s.height,
       events: [],
-      tip: { id, slot: s.state.slot, height: s.height },
+      applied,
+      reverted,
+      tip: { id: tip.id, slot: tip.slot, height: tip.height },
       lib: { id: this.genesis.id, slot: 0n, height: 0 },
-    });
+    };
+    this.emit('block', pb);
+  }
+
+  /** The ids of the blocks that joined and left the canonical chain when the tip moved from `from` to `to`, oldest first. */
+  private change(from: Uint8Array, to: Uint8Array): { applied: Uint8Array[]; reverted: Uint8Array[] } {
+    const oldIds = this.headerIds(from);
+    const newIds = this.headerIds(to);
+    const oldSet = new Set(oldIds.map(bytesToHex));
+    const fork = newIds.findIndex((i) => oldSet.has(bytesToHex(i)));
+    const meet = bytesToHex(newIds[fork]!);
+    const left = oldIds.slice(
+      0,
+      oldIds.findIndex((i) => bytesToHex(i) === meet),
+    );
+    return { applied: newIds.slice(0, fork).reverse(), reverted: left.reverse() };
   }
 
   block(id: Uint8Array): Block | undefined {

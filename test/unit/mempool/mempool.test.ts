@@ -198,6 +198,27 @@ describe('Mempool', () => {
     assert.deepEqual(hexes(m.view()), [hex(a)]);
   });
 
+  test('chain: the abandoned blocks are re-inserted even when the switch deletes them (a reorg k deep)', async () => {
+    const { m, chain, pk, notes } = await setup();
+    const s = chain.tip().state;
+    const genesis = chain.tip().id;
+    const a = transfer(s, [notes[0]!], [{ value: 5n, pk }]).tx;
+    const b = transfer(s, [notes[1]!], [{ value: 6n, pk }]).tx;
+    await m.add(a, 'api');
+    await m.add(b, 'api');
+    const a1 = chain.extend([a]);
+    chain.extend([b]);
+    assert.equal(m.metrics().pending_items, 0);
+    const f1 = chain.extend([], { parent: genesis, makeTip: false });
+    const f2 = chain.extend([], { parent: f1, makeTip: false });
+    const f3 = chain.extend([], { parent: f2, makeTip: false });
+    // The new LIB passes the fork point: the old branch is a dead fork, gone from the chain's storage.
+    chain.switchTo(f3, { deleteAbandoned: true });
+    assert.equal(chain.block(a1), undefined);
+    await waitUntil(() => m.metrics().pending_items === 2, 2000, 'both re-added');
+    assert.deepEqual(hexes(m.view()), [hex(a), hex(b)], 'oldest block first');
+  });
+
   test('TTL: expired transactions are evicted when a block changes the tip, not before', async () => {
     const { m, chain, pk, notes, clock } = await setup({ ...CONFIG, txTtlMs: 1000 });
     const s = chain.tip().state;
