@@ -31,9 +31,24 @@ export const utxo: Codec<Utxo> = struct<Utxo>('a utxo {op_id, output_index, note
 /** Fr of the ASCII tag "NOTE_ID_V1" read little-endian (= 232989242343357190262606). */
 export const NOTE_ID_V1: Fr = frFromAscii('NOTE_ID_V1');
 
+/**
+ * Ids computed lately, by everything they are a function of. A pending transaction is applied again
+ * and again (the mempool's view after every block, block building), and each of its outputs costs a
+ * Poseidon2 digest; the ids do not change, so the recent ones are kept. Bounded: the oldest entries
+ * leave first.
+ */
+const RECENT_IDS_MAX = 1 << 16;
+const recentIds = new Map<string, Fr>();
+
 /** Note id = Poseidon2 digest [NOTE_ID_V1, op_id mod p, output_index, value, pk]. */
 export function noteId(opId: Uint8Array, outputIndex: number, n: Note): Fr {
-  return digest([NOTE_ID_V1, frFromBytesModOrder(opId), BigInt(outputIndex), n.value, n.pk]);
+  const key = `${Buffer.from(opId.buffer, opId.byteOffset, opId.byteLength).toString('hex')}:${outputIndex}:${n.value}:${n.pk}`;
+  const known = recentIds.get(key);
+  if (known !== undefined) return known;
+  const id = digest([NOTE_ID_V1, frFromBytesModOrder(opId), BigInt(outputIndex), n.value, n.pk]);
+  if (recentIds.size >= RECENT_IDS_MAX) recentIds.delete(recentIds.keys().next().value!);
+  recentIds.set(key, id);
+  return id;
 }
 
 export function utxoId(u: Utxo): Fr {
