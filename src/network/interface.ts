@@ -1,0 +1,80 @@
+/**
+ * What the rest of the node sees of the peer-to-peer network: `INetwork`. Gossip (block proposals,
+ * transactions), chain sync and the API depend on this interface, not on libp2p: the libp2p node is an
+ * adapter behind it, and tests use an in-memory one.
+ *
+ * Peers are named by their peer id string (`12D3KooW…`). Request/response protocols use the
+ * reference's framing (F `libp2p/packing.rs`): every message is a u32 little-endian length followed by
+ * that many bytes; a length above the caller's limit is refused before anything is allocated.
+ */
+import type { EventEmitter } from 'node:events';
+
+/** `GET /network/info`. */
+export interface NetworkInfo {
+  readonly listen_addresses: readonly string[];
+  readonly peer_id: string;
+  readonly connected_peers: readonly string[];
+  readonly discovered_peers: readonly string[];
+  readonly n_peers: number;
+  readonly n_connections: number;
+  readonly n_discovered_peers: number;
+  readonly n_pending_connections: number;
+}
+
+export interface RequestOptions {
+  /** Largest response frame accepted (checked before allocation). */
+  readonly maxFrameBytes: number;
+  /** Each response frame must arrive within this time (F `peer_response_timeout`). */
+  readonly frameTimeoutMs: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface HandleOptions {
+  /** Largest request frame accepted (checked before allocation). */
+  readonly maxRequestBytes: number;
+  /** Streams served at once (pending and in progress); more are closed without an answer. */
+  readonly maxInbound: number;
+}
+
+/** Serves one request: the response frames, in order; the stream is closed after the last. */
+export type RequestHandler = (request: Uint8Array, peer: string) => AsyncIterable<Uint8Array>;
+
+/** How bad a peer's offence is: `minor` (undecodable or useless data), `major` (invalid signed data). */
+export type Offence = 'minor' | 'major';
+
+export interface NetworkEvents {
+  'peer:connect': [string];
+  'peer:disconnect': [string];
+}
+
+export interface INetwork extends Pick<EventEmitter<NetworkEvents>, 'on' | 'once' | 'off'> {
+  readonly peerId: string;
+
+  /** Publishes on a gossipsub topic; also delivered to this node's own subscribers (as F does). */
+  publish(topic: string, data: Uint8Array): Promise<void>;
+  /** Receives the messages of a topic; `from` is the peer that forwarded it (the own peer id for own messages). */
+  subscribe(topic: string, handler: (data: Uint8Array, from: string) => void): void;
+
+  /**
+   * Opens a stream of `protocol` to `peer`, writes one framed request, and yields the framed response
+   * messages until the peer closes the stream. Throws on a frame above the limit, a timeout or a reset.
+   */
+  request(
+    peer: string,
+    protocol: string,
+    request: Uint8Array,
+    opts: RequestOptions,
+  ): AsyncIterable<Uint8Array>;
+  /** Serves `protocol`: one request per stream, answered by the handler's frames. */
+  handle(protocol: string, handler: RequestHandler, opts: HandleOptions): void;
+
+  /** Peers with an open connection. */
+  connectedPeers(): string[];
+  /** Peers known from discovery (Kademlia, identify), connected or not. */
+  discoveredPeers(): string[];
+  /** Records misbehaviour; repeated offences disconnect the peer (beyond the reference: it has no scoring). */
+  penalize(peer: string, offence: Offence, reason: string): void;
+  /** Dials a multiaddr; resolves with the peer id once connected. */
+  dial(addr: string): Promise<string>;
+  info(): NetworkInfo;
+}
