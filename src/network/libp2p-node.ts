@@ -1,0 +1,186 @@
+/**
+ * The libp2p node behind the network service, built as the reference's swarm is
+ * (F `libp2p/src/swarm.rs`, `libp2p/src/behaviour/*`): QUIC v1 only (TLS 1.3 and native streams, no
+ * TCP), an Ed25519 identity, gossipsub with Blake2b-256 message ids and unsigned messages, Kademlia
+ * and identify on the deployment's protocol names.
+ *
+ * Two js-libp2p behaviours are adjusted to speak with the reference:
+ * - gossipsub: the reference publishes with `MessageAuthenticity::Author` (`from` and `seqno` set, no
+ *   signature) and validates nothing (`ValidationMode::None`). js gossipsub knows only `StrictSign`
+ *   (wants a signature) and `StrictNoSign` (refuses `from`/`seqno`). This node publishes with
+ *   `StrictNoSign` and, on receipt, validates an unsigned message as if its `from` and `seqno` were
+ *   absent (`acceptUnsignedAuthor`, installed over the instance's `validateReceivedMessage`); the
+ *   message kept and forwarded is the original one, unchanged.
+ * - identify: js identify serves `/<prefix>/id/1.0.0`; the reference names it in its deployment
+ *   (`/…/identify/1.0.0`). The identify service's `protocol` (read when it starts and when it asks a
+ *   peer) is set to the deployment's name before the node starts, so the protobuf exchange is js
+ *   identify's own, on the reference's name.
+ */
+import { isIP } from 'node:net';
+import { quic } from '@chainsafe/libp2p-quic';
+import { generateKeyPair, generateKeyPairFromSeed } from '@libp2p/crypto/keys';
+import { type GossipSub, gossipsub, StrictNoSign } from '@libp2p/gossipsub';
+import { identify } from '@libp2p/identify';
+import {
+  type AbortOptions,
+  type ConnectionGater,
+  type PeerId,
+  type PrivateKey,
+  serviceCapabilities,
+} from '@libp2p/interface';
+import { kadDHT, passthroughMapper } from '@libp2p/kad-dht';
+import { createLibp2p, type Libp2p } from 'libp2p';
+import { blake2b256 } from '../crypto/blake2b.ts';
+import type { GossipsubSettings } from './config.ts';
+
+/** F `DATA_LIMIT`: gossipsub's max_transmit_size, 16 MiB. */
+export const GOSSIP_MAX_TRANSMIT_BYTES = 16 * 1024 * 1024;
+/** F `IDLE_CONN_TIMEOUT`: a connection without streams is closed after 5 minutes. */
+export const IDLE_CONNECTION_MS = 5 * 60_000;
+
+export interface ProtocolNames {
+  readonly kademlia: string;
+  readonly identify: string;
+}
+
+export interface Libp2pNodeOptions {
+  readonly host: string;
+  readonly port: number;
+  /** The 32-byte Ed25519 secret; null: a random identity. */
+  readonly nodeKey: Uint8Array | null;
+  readonly gossipsub: GossipsubSettings;
+  readonly protocols: ProtocolNames;
+  readonly gater: ConnectionGater;
+}
+
+export type Services = { pubsub: GossipSub; identify: unknown; dht: unknown; ping: unknown };
+export type LogosLibp2p = Libp2p<Services>;
+
+/** The fields of a gossipsub RPC message the inbound validation reads. */
+export interface RpcMessage {
+  from?: Uint8Array | null;
+  seqno?: Uint8Array | null;
+  signature?: Uint8Array | null;
+  key?: Uint8Array | null;
+  topic: string;
+  data?: Uint8Array | null;
+}
+
+/**
+ * What `StrictNoSign` validation should see of an inbound message: a message without signature nor
+ * key but with `from`/`seqno` (the reference's `Author` messages) is validated without them. A signed
+ * message is left as it is (and refused, as `StrictNoSign` refuses signatures).
+ */
+export function acceptUnsignedAuthor<M extends RpcMessage>(m: M): M {
+  if (m.signature != null || m.key != null) return m;
+  if (m.from == null && m.seqno == null) return m;
+  return { ...m, from: undefined, seqno: undefined };
+}
+
+/** F `message_id_fn`: Blake2b-256 of the data, so identical payloads dedupe whoever sends them. */
+export function gossipMessageId(msg: { data: Uint8Array }): Uint8Array {
+  return blake2b256(msg.data);
+}
+
+type GossipFactory = ReturnType<typeof gossipsub>;
+
+function relaxedGossipsub(init: Parameters<typeof gossipsub>[0]): GossipFactory {
+  const make = gossipsub(init);
+  return (components) => {
+    const gs = make(components);
+    const inner = gs as unknown as {
+      validateReceivedMessage(src: PeerId, rpc: RpcMessage): Promise<unknown>;
+    };
+    const validate = inner.validateReceivedMessage.bind(gs);
+    inner.validateReceivedMessage = (src, rpc) => validate(src, acceptUnsignedAuthor(rpc));
+    return gs;
+  };
+}
+
+function identifyOn(protocol: string): ReturnType<typeof identify> {
+  const make = identify({ runOnConnectionOpen: true });
+  return (components) => {
+    const svc = make(components);
+    (svc as unknown as { protocol: string }).protocol = protocol;
+    return svc;
+  };
+}
+
+/**
+ * The liveness check Kademlia runs before it adds a peer to its routing table (js kad-dht asks a
+ * `ping` service). The reference runs no ping protocol, so a ping would fail against it; a peer counts
+ * as alive when a connection to it is open or can be opened.
+ */
+function connectionLiveness(): (components: {
+  connectionManager: { openConnection(peer: PeerId, options?: AbortOptions): Promise<unknown> };
+}) => { ping(peer: PeerId, options?: AbortOptions): Promise<number> } {
+  return (components) => ({
+    // Declares the capability Kademlia requires.
+    [serviceCapabilities]: ['@libp2p/ping'],
+    async ping(peer, options) {
+      const start = Date.now();
+      await components.connectionManager.openConnection(peer, options);
+      return Date.now() - start;
+    },
+  });
+}
+
+/** The node's identity: from the configured secret, or a fresh random one. */
+export async function nodeIdentity(nodeKey: Uint8Array | null): Promise<PrivateKey> {
+  return nodeKey === null ? generateKeyPair('Ed25519') : generateKeyPairFromSeed('Ed25519', nodeKey);
+}
+
+export async function createLibp2pNode(
+  opts: Libp2pNodeOptions,
+  privateKey: PrivateKey,
+): Promise<LogosLibp2p> {
+  const g = opts.gossipsub;
+  const ip = isIP(opts.host) === 6 ? 'ip6' : 'ip4';
+  const node = await createLibp2p({
+    privateKey,
+    addresses: { listen: [`/${ip}/${opts.host}/udp/${opts.port}/quic-v1`] },
+    // F: libp2p-quic's handshake timeout (5 s); js-libp2p's QUIC idle timeout stays its own (keep-alives
+    // hold an open connection; the 5-minute idle rule is the service's).
+    transports: [quic({ handshakeTimeout: 5_000, maxIdleTimeout: 30_000, keepAliveInterval: 10_000 })],
+    connectionGater: opts.gater,
+    services: {
+      ping: connectionLiveness(),
+      identify: identifyOn(opts.protocols.identify),
+      dht: kadDHT({
+        protocol: opts.protocols.kademlia,
+        clientMode: false,
+        // Loopback and private addresses are kept (local networks and tests).
+        peerInfoMapper: passthroughMapper,
+      }),
+      pubsub: relaxedGossipsub({
+        globalSignaturePolicy: StrictNoSign,
+        msgIdFn: gossipMessageId,
+        D: g.mesh_n,
+        Dlo: g.mesh_n_low,
+        Dhi: g.mesh_n_high,
+        Dout: g.mesh_outbound_min,
+        Dlazy: g.gossip_lazy,
+        gossipFactor: g.gossip_factor,
+        heartbeatInterval: g.heartbeat_interval_ms,
+        fanoutTTL: g.fanout_ttl_ms,
+        mcacheLength: g.history_length,
+        mcacheGossip: g.history_gossip,
+        seenTTL: g.duplicate_cache_time_ms,
+        doPX: g.do_px,
+        prunePeers: g.prune_peers,
+        pruneBackoff: g.prune_backoff_ms,
+        unsubcribeBackoff: g.unsubscribe_backoff_ms,
+        floodPublish: g.flood_publish,
+        graftFloodThreshold: g.graft_flood_threshold_ms,
+        opportunisticGraftTicks: g.opportunistic_graft_ticks,
+        opportunisticGraftPeers: g.opportunistic_graft_peers,
+        gossipsubIWantFollowupMs: g.iwant_followup_time_ms,
+        maxInboundDataLength: GOSSIP_MAX_TRANSMIT_BYTES,
+        // F: a duplicate publish is ignored; no peers is the service's to retry.
+        ignoreDuplicatePublishError: true,
+        fallbackToFloodsub: false,
+      }),
+    },
+  });
+  return node as unknown as LogosLibp2p;
+}

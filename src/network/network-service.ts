@@ -1,0 +1,380 @@
+/**
+ * The network service: `INetwork` over the libp2p node (libp2p-node.ts). It listens on QUIC, dials
+ * the initial peers (3 retries, backoff 5^n s, as F `services/network/src/backends/libp2p/swarm/mod.rs`),
+ * publishes and receives gossip (own messages delivered to own subscribers once published, a publish
+ * without subscribed peers retried 3 times, F `swarm/gossipsub.rs`), serves and makes framed
+ * request/response streams (framing.ts), closes connections idle for 5 minutes, and keeps a score per
+ * peer (scoring.ts, beyond the reference) that bans repeat offenders through a connection gater.
+ */
+import { EventEmitter } from 'node:events';
+import type { Connection, PeerId, Stream } from '@libp2p/interface';
+import { peerIdFromString } from '@libp2p/peer-id';
+import { multiaddr } from '@multiformats/multiaddr';
+import type { Logger } from 'pino';
+import type { NetworkSection } from './config.ts';
+import { DialFailed, FrameTimeout, FrameTooLarge, NetworkError, StreamTruncated } from './errors.ts';
+import { encodeFrame, FrameReader } from './framing.ts';
+import type {
+  HandleOptions,
+  INetwork,
+  NetworkEvents,
+  NetworkInfo,
+  Offence,
+  RequestHandler,
+  RequestOptions,
+} from './interface.ts';
+import {
+  createLibp2pNode,
+  IDLE_CONNECTION_MS,
+  type LogosLibp2p,
+  nodeIdentity,
+  type ProtocolNames,
+} from './libp2p-node.ts';
+import { DEFAULT_SCORING, PeerScores, type ScoringSettings } from './scoring.ts';
+
+/** F `MAX_RETRY` and `BACKOFF`: a failed dial or a publish without peers is retried 3 times, after 5^n s. */
+export const MAX_RETRY = 3;
+const BACKOFF_BASE_S = 5;
+/** How long a dial attempt may take (the QUIC handshake times out after 5 s). */
+const DIAL_TIMEOUT_MS = 10_000;
+// inferred: F reads the request with no timeout of its own; a served stream must deliver it within this (docs/fidelity.md)
+const REQUEST_TIMEOUT_MS = 5_000;
+/** How often idle connections are looked for. */
+const IDLE_SWEEP_MS = 30_000;
+
+export interface NetworkServiceConfig {
+  readonly network: NetworkSection;
+  /** The deployment's protocol names. */
+  readonly protocols: ProtocolNames;
+  readonly scoring?: ScoringSettings;
+  /** Scales the retry backoffs (tests); 1 by default. */
+  readonly backoffScale?: number;
+}
+
+export interface NetworkServiceDeps {
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+}
+
+/** rust-libp2p's `DialError::Transport` text for one address (F answers `dial_peer` failures with it). */
+function dialErrorText(addr: string, e: unknown): string {
+  const err = e as Error & { name?: string };
+  const msg = err?.message ?? String(e);
+  let reason: string;
+  if (err?.name === 'TimeoutError' || err?.name === 'AbortError' || /timed? ?out/i.test(msg))
+    reason = ': Handshake with the remote timed out.';
+  else if (err?.name === 'NoValidAddressesError' || /no valid addresses|unsupported|not supported/i.test(msg))
+    reason = `: Multiaddr is not supported: ${addr}`;
+  else reason = `: : ${msg}`;
+  // inferred: rust-libp2p 0.56 `DialError` Display with `print_error_chain` (docs/fidelity.md)
+  return `Failed to negotiate transport protocol(s): [(${addr}${reason})]`;
+}
+
+export class NetworkService extends EventEmitter<NetworkEvents> implements INetwork {
+  private readonly handlers = new Map<string, Set<(data: Uint8Array, from: string) => void>>();
+  private readonly discovered = new Set<string>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly idleSince = new Map<string, number>();
+  private closed = false;
+
+  private constructor(
+    private readonly node: LogosLibp2p,
+    private readonly scores: PeerScores,
+    private readonly log: Logger,
+    private readonly backoffScale: number,
+  ) {
+    super();
+  }
+
+  get peerId(): string {
+    return this.node.peerId.toString();
+  }
+
+  static async init(config: NetworkServiceConfig, deps: NetworkServiceDeps): Promise<NetworkService> {
+    const swarm = config.network.backend.swarm;
+    const log = deps.logger;
+    const scores = new PeerScores(config.scoring ?? DEFAULT_SCORING);
+    const banned = (p: PeerId) => scores.isBanned(p.toString(), Date.now());
+    const key = await nodeIdentity(swarm.node_key);
+    let node: LogosLibp2p;
+    try {
+      node = await createLibp2pNode(
+        {
+          host: swarm.host,
+          port: swarm.port,
+          nodeKey: swarm.node_key,
+          gossipsub: swarm.gossipsub,
+          protocols: config.protocols,
+          gater: { denyDialPeer: banned, denyInboundEncryptedConnection: banned },
+        },
+        key,
+      );
+    } catch (e) {
+      throw new NetworkError(
+        'NETWORK_LISTEN_FAILED',
+        `network.backend.swarm: cannot listen on udp ${swarm.host}:${swarm.port}: ${(e as Error).message}`,
+      );
+    }
+    const svc = new NetworkService(node, scores, log, config.backoffScale ?? 1);
+    svc.wire();
+    log.info(
+      {
+        peer_id: svc.peerId,
+        listen: node.getMultiaddrs().map(String),
+        identity: swarm.node_key === null ? 'random (no network.backend.swarm.node_key)' : 'node_key',
+      },
+      'network listening',
+    );
+    for (const addr of config.network.backend.initial_peers) svc.dialWithRetries(addr, 0);
+    const sweep = setInterval(() => svc.closeIdleConnections(Date.now()), IDLE_SWEEP_MS);
+    sweep.unref();
+    svc.timers.add(sweep);
+    deps.signal.addEventListener('abort', () => void svc.close(), { once: true });
+    return svc;
+  }
+
+  private wire(): void {
+    const node = this.node;
+    node.addEventListener('peer:connect', (evt) => {
+      const p = evt.detail.toString();
+      this.discovered.add(p);
+      this.log.debug({ peer: p }, 'peer connected');
+      this.emit('peer:connect', p);
+    });
+    node.addEventListener('peer:disconnect', (evt) => {
+      const p = evt.detail.toString();
+      this.log.debug({ peer: p }, 'peer disconnected');
+      this.emit('peer:disconnect', p);
+    });
+    node.addEventListener('peer:discovery', (evt) => {
+      const p = evt.detail.id.toString();
+      if (p !== this.peerId) this.discovered.add(p);
+    });
+    node.services.pubsub.addEventListener('gossipsub:message', (evt) => {
+      const { propagationSource, msg } = evt.detail;
+      this.deliver(msg.topic, msg.data, propagationSource.toString());
+    });
+  }
+
+  private deliver(topic: string, data: Uint8Array, from: string): void {
+    for (const h of this.handlers.get(topic) ?? []) {
+      try {
+        h(data, from);
+      } catch (e) {
+        this.log.warn({ topic, err: (e as Error).message }, 'gossip handler failed');
+      }
+    }
+  }
+
+  private later(ms: number, f: () => void): void {
+    if (this.closed) return;
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      if (!this.closed) f();
+    }, ms * this.backoffScale);
+    this.timers.add(t);
+  }
+
+  // ---- gossip
+
+  subscribe(topic: string, handler: (data: Uint8Array, from: string) => void): void {
+    let set = this.handlers.get(topic);
+    if (set === undefined) {
+      set = new Set();
+      this.handlers.set(topic, set);
+      this.node.services.pubsub.subscribe(topic);
+    }
+    set.add(handler);
+  }
+
+  async publish(topic: string, data: Uint8Array): Promise<void> {
+    await this.publishAttempt(topic, data, 0);
+  }
+
+  private async publishAttempt(topic: string, data: Uint8Array, retry: number): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.node.services.pubsub.publish(topic, data);
+    } catch (e) {
+      const msg = (e as Error).message;
+      if (msg.includes('Duplicate')) return; // F: a duplicate publish is ignored
+      if (msg.includes('NoPeersSubscribedToTopic') && retry < MAX_RETRY) {
+        this.later(BACKOFF_BASE_S ** retry * 1000, () => void this.publishAttempt(topic, data, retry + 1));
+        return;
+      }
+      this.log.debug({ topic, err: msg }, 'gossip publish failed');
+      return;
+    }
+    // F: libp2p does not deliver own messages; the node feeds them to its own subscribers.
+    this.deliver(topic, data, this.peerId);
+  }
+
+  // ---- request/response streams
+
+  async *request(
+    peer: string,
+    protocol: string,
+    request: Uint8Array,
+    opts: RequestOptions,
+  ): AsyncIterable<Uint8Array> {
+    const signal = opts.signal ?? AbortSignal.timeout(DIAL_TIMEOUT_MS + opts.frameTimeoutMs);
+    const stream = await this.node.dialProtocol(peerIdFromString(peer), protocol, { signal });
+    const reader = new FrameReader(stream, opts.maxFrameBytes, opts.frameTimeoutMs);
+    let ok = false;
+    try {
+      if (!stream.send(encodeFrame(request))) await stream.onDrain({ signal });
+      await stream.close({ signal });
+      for (;;) {
+        signal.throwIfAborted();
+        const frame = await reader.next();
+        if (frame === undefined) break;
+        yield frame;
+      }
+      ok = true;
+    } finally {
+      if (!ok) stream.abort(new Error('request abandoned'));
+      await reader.close().catch(() => {});
+    }
+  }
+
+  handle(protocol: string, handler: RequestHandler, opts: HandleOptions): void {
+    let active = 0;
+    void this.node
+      .handle(
+        protocol,
+        async (stream: Stream, connection: Connection) => {
+          const peer = connection.remotePeer.toString();
+          if (active >= opts.maxInbound) {
+            // F: streams beyond max_inbound_requests are closed without an answer.
+            stream.abort(new Error('too many inbound requests'));
+            return;
+          }
+          active++;
+          try {
+            await this.serve(stream, peer, handler, opts);
+          } finally {
+            active--;
+          }
+        },
+        // The global limit is counted above; libp2p's own per-connection limit only bounds a burst.
+        { maxInboundStreams: Math.max(32, opts.maxInbound * 2) },
+      )
+      .catch((e: Error) => this.log.error({ protocol, err: e.message }, 'cannot serve protocol'));
+  }
+
+  private async serve(stream: Stream, peer: string, handler: RequestHandler, opts: HandleOptions) {
+    const reader = new FrameReader(stream, opts.maxRequestBytes, REQUEST_TIMEOUT_MS);
+    let request: Uint8Array | undefined;
+    try {
+      request = await reader.next();
+      if (request === undefined) throw new StreamTruncated('length prefix');
+    } catch (e) {
+      stream.abort(e as Error);
+      if (e instanceof FrameTooLarge || e instanceof StreamTruncated)
+        this.penalize(peer, 'minor', `bad request frame: ${(e as Error).message}`);
+      else if (!(e instanceof FrameTimeout))
+        this.log.debug({ peer, err: (e as Error).message }, 'request read failed');
+      return;
+    }
+    try {
+      for await (const frame of handler(request, peer)) {
+        if (!stream.send(encodeFrame(frame))) await stream.onDrain({ signal: AbortSignal.timeout(30_000) });
+      }
+      await stream.close({ signal: AbortSignal.timeout(30_000) });
+    } catch (e) {
+      stream.abort(e as Error);
+      this.log.debug({ peer, err: (e as Error).message }, 'response stream failed');
+    }
+  }
+
+  // ---- peers
+
+  connectedPeers(): string[] {
+    return this.node.getPeers().map(String);
+  }
+
+  discoveredPeers(): string[] {
+    return [...this.discovered];
+  }
+
+  penalize(peer: string, offence: Offence, reason: string): void {
+    const now = Date.now();
+    const { score, banned } = this.scores.penalize(peer, offence, now);
+    this.log.info({ peer, offence, reason, score: Math.round(score * 100) / 100 }, 'peer penalized');
+    if (!banned) return;
+    this.log.info({ peer }, 'peer banned: disconnected, and refused for a while');
+    this.discovered.delete(peer);
+    try {
+      void this.node.hangUp(peerIdFromString(peer)).catch(() => {});
+    } catch {
+      // not a peer id: nothing to hang up
+    }
+  }
+
+  async dial(addr: string): Promise<string> {
+    if (this.closed) throw new NetworkError('NETWORK_NOT_STARTED', 'the network service is stopped');
+    try {
+      const conn = await this.node.dial(multiaddr(addr), { signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) });
+      const p = conn.remotePeer.toString();
+      this.discovered.add(p);
+      return p;
+    } catch (e) {
+      throw new DialFailed(dialErrorText(addr, e));
+    }
+  }
+
+  /** Dials an initial peer; a failure is retried up to 3 times after 5, 25 and 125 s (F). */
+  private dialWithRetries(addr: string, retry: number): void {
+    this.dial(addr).then(
+      (peer) => this.log.info({ peer, addr }, 'connected to initial peer'),
+      (e: Error) => {
+        const next = retry + 1;
+        const retryInS = next <= MAX_RETRY ? BACKOFF_BASE_S ** next : undefined;
+        this.log.info({ addr, err: e.message, retry_in_s: retryInS ?? null }, 'dial failed');
+        if (retryInS !== undefined) this.later(retryInS * 1000, () => this.dialWithRetries(addr, next));
+      },
+    );
+  }
+
+  /** F `IDLE_CONN_TIMEOUT`: closes connections that had no stream for 5 minutes. */
+  closeIdleConnections(now: number): void {
+    const seen = new Set<string>();
+    for (const conn of this.node.getConnections()) {
+      seen.add(conn.id);
+      if (conn.streams.length > 0) {
+        this.idleSince.delete(conn.id);
+        continue;
+      }
+      const since = this.idleSince.get(conn.id) ?? now;
+      this.idleSince.set(conn.id, since);
+      if (now - since >= IDLE_CONNECTION_MS) {
+        this.log.debug({ peer: conn.remotePeer.toString() }, 'closing idle connection');
+        void conn.close().catch(() => {});
+      }
+    }
+    for (const id of this.idleSince.keys()) if (!seen.has(id)) this.idleSince.delete(id);
+  }
+
+  info(): NetworkInfo {
+    const connected = this.connectedPeers();
+    const discovered = this.discoveredPeers();
+    return {
+      listen_addresses: this.node.getMultiaddrs().map((m) => m.decapsulateCode(421).toString()),
+      peer_id: this.peerId,
+      connected_peers: connected,
+      discovered_peers: discovered,
+      n_peers: connected.length,
+      n_connections: this.node.getConnections().length,
+      n_discovered_peers: discovered.length,
+      n_pending_connections: this.node.getDialQueue().length,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    await this.node.stop();
+  }
+}

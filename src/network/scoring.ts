@@ -1,0 +1,81 @@
+/**
+ * Peer scoring, beyond the reference (it neither scores nor bans peers on its main swarm): each
+ * offence adds to a peer's score (major 10, minor 1), the score decays by half every `halfLifeMs`,
+ * and a peer whose score reaches the threshold is banned for `banMs`: disconnected, and its dials
+ * and inbound connections refused (the connection gater asks `isBanned`). Pure: time is passed in.
+ */
+import type { Offence } from './interface.ts';
+
+export interface ScoringSettings {
+  readonly major: number;
+  readonly minor: number;
+  readonly threshold: number;
+  readonly halfLifeMs: number;
+  readonly banMs: number;
+}
+
+// inferred: the reference has no scoring; these values are this node's own (docs/fidelity.md)
+export const DEFAULT_SCORING: ScoringSettings = {
+  major: 10,
+  minor: 1,
+  threshold: 20,
+  halfLifeMs: 10 * 60_000,
+  banMs: 30 * 60_000,
+};
+
+interface Entry {
+  score: number;
+  at: number;
+}
+
+export type PenaltyOutcome = { readonly score: number; readonly banned: boolean };
+
+export class PeerScores {
+  private readonly scores = new Map<string, Entry>();
+  private readonly bans = new Map<string, number>();
+
+  constructor(private readonly s: ScoringSettings = DEFAULT_SCORING) {}
+
+  private decayed(e: Entry, now: number): number {
+    return e.score * 0.5 ** (Math.max(0, now - e.at) / this.s.halfLifeMs);
+  }
+
+  /** The peer's current score (0 when unknown). */
+  score(peer: string, now: number): number {
+    const e = this.scores.get(peer);
+    return e === undefined ? 0 : this.decayed(e, now);
+  }
+
+  /** Adds an offence; `banned` is true when this offence starts a ban. */
+  penalize(peer: string, offence: Offence, now: number): PenaltyOutcome {
+    const e = this.scores.get(peer);
+    const score =
+      (e === undefined ? 0 : this.decayed(e, now)) + (offence === 'major' ? this.s.major : this.s.minor);
+    if (score >= this.s.threshold) {
+      this.scores.delete(peer);
+      const already = this.isBanned(peer, now);
+      this.bans.set(peer, now + this.s.banMs);
+      return { score, banned: !already };
+    }
+    this.scores.set(peer, { score, at: now });
+    this.prune(now);
+    return { score, banned: false };
+  }
+
+  isBanned(peer: string, now: number): boolean {
+    const until = this.bans.get(peer);
+    if (until === undefined) return false;
+    if (until <= now) {
+      this.bans.delete(peer);
+      return false;
+    }
+    return true;
+  }
+
+  /** Forgets scores that decayed below 0.01 and expired bans, so the maps stay small. */
+  private prune(now: number): void {
+    if (this.scores.size < 1024) return;
+    for (const [p, e] of this.scores) if (this.decayed(e, now) < 0.01) this.scores.delete(p);
+    for (const [p, until] of this.bans) if (until <= now) this.bans.delete(p);
+  }
+}

