@@ -105,7 +105,11 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
           nodeKey: swarm.node_key,
           gossipsub: swarm.gossipsub,
           protocols: config.protocols,
-          gater: { denyDialPeer: banned, denyInboundEncryptedConnection: banned },
+          gater: {
+            denyDialPeer: banned,
+            denyInboundEncryptedConnection: banned,
+            denyOutboundEncryptedConnection: banned,
+          },
         },
         key,
       );

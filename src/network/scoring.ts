@@ -18,7 +18,7 @@ export interface ScoringSettings {
 export const DEFAULT_SCORING: ScoringSettings = {
   major: 10,
   minor: 1,
-  threshold: 20,
+  threshold: 15,
   halfLifeMs: 10 * 60_000,
   banMs: 30 * 60_000,
 };

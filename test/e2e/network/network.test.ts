@@ -1,13 +1,16 @@
 /**
  * Three network services on loopback QUIC (ephemeral ports): b and c dial a as their initial peer;
- * gossip goes from c to ... through the mesh; a framed request/response, with a response over the
+ * gossip goes from b to c through a; a framed request/response, with a response over the
  * limit refused; a message in the reference's form (from + seqno, no signature) accepted; the info
  * consistent; a dial by multiaddr; a banned peer disconnected and refused.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { RPC } from '@libp2p/gossipsub/message';
+import { peerIdFromString } from '@libp2p/peer-id';
 import pino from 'pino';
 import { DEFAULT_NETWORK, FrameTooLarge, NetworkService } from '../../../src/network/index.ts';
+import type { LogosLibp2p } from '../../../src/network/libp2p-node.ts';
 
 const PROTOCOLS = {
   kademlia: '/logos-blockchain-test/kad/1.0.0',
@@ -80,11 +83,11 @@ test('gossip from b reaches c through a; own messages reach own subscribers', as
   for (const n of [a, b, c]) n.subscribe(TOPIC, () => {});
   c.subscribe(TOPIC, (d, from) => atC.push(`${Buffer.from(d).toString()} ${from}`));
   b.subscribe(TOPIC, (d, from) => atB.push(`${Buffer.from(d).toString()} ${from}`));
-  // mesh warm-up: b must see a subscribed before it publishes
+  // mesh warm-up (bounded): b sees a subscribed, and a has c in its mesh
   await until('mesh', () => {
-    const gs = (b as unknown as { node: { services: { pubsub: { getSubscribers(t: string): unknown[] } } } })
-      .node.services.pubsub;
-    return gs.getSubscribers(TOPIC).length > 0;
+    const pb = libp2pOf(b).services.pubsub;
+    const pa = libp2pOf(a).services.pubsub as unknown as { getMeshPeers(t: string): string[] };
+    return pb.getSubscribers(TOPIC).length > 0 && pa.getMeshPeers(TOPIC).includes(c.peerId);
   });
   await b.publish(TOPIC, Buffer.from('hello'));
   await until('c receives', () => atC.length > 0);
@@ -123,6 +126,62 @@ test('dial by multiaddr answers the peer id; an unreachable address fails with t
     const addr = `${d.info().listen_addresses[0]}/p2p/${d.peerId}`;
     assert.equal(await a.dial(addr), d.peerId);
     await assert.rejects(a.dial('/ip4/127.0.0.1/tcp/1'), /Failed to negotiate transport protocol\(s\)/);
+  } finally {
+    await d.close();
+  }
+});
+
+/** The libp2p node inside a service (tests only). */
+function libp2pOf(n: NetworkService): LogosLibp2p {
+  return (n as unknown as { node: LogosLibp2p }).node;
+}
+
+/** Unsigned varint (the gossipsub RPC length prefix). */
+function varint(n: number): Uint8Array {
+  const out: number[] = [];
+  while (n >= 0x80) {
+    out.push((n & 0x7f) | 0x80);
+    n >>>= 7;
+  }
+  out.push(n);
+  return Uint8Array.from(out);
+}
+
+test('a message in the reference form (from + seqno, no signature) is accepted; a signed one is not', async () => {
+  const topic = '/logos-blockchain-test/mempool/1.0.0';
+  const got: string[] = [];
+  a.subscribe(topic, (d, from) => got.push(`${Buffer.from(d).toString()} ${from}`));
+  const from = peerIdFromString(b.peerId).toMultihash().bytes;
+  const seqno = new Uint8Array(8).fill(1);
+  const rpc = RPC.encode({
+    subscriptions: [],
+    messages: [
+      { from, seqno, topic, data: Buffer.from('rust-style') },
+      { from, seqno, topic, data: Buffer.from('signed'), signature: new Uint8Array(64) },
+    ],
+  });
+  const stream = await libp2pOf(b).dialProtocol(peerIdFromString(a.peerId), '/meshsub/1.1.0');
+  stream.send(Uint8Array.from([...varint(rpc.length), ...rpc]));
+  await until('a receives', () => got.length > 0);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(got, [`rust-style ${b.peerId}`]);
+  await stream.close();
+});
+
+test('a peer penalized above the threshold is disconnected and refused', async () => {
+  const d = await start();
+  try {
+    const addr = `${d.info().listen_addresses[0]}/p2p/${d.peerId}`;
+    assert.equal(await c.dial(addr), d.peerId);
+    c.penalize(d.peerId, 'major', 'test');
+    assert.ok(c.connectedPeers().includes(d.peerId));
+    c.penalize(d.peerId, 'major', 'test');
+    await until('d disconnected', () => !c.connectedPeers().includes(d.peerId));
+    await assert.rejects(c.dial(addr));
+    // d's side of the QUIC handshake may complete before c's gater closes the connection
+    await d.dial(`${c.info().listen_addresses[0]}/p2p/${c.peerId}`).catch(() => {});
+    await new Promise((r) => setTimeout(r, 300));
+    await until('d refused by c', () => !c.connectedPeers().includes(d.peerId));
   } finally {
     await d.close();
   }
