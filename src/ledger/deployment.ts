@@ -56,6 +56,8 @@ export interface Deployment {
   readonly slot_duration_ms: number;
   /** `mempool.tx_ttl`: how long a transaction stays pending, in ms; null: forever (F default 24 h). */
   readonly mempool: { readonly tx_ttl_ms: number | null };
+  /** The peer-to-peer network's protocol ids and gossip topics. */
+  readonly network: NetworkNames;
   readonly ledger: LedgerConfig;
   readonly genesis: GenesisSpec;
 }
@@ -92,6 +94,46 @@ function str(v: unknown, path: string): string {
 function bool(v: unknown, path: string): boolean {
   if (typeof v !== 'boolean') throw new DeploymentError(`${path}: expected true or false`);
   return v;
+}
+
+/**
+ * Protocol ids and gossip topics, all deployment settings in F
+ * (`nodes/node/binary/src/config/deployment/settings.yaml`): `network.{kademlia,identify,chain_sync}_protocol_name`,
+ * `cryptarchia.gossipsub_protocol` (block proposals) and `mempool.pubsub_topic` (transactions).
+ */
+export interface NetworkNames {
+  readonly kademlia_protocol_name: string;
+  readonly identify_protocol_name: string;
+  readonly chain_sync_protocol_name: string;
+  readonly block_topic: string;
+  readonly tx_topic: string;
+}
+
+/**
+ * The names a deployment gives, each defaulting to F's pattern `/logos-blockchain-<name>/<suffix>/1.0.0`.
+ */
+function networkNames(root: Obj, name: string, p: string): NetworkNames {
+  const n = root.network === undefined || root.network === null ? {} : obj(root.network, `${p}.network`);
+  const c = obj(root.cryptarchia, `${p}.cryptarchia`);
+  const m = root.mempool === undefined || root.mempool === null ? {} : obj(root.mempool, `${p}.mempool`);
+  // inferred: the default names follow the pattern of F's deployment files (docs/fidelity.md)
+  const dflt = (suffix: string) => `/logos-blockchain-${name}/${suffix}/1.0.0`;
+  const get = (o: Obj, key: string, path: string, suffix: string) =>
+    o[key] === undefined ? dflt(suffix) : protocolName(o[key], `${path}.${key}`);
+  return {
+    kademlia_protocol_name: get(n, 'kademlia_protocol_name', `${p}.network`, 'kad'),
+    identify_protocol_name: get(n, 'identify_protocol_name', `${p}.network`, 'identify'),
+    chain_sync_protocol_name: get(n, 'chain_sync_protocol_name', `${p}.network`, 'chainsync'),
+    block_topic: get(c, 'gossipsub_protocol', `${p}.cryptarchia`, 'cryptarchia'),
+    tx_topic: get(m, 'pubsub_topic', `${p}.mempool`, 'mempool'),
+  };
+}
+
+/** A protocol id: starts with `/` (F: libp2p `StreamProtocol::try_from_owned`). */
+function protocolName(v: unknown, path: string): string {
+  const s = str(v, path);
+  if (!s.startsWith('/')) throw new DeploymentError(`${path}: a protocol name starts with "/"`);
+  return s;
 }
 
 /** F: tx-service `DEFAULT_TX_TTL`, 24 hours. */
@@ -239,8 +281,9 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
   });
   const faucet = root.faucet_pk ?? null;
 
+  const name = str(field(root, 'name', p), `${p}.name`);
   return {
-    name: str(field(root, 'name', p), `${p}.name`),
+    name,
     test: root.test === undefined ? false : bool(root.test, `${p}.test`),
     slot_duration_ms: small(
       field(obj(field(root, 'time', p), `${p}.time`), 'slot_duration_ms', `${p}.time`),
@@ -248,6 +291,7 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
       1,
     ),
     mempool: mempoolSection(root.mempool, `${p}.mempool`),
+    network: networkNames(root, name, p),
     ledger: {
       consensus: {
         security_param: small(field(c, 'security_param', cp), `${cp}.security_param`, 1),

@@ -3,7 +3,7 @@
  * Strict: an unknown key or a value of the wrong type is an error naming the key. Missing keys take
  * the reference defaults. Durations are seconds, as numbers or strings such as '3600.000000000'.
  *
- * Sections of services this node does not run yet (network, blend, time, sdp, pow, and the sync and
+ * Sections of services this node does not run yet (blend, time, sdp, pow, and the sync and
  * network parts of cryptarchia) are checked for their key layout (unknown keys are refused) so that a
  * reference configuration loads and a typo is caught; their addresses (hosts, ports, multiaddrs) are
  * checked too, so that a bad one stops the node before it touches its storage. Their other values are
@@ -11,13 +11,15 @@
  *
  * This file composes the sections: each service parses its own in its `config.ts` (`api/`, `chain/` for
  * `cryptarchia`, `storage/` for `state` and `storage`, `wallet/` for `wallet` and `kms`, `mempool/` for
- * `mempool`, `ops/` for `sdp` and the key ids of `blend`, a section of this node's own).
+ * `mempool`, `ops/` for `sdp` and the key ids of `blend`, a section of this node's own, `network/` for
+ * `network`).
  */
 import { parseDocument } from 'yaml';
 import { type ApiBackendConfig, DEFAULT_API_BACKEND, parseApiSection } from '../api/config.ts';
 import { type CryptarchiaSection, DEFAULT_CRYPTARCHIA, parseCryptarchiaSection } from '../chain/index.ts';
 import { DEFAULT_KMS, type KmsSection, parseKmsSection } from '../kms/index.ts';
 import { DEFAULT_MEMPOOL, type MempoolSection, parseMempoolSection } from '../mempool/config.ts';
+import { DEFAULT_NETWORK, type NetworkSection, parseNetworkSection } from '../network/index.ts';
 import {
   type BlendKeysSection,
   DEFAULT_BLEND_KEYS,
@@ -44,7 +46,6 @@ import {
   multiaddr,
   type Obj,
   only,
-  port,
   str,
 } from '../util/config-fields.ts';
 import { DEFAULT_WALLET, parseWalletSection, type WalletSection } from '../wallet/index.ts';
@@ -60,6 +61,7 @@ export interface UserConfig {
   readonly mempool: MempoolSection;
   readonly sdp: SdpSection;
   readonly blend: BlendKeysSection;
+  readonly network: NetworkSection;
   readonly tracing: { readonly level: string };
 }
 
@@ -73,26 +75,12 @@ export const DEFAULT_CONFIG: UserConfig = {
   mempool: DEFAULT_MEMPOOL,
   sdp: DEFAULT_SDP,
   blend: DEFAULT_BLEND_KEYS,
+  network: DEFAULT_NETWORK,
   tracing: { level: 'INFO' },
 };
 
 /** Key layout of the sections read later. */
 const LATER: Readonly<Record<string, Layout>> = {
-  network: {
-    backend: {
-      swarm: {
-        host: true,
-        port: true,
-        node_key: true,
-        gossipsub: true,
-        kademlia: true,
-        identify: true,
-        chain_sync: true,
-        nat: true,
-      },
-      initial_peers: true,
-    },
-  },
   blend: {
     non_ephemeral_signing_key_id: true,
     core: {
@@ -179,10 +167,6 @@ function multiaddrList(v: unknown, path: string): void {
 
 /** Checks the addresses of the sections read later, so that a bad one stops the node before it starts. */
 function checkLaterAddresses(root: Obj): void {
-  const swarm = section(root, 'network', 'backend', 'swarm');
-  if (swarm.host !== undefined) host(swarm.host, 'network.backend.swarm.host');
-  if (swarm.port !== undefined) port(swarm.port, 'network.backend.swarm.port');
-  multiaddrList(section(root, 'network', 'backend').initial_peers, 'network.backend.initial_peers');
   const blendCore = section(root, 'blend', 'core', 'backend');
   if (blendCore.listening_address !== undefined)
     multiaddr(blendCore.listening_address, 'blend.core.backend.listening_address');
@@ -227,6 +211,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   const mempool = parseMempoolSection(root.mempool);
   const sdp = parseSdpSection(root.sdp);
   const blend = parseBlendKeys(root.blend);
+  const network = parseNetworkSection(root.network);
 
   const tracing = mapping(root.tracing, 'tracing');
   checkLayout(tracing, TRACING, 'tracing');
@@ -234,5 +219,5 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level))
     throw new ConfigError('tracing.level: expected TRACE, DEBUG, INFO, WARN or ERROR');
 
-  return { api, state, storage, cryptarchia, wallet, kms, mempool, sdp, blend, tracing: { level } };
+  return { api, state, storage, cryptarchia, wallet, kms, mempool, sdp, blend, network, tracing: { level } };
 }
