@@ -103,6 +103,9 @@ const server = new ApiServer(
     get ops(): never {
       throw new Error('not read by the measured endpoints');
     },
+    get network(): never {
+      throw new Error('not read by the measured endpoints');
+    },
     wallet,
   },
   pino({ level: 'silent' }),

@@ -126,6 +126,14 @@ function newNodeConfigYaml(): string {
     '  core:',
     '    zk:',
     `      secret_key_kms_id: ${id('BlendZk')}`,
+    // As the reference's init: the peer id comes from the NetworkSwarm key (F `get_peer_id`).
+    'network:',
+    '  backend:',
+    '    swarm:',
+    '      host: 0.0.0.0',
+    '      port: 3000',
+    `      node_key: ${ed.find((k) => k.title === 'NetworkSwarm')!.sk}  # NetworkSwarm`,
+    '    initial_peers: []',
     '',
   ];
   return lines.join('\n');

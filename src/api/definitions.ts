@@ -11,6 +11,7 @@ import { channelRoutes } from './routes/channel.ts';
 import { cryptarchiaRoutes } from './routes/cryptarchia.ts';
 import { leaderRoutes } from './routes/leader.ts';
 import { mantleRoutes } from './routes/mantle.ts';
+import { networkRoutes } from './routes/network.ts';
 import { nodeRoutes } from './routes/node.ts';
 import { sdpRoutes } from './routes/sdp.ts';
 import { walletRoutes } from './routes/wallet.ts';
@@ -39,6 +40,7 @@ export {
 } from './routes/cryptarchia.ts';
 export { AgedNotes, ClaimableVouchers, LeaderClaim, VoucherStatus, WalletVouchers } from './routes/leader.ts';
 export { Channel, GasPrices } from './routes/mantle.ts';
+export { DialPeerRequest, NetworkInfo } from './routes/network.ts';
 export { VersionInfo } from './routes/node.ts';
 export {
   ActivityMetadata,
@@ -55,6 +57,7 @@ export const API = {
   ...mantleRoutes,
   ...channelRoutes,
   ...sdpRoutes,
+  ...networkRoutes,
   ...blendRoutes,
   ...leaderRoutes,
   ...adminRoutes,

@@ -6,6 +6,7 @@
 import type { IChain, SlotClock } from '../chain/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { IMempool } from '../mempool/index.ts';
+import type { INetwork } from '../network/index.ts';
 import type { IOps } from '../ops/index.ts';
 import type { IWallet } from '../wallet/index.ts';
 import type { Infer, Schema } from './json-schema.ts';
@@ -27,6 +28,8 @@ export interface ApiContext {
   readonly wallet: IWallet;
   /** Leader reward claims, SDP messages, Blend join and channel deposits built with the node's wallet. */
   readonly ops: IOps;
+  /** The peer-to-peer network (the `/network/*` routes). */
+  readonly network: INetwork;
   phase(): Phase;
 }
 

@@ -61,5 +61,13 @@ export function devnetConfig(): UserConfig {
     },
     wallet: { ...DEFAULT_CONFIG.wallet, known_keys: known, voucher_master_key_id: hex(zkPublicKey(master)) },
     kms: { backend: { keys: kms } },
+    // A lone local node: its peer-to-peer port is any free one of the loopback (nodes of a local
+    // network of several set theirs).
+    network: {
+      backend: {
+        ...DEFAULT_CONFIG.network.backend,
+        swarm: { ...DEFAULT_CONFIG.network.backend.swarm, host: '127.0.0.1', port: 0 },
+      },
+    },
   };
 }

@@ -9,6 +9,7 @@ import { type DestinationStream, type Logger, pino } from 'pino';
 export const LOG_MODULES = [
   'node',
   'storage',
+  'network',
   'proofs',
   'chain',
   'sync',

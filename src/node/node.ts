@@ -2,7 +2,7 @@
  * The node: the one place where services are built, in order, each with its settings and its
  * dependencies (a child logger and the node's abort signal among them), and closed in reverse.
  * API socket (bound, not serving yet) → key store (keys checked) → storage (locked data directory) →
- * proof backend and its verifier threads → chain (genesis or replay) → bootstrap phases → mempool (the
+ * network (listening, dialling its initial peers) → proof backend and its verifier threads → chain (genesis or replay) → bootstrap phases → mempool (the
  * stored pending transactions) → wallet → transaction-building operations → API (serving) → leader →
  * status line.
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
@@ -18,6 +18,7 @@ import { LeaderService, VoucherGenerator } from '../leader/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
 import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
+import { NetworkService } from '../network/index.ts';
 import { OpsService } from '../ops/index.ts';
 import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase } from '../sync/phases.ts';
@@ -83,6 +84,7 @@ export class LogosNode {
   private constructor(
     readonly chain: ChainService,
     readonly mempool: Mempool,
+    readonly network: NetworkService,
     readonly leader: LeaderService,
     readonly api: ApiServer,
     readonly clock: SlotClock,
@@ -131,6 +133,7 @@ export class LogosNode {
     let phases: BootstrapPhases | undefined;
     let wallet: Wallet | undefined;
     let ops: OpsService | undefined;
+    let network: NetworkService | undefined;
     const api = own(
       new ApiServer(
         { backend: config.api.backend },
@@ -151,6 +154,9 @@ export class LogosNode {
           deployment,
           get ops() {
             return ops!;
+          },
+          get network() {
+            return network!;
           },
           phase: () => phases?.phase ?? 'AwaitingGenesisTime',
           setLogFilter: (filters) => applyLogFilter(loggers, filters),
@@ -184,6 +190,19 @@ export class LogosNode {
           opts.onFatal?.(e);
         },
       }),
+    );
+
+    network = own(
+      await NetworkService.init(
+        {
+          network: config.network,
+          protocols: {
+            kademlia: deployment.network.kademlia_protocol_name,
+            identify: deployment.network.identify_protocol_name,
+          },
+        },
+        { logger: log('network'), signal },
+      ),
     );
 
     const boot = config.cryptarchia.service.bootstrap;
@@ -311,7 +330,7 @@ export class LogosNode {
     );
     own(Notifier.init({ chain: c, clock, phases, logger: log('node'), signal }));
 
-    return new LogosNode(c, pool, leader, api, clock, dataDir, phases, loggers, controller, stops);
+    return new LogosNode(c, pool, network, leader, api, clock, dataDir, phases, loggers, controller, stops);
   }
 
   /** Log levels per module (`chain`, `leader`, `api`, ...); `*` sets the node's default level. */

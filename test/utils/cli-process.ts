@@ -30,6 +30,8 @@ export function devnetConfigYaml(
   return [
     `api: { backend: { listen_address: '127.0.0.1:0'${timeout} } }`,
     `state: { base_folder: '${opts.baseFolder ?? './.devnet'}' }`,
+    // the peer-to-peer port: any free one of the loopback, as the API's
+    "network: { backend: { swarm: { host: '127.0.0.1', port: 0 } } }",
     `cryptarchia: { service: { bootstrap: { prolonged_bootstrap_period: ${bootstrap} } }, leader: { wallet: { funding_pk: '${c.cryptarchia.leader.wallet.funding_pk}' } } }`,
     `sdp: { wallet: { funding_pk: '${c.sdp.wallet.funding_pk}' } }`,
     `blend: { non_ephemeral_signing_key_id: '${c.blend.non_ephemeral_signing_key_id}', core: { zk: { secret_key_kms_id: '${c.blend.core_zk_secret_key_kms_id}' } } }`,

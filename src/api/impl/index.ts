@@ -11,6 +11,7 @@ import { channelHandlers } from './channel.ts';
 import { cryptarchiaHandlers } from './cryptarchia.ts';
 import { leaderHandlers } from './leader.ts';
 import { mantleHandlers } from './mantle.ts';
+import { networkHandlers } from './network.ts';
 import { nodeHandlers } from './node.ts';
 import { sdpHandlers } from './sdp.ts';
 import { walletHandlers } from './wallet.ts';
@@ -21,6 +22,7 @@ const HANDLERS: Handlers<Api> = {
   ...mantleHandlers,
   ...channelHandlers,
   ...sdpHandlers,
+  ...networkHandlers,
   ...blendHandlers,
   ...leaderHandlers,
   ...adminHandlers,

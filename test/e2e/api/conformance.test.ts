@@ -22,13 +22,11 @@ import { devnetConfigYaml, spawnCli } from '../../utils/cli-process.ts';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CHECKER = resolve(ROOT, '../shared/conformance/check.mjs');
 
-/** Checks of endpoints of services not built yet (network, Blend, PoW), the OpenAPI check, which lists
+/** Checks of endpoints of services not built yet (Blend, PoW), the OpenAPI check, which lists
  * those endpoints too, and one deliberate difference. The checker runs with `--writes`: transactions
  * through the wallet, funding, leader claims. */
 const EXPECTED_TO_FAIL: ReadonlySet<string> = new Set([
-  // network and Blend
-  'GET /network/info',
-  'POST /network/dial_peer without addr is 4xx',
+  // Blend
   'GET /blend/info',
   'GET /blend/transactions/pending',
   // PoW

@@ -39,6 +39,9 @@ before(async () => {
     get ops(): never {
       throw new Error('not read by these tests');
     },
+    get network(): never {
+      throw new Error('not read by these tests');
+    },
   };
 });
 after(() => tn.stop());

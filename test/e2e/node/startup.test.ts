@@ -144,6 +144,9 @@ function versionServer(timeout?: number): ApiServer {
       get ops(): never {
         throw new Error('not read by /version');
       },
+      get network(): never {
+        throw new Error('not read by /version');
+      },
       deployment: FAST,
       phase: () => 'AwaitingGenesisTime',
     },

@@ -12,8 +12,8 @@ import { ApiServer } from '../../../src/api/server.ts';
 import { devnetConfig } from '../../../src/node/devnet.ts';
 
 const PINNED = {
-  bytes: 51883,
-  sha256: 'f4d2184b1bc0bf384a607c43be9dbf9efc2f5b4976503902d9b20438127e6b9b',
+  bytes: 53991,
+  sha256: '49bc99e18168d46865d21a9c8f52b37bd522123c69446f8d472957eebb88cd3f',
 };
 
 test('the served OpenAPI document is byte for byte the pinned one', async () => {
