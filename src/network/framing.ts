@@ -10,8 +10,8 @@ import { FrameTimeout, FrameTooLarge, StreamTruncated } from './errors.ts';
 export type Chunk = Uint8Array | { subarray(): Uint8Array };
 
 export const FRAME_PREFIX_BYTES = 4;
-/** The largest length a u32 prefix can carry. */
-export const MAX_FRAME_BYTES = 0xffffffff;
+/** F `MAX_MSG_LEN`: no frame is larger than 16 MiB, sent or received, whatever the caller's limit. */
+export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
 /** `len as u32 LE ‖ data`. */
 export function encodeFrame(data: Uint8Array): Uint8Array {
@@ -29,6 +29,8 @@ function bytesOf(c: Chunk): Uint8Array {
 /** Reads frames from chunks; `next()` yields one frame, or undefined at a clean end of the stream. */
 export class FrameReader {
   private readonly it: AsyncIterator<Chunk>;
+  /** The caller's limit, never above 16 MiB. */
+  private readonly maxFrameBytes: number;
   /** Received bytes not consumed yet, as chunks (joined only when a frame is complete). */
   private chunks: Uint8Array[] = [];
   private size = 0;
@@ -36,10 +38,11 @@ export class FrameReader {
 
   constructor(
     source: AsyncIterable<Chunk>,
-    private readonly maxFrameBytes: number,
+    maxFrameBytes: number,
     private readonly frameTimeoutMs: number,
   ) {
     this.it = source[Symbol.asyncIterator]();
+    this.maxFrameBytes = Math.min(maxFrameBytes, MAX_FRAME_BYTES);
   }
 
   /** Pulls one more chunk (false at the end of the stream). */

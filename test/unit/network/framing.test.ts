@@ -56,3 +56,14 @@ test('a frame that does not arrive in time times out', async () => {
   }
   await assert.rejects(new FrameReader(slow(), 10, 50).next(), FrameTimeout);
 });
+
+test('whatever the caller allows, a received frame above 16 MiB is refused from its prefix (F unpack_from_reader)', async () => {
+  // A ~4 GiB prefix is refused at once, even when the caller's own limit is larger than 16 MiB.
+  async function* prefix(): AsyncIterable<Uint8Array> {
+    yield Uint8Array.from([0xff, 0xff, 0xff, 0xff]);
+  }
+  await assert.rejects(
+    new FrameReader(prefix(), 0xffffffff, 1000).next(),
+    (e) => e instanceof FrameTooLarge && e.limit === 16 * 1024 * 1024 && e.length === 0xffffffff,
+  );
+});
