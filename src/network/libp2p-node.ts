@@ -71,6 +71,7 @@ export interface RpcMessage {
  * key but with `from`/`seqno` (the reference's `Author` messages) is validated without them. A signed
  * message is left as it is (and refused, as `StrictNoSign` refuses signatures).
  */
+// inferred: F validates nothing; this accepts its unsigned Author messages and still refuses signed ones (docs/fidelity.md)
 export function acceptUnsignedAuthor<M extends RpcMessage>(m: M): M {
   if (m.signature != null || m.key != null) return m;
   if (m.from == null && m.seqno == null) return m;
@@ -97,6 +98,7 @@ function relaxedGossipsub(init: Parameters<typeof gossipsub>[0]): GossipFactory 
   };
 }
 
+// inferred: js identify's handler on the reference's protocol name (docs/fidelity.md)
 function identifyOn(protocol: string): ReturnType<typeof identify> {
   const make = identify({ runOnConnectionOpen: true });
   return (components) => {
@@ -111,6 +113,7 @@ function identifyOn(protocol: string): ReturnType<typeof identify> {
  * `ping` service). The reference runs no ping protocol, so a ping would fail against it; a peer counts
  * as alive when a connection to it is open or can be opened.
  */
+// inferred: a peer is alive when a connection to it opens; F runs no ping (docs/fidelity.md)
 function connectionLiveness(): (components: {
   connectionManager: { openConnection(peer: PeerId, options?: AbortOptions): Promise<unknown> };
 }) => { ping(peer: PeerId, options?: AbortOptions): Promise<number> } {

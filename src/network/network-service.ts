@@ -297,6 +297,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     return this.node.getPeers().map(String);
   }
 
+  // inferred: peers seen connected, dialled or discovered, not F's Kademlia routing table (docs/fidelity.md)
   discoveredPeers(): string[] {
     return [...this.discovered];
   }
@@ -315,6 +316,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     }
   }
 
+  // inferred: one attempt answered at once; F retries the API's dial too (docs/fidelity.md)
   async dial(addr: string): Promise<string> {
     if (this.closed) throw new NetworkError('NETWORK_NOT_STARTED', 'the network service is stopped');
     try {
