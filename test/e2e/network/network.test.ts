@@ -186,3 +186,55 @@ test('a peer penalized above the threshold is disconnected and refused', async (
     await d.close();
   }
 });
+
+test('streams beyond maxInbound are closed without an answer', async () => {
+  const SLOW = '/logos-blockchain-test/slow/1.0.0';
+  let release: () => void = () => {};
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  a.handle(
+    SLOW,
+    async function* (req) {
+      await gate;
+      yield req;
+    },
+    { maxRequestBytes: 16, maxInbound: 2 },
+  );
+  const ask = async () => {
+    const frames: number[] = [];
+    try {
+      for await (const f of c.request(a.peerId, SLOW, Uint8Array.of(1), {
+        maxFrameBytes: 16,
+        frameTimeoutMs: 5000,
+      }))
+        frames.push(f.length);
+    } catch {
+      // the refused stream is reset
+    }
+    return frames;
+  };
+  const first = [ask(), ask()];
+  await new Promise((r) => setTimeout(r, 300));
+  const third = await ask();
+  release();
+  assert.deepEqual(third, []);
+  assert.deepEqual(await Promise.all(first), [[1], [1]]);
+});
+
+test('a UDP port in use stops the service with an error naming the setting', async () => {
+  const port = Number(/udp\/(\d+)/.exec(a.info().listen_addresses[0]!)![1]);
+  const d = DEFAULT_NETWORK.backend;
+  await assert.rejects(
+    NetworkService.init(
+      {
+        network: { backend: { ...d, swarm: { ...d.swarm, host: '127.0.0.1', port } } },
+        protocols: PROTOCOLS,
+      },
+      { logger: silent, signal: new AbortController().signal },
+    ),
+    (e: Error & { code?: string }) =>
+      e.code === 'NETWORK_LISTEN_FAILED' &&
+      e.message.startsWith('network.backend.swarm: cannot listen on udp 127.0.0.1:'),
+  );
+});
