@@ -83,7 +83,10 @@ test('gossip from b reaches c through a; own messages reach own subscribers', as
   // Kademlia may have connected c to b directly; c bans b so that the only path is b → a → c.
   c.penalize(b.peerId, 'major', 'test: force the path through a');
   c.penalize(b.peerId, 'major', 'test: force the path through a');
-  await until('c and b apart', () => !c.connectedPeers().includes(b.peerId) && !b.connectedPeers().includes(c.peerId));
+  await until(
+    'c and b apart',
+    () => !c.connectedPeers().includes(b.peerId) && !b.connectedPeers().includes(c.peerId),
+  );
   for (const n of [a, b, c]) n.subscribe(TOPIC, () => {});
   c.subscribe(TOPIC, (d, from) => atC.push(`${Buffer.from(d).toString()} ${from}`));
   b.subscribe(TOPIC, (d, from) => atB.push(`${Buffer.from(d).toString()} ${from}`));
