@@ -184,6 +184,13 @@ function parseGossipsub(v: unknown, path: string): GossipsubSettings {
   // F: rust-libp2p's ConfigBuilder::build refuses these meshes (mesh_n_low ≤ mesh_n ≤ mesh_n_high).
   if (!(s.mesh_n_low <= s.mesh_n && s.mesh_n <= s.mesh_n_high))
     throw new ConfigError(`${path}: expected mesh_n_low ≤ mesh_n ≤ mesh_n_high`);
+  // js gossipsub refuses these too (mesh_outbound_min < mesh_n_low and ≤ mesh_n / 2), as rust-libp2p does.
+  if (!(s.mesh_outbound_min < s.mesh_n_low && s.mesh_outbound_min <= s.mesh_n / 2))
+    throw new ConfigError(
+      `${path}: expected mesh_outbound_min < mesh_n_low and mesh_outbound_min ≤ mesh_n / 2`,
+    );
+  if (s.history_gossip > s.history_length)
+    throw new ConfigError(`${path}: expected history_gossip ≤ history_length`);
   return s;
 }
 

@@ -46,8 +46,6 @@ export interface ProtocolNames {
 export interface Libp2pNodeOptions {
   readonly host: string;
   readonly port: number;
-  /** The 32-byte Ed25519 secret; null: a random identity. */
-  readonly nodeKey: Uint8Array | null;
   readonly gossipsub: GossipsubSettings;
   readonly protocols: ProtocolNames;
   readonly gater: ConnectionGater;
@@ -140,6 +138,8 @@ export async function createLibp2pNode(
   const g = opts.gossipsub;
   const ip = isIP(opts.host) === 6 ? 'ip6' : 'ip4';
   const node = await createLibp2p({
+    // Started by the caller, so that a listen failure is told apart from a configuration one.
+    start: false,
     privateKey,
     addresses: { listen: [`/${ip}/${opts.host}/udp/${opts.port}/quic-v1`] },
     // F: libp2p-quic's handshake timeout (5 s); js-libp2p's QUIC idle timeout stays its own (keep-alives

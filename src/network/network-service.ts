@@ -96,24 +96,24 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     const scores = new PeerScores(config.scoring ?? DEFAULT_SCORING);
     const banned = (p: PeerId) => scores.isBanned(p.toString(), Date.now());
     const key = await nodeIdentity(swarm.node_key);
-    let node: LogosLibp2p;
-    try {
-      node = await createLibp2pNode(
-        {
-          host: swarm.host,
-          port: swarm.port,
-          nodeKey: swarm.node_key,
-          gossipsub: swarm.gossipsub,
-          protocols: config.protocols,
-          gater: {
-            denyDialPeer: banned,
-            denyInboundEncryptedConnection: banned,
-            denyOutboundEncryptedConnection: banned,
-          },
+    const node = await createLibp2pNode(
+      {
+        host: swarm.host,
+        port: swarm.port,
+        gossipsub: swarm.gossipsub,
+        protocols: config.protocols,
+        gater: {
+          denyDialPeer: banned,
+          denyInboundEncryptedConnection: banned,
+          denyOutboundEncryptedConnection: banned,
         },
-        key,
-      );
+      },
+      key,
+    );
+    try {
+      await node.start();
     } catch (e) {
+      await Promise.resolve(node.stop()).catch(() => {});
       throw new NetworkError(
         'NETWORK_LISTEN_FAILED',
         `network.backend.swarm: cannot listen on udp ${swarm.host}:${swarm.port}: ${(e as Error).message}`,

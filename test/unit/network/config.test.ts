@@ -53,6 +53,8 @@ test('bad values are refused with their key', () => {
   bad('backend: { swarm: { port: -1 } }', /swarm\.port/);
   bad('backend: { swarm: { host: "not a host!" } }', /swarm\.host/);
   bad('backend: { swarm: { gossipsub: { mesh_n: 3, mesh_n_low: 5 } } }', /mesh_n_low ≤ mesh_n/);
+  bad('backend: { swarm: { gossipsub: { mesh_outbound_min: 5 } } }', /mesh_outbound_min < mesh_n_low/);
+  bad('backend: { swarm: { gossipsub: { history_gossip: 6 } } }', /history_gossip ≤ history_length/);
   bad('backend: { swarm: { gossipsub: { typo: 1 } } }', /gossipsub\.typo: unknown key/);
   bad('backend: { initial_peers: [nope] }', /initial_peers\[0\]/);
   bad('backend: { swarm: { chain_sync: { max_inbound_requests: 0 } } }', /max_inbound_requests/);
