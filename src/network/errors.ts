@@ -10,8 +10,8 @@ export type NetworkErrorCode =
   | 'NETWORK_LISTEN_FAILED';
 
 export class NetworkError extends LogosError {
-  constructor(code: NetworkErrorCode, message: string) {
-    super(code, message);
+  constructor(code: NetworkErrorCode, message: string, meta?: Readonly<Record<string, unknown>>) {
+    super(code, message, meta === undefined ? undefined : { meta });
   }
 }
 
@@ -21,21 +21,24 @@ export class FrameTooLarge extends NetworkError {
     readonly length: number,
     readonly limit: number,
   ) {
-    super('NETWORK_FRAME_TOO_LARGE', `frame of ${length} bytes exceeds the limit of ${limit} bytes`);
+    super('NETWORK_FRAME_TOO_LARGE', `frame of ${length} bytes exceeds the limit of ${limit} bytes`, {
+      length,
+      limit,
+    });
   }
 }
 
 /** A frame did not arrive in time. */
 export class FrameTimeout extends NetworkError {
   constructor(readonly ms: number) {
-    super('NETWORK_FRAME_TIMEOUT', `no frame within ${ms} ms`);
+    super('NETWORK_FRAME_TIMEOUT', `no frame within ${ms} ms`, { ms });
   }
 }
 
 /** The stream ended inside a frame (its length prefix or its body). */
 export class StreamTruncated extends NetworkError {
   constructor(what: string) {
-    super('NETWORK_STREAM_TRUNCATED', `stream ended inside a frame's ${what}`);
+    super('NETWORK_STREAM_TRUNCATED', `stream ended inside a frame's ${what}`, { what });
   }
 }
 
