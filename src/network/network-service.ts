@@ -221,21 +221,27 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     request: Uint8Array,
     opts: RequestOptions,
   ): AsyncIterable<Uint8Array> {
-    const signal = opts.signal ?? AbortSignal.timeout(DIAL_TIMEOUT_MS + opts.frameTimeoutMs);
-    const stream = await this.node.dialProtocol(peerIdFromString(peer), protocol, { signal });
+    // The dial has its own bound; then each frame has the frame timeout (FrameReader), however long
+    // the whole answer takes. The caller's signal, if any, ends the exchange at any point.
+    const timeout = AbortSignal.timeout(DIAL_TIMEOUT_MS);
+    const dialSignal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    const stream = await this.node.dialProtocol(peerIdFromString(peer), protocol, { signal: dialSignal });
+    const onAbort = () => stream.abort(new Error('request aborted'));
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
     const reader = new FrameReader(stream, opts.maxFrameBytes, opts.frameTimeoutMs);
     let ok = false;
     try {
-      if (!stream.send(encodeFrame(request))) await stream.onDrain({ signal });
-      await stream.close({ signal });
+      if (!stream.send(encodeFrame(request))) await stream.onDrain({ signal: dialSignal });
+      await stream.close({ signal: dialSignal });
       for (;;) {
-        signal.throwIfAborted();
+        opts.signal?.throwIfAborted();
         const frame = await reader.next();
         if (frame === undefined) break;
         yield frame;
       }
       ok = true;
     } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
       if (!ok) stream.abort(new Error('request abandoned'));
       await reader.close().catch(() => {});
     }
