@@ -142,9 +142,9 @@ export async function createLibp2pNode(
     start: false,
     privateKey,
     addresses: { listen: [`/${ip}/${opts.host}/udp/${opts.port}/quic-v1`] },
-    // F: libp2p-quic's handshake timeout (5 s); js-libp2p's QUIC idle timeout stays its own (keep-alives
-    // hold an open connection; the 5-minute idle rule is the service's).
-    transports: [quic({ handshakeTimeout: 5_000, maxIdleTimeout: 30_000, keepAliveInterval: 10_000 })],
+    // js libp2p-quic's defaults are rust-libp2p QUIC's: handshake 5 s, idle 10 s, keep-alive 5 s (the
+    // 5-minute rule for connections without streams is the service's).
+    transports: [quic()],
     connectionGater: opts.gater,
     services: {
       ping: connectionLiveness(),

@@ -35,8 +35,8 @@ import { DEFAULT_SCORING, PeerScores, type ScoringSettings } from './scoring.ts'
 /** F `MAX_RETRY` and `BACKOFF`: a failed dial or a publish without peers is retried 3 times, after 5^n s. */
 export const MAX_RETRY = 3;
 const BACKOFF_BASE_S = 5;
-/** How long a dial attempt may take (the QUIC handshake times out after 5 s). */
-const DIAL_TIMEOUT_MS = 10_000;
+/** How long a dial attempt may take: rust-libp2p QUIC's handshake timeout, 5 s. */
+const DIAL_TIMEOUT_MS = 5_000;
 // inferred: F reads the request with no timeout of its own; a served stream must deliver it within this (docs/fidelity.md)
 const REQUEST_TIMEOUT_MS = 5_000;
 /** How often idle connections are looked for. */
@@ -62,7 +62,7 @@ function dialErrorText(addr: string, e: unknown): string {
   const msg = err?.message ?? String(e);
   let reason: string;
   if (err?.name === 'TimeoutError' || err?.name === 'AbortError' || /timed? ?out/i.test(msg))
-    reason = ': Handshake with the remote timed out.';
+    reason = ': : Handshake with the remote timed out.';
   else if (err?.name === 'NoValidAddressesError' || /no valid addresses|unsupported|not supported/i.test(msg))
     reason = `: Multiaddr is not supported: ${addr}`;
   else reason = `: : ${msg}`;
@@ -387,6 +387,15 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     this.closed = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    // Connections are closed with a bounded wait: one to a peer that vanished would otherwise hold the
+    // stop until QUIC's idle timeout.
+    await Promise.all(
+      this.node
+        .getConnections()
+        .map((c) =>
+          c.close({ signal: AbortSignal.timeout(1000) }).catch(() => c.abort(new Error('network stopping'))),
+        ),
+    );
     await this.node.stop();
   }
 }

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { RPC } from '@libp2p/gossipsub/message';
-import { peerIdFromString } from '@libp2p/peer-id';
+import { peerIdFromPrivateKey, peerIdFromString } from '@libp2p/peer-id';
 import pino from 'pino';
 import { DEFAULT_NETWORK, FrameTooLarge, NetworkService } from '../../../src/network/index.ts';
-import type { LogosLibp2p } from '../../../src/network/libp2p-node.ts';
+import { type LogosLibp2p, nodeIdentity } from '../../../src/network/libp2p-node.ts';
 
 const PROTOCOLS = {
   kademlia: '/logos-blockchain-test/kad/1.0.0',
@@ -244,4 +244,52 @@ test('a UDP port in use stops the service with an error naming the setting', asy
       e.code === 'NETWORK_LISTEN_FAILED' &&
       e.message.startsWith('network.backend.swarm: cannot listen on udp 127.0.0.1:'),
   );
+});
+
+test('an initial peer that is not up yet is dialled again (backoff 5^n s, scaled down here)', async () => {
+  const d = DEFAULT_NETWORK.backend;
+  const nodeKey = new Uint8Array(32).fill(42);
+  // A free UDP port: taken by a throwaway node, then released.
+  const probe = await start();
+  const port = Number(/udp\/(\d+)/.exec(probe.info().listen_addresses[0]!)![1]);
+  await probe.close();
+  const id = peerIdFromPrivateKey(await nodeIdentity(nodeKey)).toString();
+  const lines: string[] = [];
+  const e = await NetworkService.init(
+    {
+      network: {
+        backend: {
+          ...d,
+          swarm: { ...d.swarm, host: '127.0.0.1', port: 0 },
+          initial_peers: [`/ip4/127.0.0.1/udp/${port}/quic-v1/p2p/${id}`],
+        },
+      },
+      protocols: PROTOCOLS,
+      backoffScale: 0.1, // retries after 0.5, 2.5 and 12.5 s
+    },
+    {
+      logger: pino({ level: 'info' }, { write: (l: string) => void lines.push(l) }),
+      signal: new AbortController().signal,
+    },
+  );
+  let f: NetworkService | undefined;
+  try {
+    const failures = () =>
+      lines
+        .map((l) => JSON.parse(l) as { msg: string; retry_in_s?: number })
+        .filter((l) => l.msg === 'dial failed');
+    // QUIC resends its first packets: the peer comes up only once the first attempt has failed.
+    await until('the first dial fails', () => failures().length > 0, 10_000);
+    f = await NetworkService.init(
+      {
+        network: { backend: { ...d, swarm: { ...d.swarm, host: '127.0.0.1', port, node_key: nodeKey } } },
+        protocols: PROTOCOLS,
+      },
+      { logger: silent, signal: new AbortController().signal },
+    );
+    await until('the retry connects', () => e.connectedPeers().includes(id), 20_000);
+    assert.equal(failures()[0]!.retry_in_s, 5);
+  } finally {
+    await Promise.all([e.close(), f?.close()]);
+  }
 });
