@@ -156,11 +156,15 @@ export class OrphanDownloader implements IBlockSync {
     return this.retries.splice(0);
   }
 
+  /** Starts the download loop on the next turn (enqueues of the same turn are queued first). */
   private kick(): void {
     if (this.running || this.deps.signal.aborted) return;
-    this.running = this.run().finally(() => {
-      this.running = undefined;
-    });
+    this.running = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.run())
+      .catch((e: Error) => this.deps.logger.error({ err: e.message }, 'orphan downloader stopped on an error'))
+      .finally(() => {
+        this.running = undefined;
+      });
   }
 
   private async run(): Promise<void> {

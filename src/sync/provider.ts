@@ -50,7 +50,7 @@ export class BlockProvider {
       if (lca) {
         const path = this.treePath(lca.id, t.ref, limit);
         return (
-          path ?? {
+          path?.slice(1) ?? {
             kind: 'Unknown',
             text: `Invalid state: Couldn't reach start_block: ${bytesToHex(lca.id)}`,
           }
