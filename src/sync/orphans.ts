@@ -146,6 +146,11 @@ export class OrphanDownloader implements IBlockSync {
     return true;
   }
 
+  /** Whether a block waits in the queue (not the download in progress). */
+  isQueued(id: Uint8Array): boolean {
+    return this.pending.has(bytesToHex(id));
+  }
+
   /** Resolves once the queue is empty and no download runs. */
   async whenIdle(): Promise<void> {
     while (this.running) await this.running;
@@ -161,7 +166,9 @@ export class OrphanDownloader implements IBlockSync {
     if (this.running || this.deps.signal.aborted) return;
     this.running = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.run())
-      .catch((e: Error) => this.deps.logger.error({ err: e.message }, 'orphan downloader stopped on an error'))
+      .catch((e: Error) =>
+        this.deps.logger.error({ err: e.message }, 'orphan downloader stopped on an error'),
+      )
       .finally(() => {
         this.running = undefined;
       });
