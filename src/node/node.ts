@@ -18,9 +18,10 @@ import { LeaderService, VoucherGenerator } from '../leader/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
 import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
+import type { INetwork } from '../network/interface.ts';
 import { OpsService } from '../ops/index.ts';
 import { openStore } from '../storage/open.ts';
-import { BootstrapPhases, type Phase } from '../sync/phases.ts';
+import { BootstrapPhases, type Phase, SyncService } from '../sync/index.ts';
 import { ConfigError } from '../util/config-fields.ts';
 import { leaderKeys, Wallet } from '../wallet/index.ts';
 import { createProofSystem, pooledVerifier } from '../zk/index.ts';
@@ -29,7 +30,7 @@ import type { UserConfig } from './config.ts';
 import { LOG_MODULES, type LogModule, ModuleLoggers } from './logger.ts';
 import { Notifier } from './notifier.ts';
 
-export type { Phase } from '../sync/phases.ts';
+export type { Phase } from '../sync/index.ts';
 
 export interface NodeOptions {
   readonly deployment: Deployment;
@@ -46,6 +47,11 @@ export interface NodeOptions {
   readonly newChain?: boolean;
   /** Called when the node cannot go on (e.g. its storage failed); the CLI exits. */
   readonly onFatal?: (e: Error) => void;
+  /**
+   * The peer-to-peer network the node syncs its chain through, with the deployment's chain-sync
+   * protocol id; without one the node has no peers (no chain sync, IBD skipped).
+   */
+  readonly network?: { readonly net: INetwork; readonly chainSyncProtocol: string };
 }
 
 type Stop = () => Promise<void> | void;
@@ -237,10 +243,27 @@ export class LogosNode {
       'chain ready',
     );
 
+    const sync =
+      opts.network &&
+      own(
+        SyncService.init(
+          { protocol: opts.network.chainSyncProtocol, config: config.sync },
+          { chain: c, network: opts.network.net, clock, phases: () => phases, logger: log('sync'), signal },
+        ),
+      );
     phases = own(
       BootstrapPhases.init(
         { online: init.online, prolongedBootstrapPeriod: boot.prolonged_bootstrap_period },
-        { chain: c, clock, logger: log('sync'), signal },
+        {
+          chain: c,
+          clock,
+          logger: log('sync'),
+          signal,
+          ...(sync && {
+            ibd: () => sync.initialBlockDownload(),
+            onIbdFailed: (e: Error) => opts.onFatal?.(e),
+          }),
+        },
       ),
     );
 
