@@ -82,9 +82,10 @@ export async function runIbd(cfg: IbdSettings, deps: IbdDeps): Promise<boolean> 
       log.debug({ tip: t, queued: ok }, ok ? 'enqueued tip for download' : 'failed to enqueue tip');
     }
     await downloader.whenIdle();
-    // Downloads that hit a transient failure are not re-queued here: the next round finds their tips again.
-    downloader.takeRetries();
+    const retries = downloader.takeRetries();
     await sleep(cfg.round_delay, undefined, { signal: deps.signal });
+    // Downloads that hit a transient failure run again in the next round (F `retry_active_download`).
+    for (const r of retries) downloader.enqueue(r.id, r.parent);
   }
 }
 

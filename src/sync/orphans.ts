@@ -6,6 +6,7 @@
  * applied block by block through the chain. A rejected-blocks cache (LRU, `max_rejected_cache_size`, 0
  * disables it) keeps a block whose id or parent was refused from being queued again.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Block } from '../block/block.ts';
 import { headerId } from '../block/header.ts';
@@ -81,6 +82,10 @@ export interface OrphanDownloaderDeps {
 }
 
 type Outcome = 'next' | 'cancel' | 'retry';
+
+/** F `FUTURE_BLOCK_MAX_RETRIES`, `FUTURE_BLOCK_RETRY_DELAY` (chain-network lib.rs). */
+const FUTURE_BLOCK_MAX_RETRIES = 3;
+const FUTURE_BLOCK_RETRY_DELAY_MS = 500;
 
 export class OrphanDownloader implements IBlockSync {
   private readonly pending = new Map<string, OrphanInfo>();
@@ -244,37 +249,44 @@ export class OrphanDownloader implements IBlockSync {
     }
   }
 
+  /**
+   * Applies one downloaded block. As F's chain network: a block already applied is skipped, one older
+   * than the LIB is recorded as rejected and skipped, a future block is retried 3 times 500 ms apart;
+   * any other failure records the block as rejected and cancels the download. During IBD a recoverable
+   * failure (parent missing, future block) keeps the download for the next round instead, and nothing
+   * is recorded as rejected. A peer that sent an invalid block is penalized.
+   */
   private async apply(block: Block, id: Uint8Array, peer: string): Promise<Outcome> {
-    try {
-      await this.deps.chain.submit(block);
-      return 'next';
-    } catch (e) {
-      if (!(e instanceof BlockRejected)) throw e;
-      const hex = bytesToHex(id);
-      switch (e.code) {
-        case 'BLOCK_ALREADY_APPLIED':
-        case 'BLOCK_ALREADY_SEEN':
-        case 'BLOCK_TOO_OLD':
+    const ibd = this.opts.retryRecoverable;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.deps.chain.submit(block);
+        return 'next';
+      } catch (e) {
+        if (!(e instanceof BlockRejected)) throw e;
+        const hex = bytesToHex(id);
+        const log = this.deps.logger;
+        if (e.code === 'BLOCK_ALREADY_APPLIED' || e.code === 'BLOCK_ALREADY_SEEN') return 'next';
+        if (e.code === 'BLOCK_TOO_OLD') {
+          if (!ibd) this.deps.rejected.insert(id);
           return 'next';
-        case 'BLOCK_PARENT_MISSING':
-        case 'BLOCK_FUTURE':
-          this.deps.logger.warn({ block: hex, err: e.message }, 'transient block-application failure');
-          return 'retry';
-        default:
-          if (e.meta.action === 'reject') {
-            this.deps.rejected.insert(id);
-            this.deps.network.penalize(peer, 'major', `chain sync: invalid block ${hex}: ${e.message}`);
-            this.deps.logger.warn(
-              { block: hex, peer, err: e.message },
-              'failed to process block; cancelling the download',
-            );
-            return 'cancel';
-          }
-          this.deps.logger.warn(
+        }
+        if (ibd && (e.code === 'BLOCK_PARENT_MISSING' || e.code === 'BLOCK_FUTURE')) {
+          log.warn(
             { block: hex, err: e.message },
-            'failed to process block; cancelling the download',
+            'transient block-application failure; retrying the download',
           );
-          return 'cancel';
+          return 'retry';
+        }
+        if (!ibd && e.code === 'BLOCK_FUTURE' && attempt < FUTURE_BLOCK_MAX_RETRIES) {
+          await sleep(FUTURE_BLOCK_RETRY_DELAY_MS, undefined, { signal: this.deps.signal });
+          continue;
+        }
+        if (e.meta.action === 'reject')
+          this.deps.network.penalize(peer, 'major', `chain sync: invalid block ${hex}: ${e.message}`);
+        if (!ibd) this.deps.rejected.insert(id);
+        log.warn({ block: hex, peer, err: e.message }, 'failed to process block; cancelling the download');
+        return 'cancel';
       }
     }
   }

@@ -174,14 +174,3 @@ test('test_enqueue_with_unqueued_parent_does_not_replace (services/chain/chain-n
   assert.equal(d.isQueued(id(2)), true);
   assert.equal(d.pendingOrphans, 2);
 });
-
-test('rejected cache is an LRU of its capacity (services/chain/chain-network/src/sync/rejected_blocks.rs)', () => {
-  const r = new RejectedBlocks(2);
-  r.insert(id(1));
-  r.insert(id(2));
-  assert.equal(r.has(id(1)), true); // refreshes 1
-  r.insert(id(3)); // evicts 2
-  assert.equal(r.has(id(2)), false);
-  assert.equal(r.containsBlockOrParent(id(9), id(3)), true);
-  assert.equal(new RejectedBlocks(0).containsBlockOrParent(id(1), id(1)), false);
-});
