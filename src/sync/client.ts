@@ -192,7 +192,10 @@ export class SyncClient {
     }
   }
 
-  /** The error of a failed request, after penalizing the peer for bytes that are not what it should send. */
+  /**
+   * The error of a failed request, after penalizing the peer for bytes that are not what it should send.
+   * inferred: F penalizes no chain-sync peer; this node reports them to the network's scoring (docs/fidelity.md)
+   */
   private peerFailure(peer: string, what: string, e: unknown): SyncError {
     if (e instanceof SyncError) return e;
     if (e instanceof WireError || e instanceof DecodeError) {

@@ -65,7 +65,10 @@ function durationMs(v: unknown, defMs: number, path: string): number {
   return Math.round(seconds(v, defMs / 1000, path) * 1000);
 }
 
-/** An IBD peer: a peer id, or a multiaddr ending in `/p2p/<id>`. */
+/**
+ * An IBD peer: a peer id, or a multiaddr ending in `/p2p/<id>`.
+ * inferred: F reads peer ids only; the `/p2p/` form of a multiaddr is accepted too (docs/fidelity.md)
+ */
 function peerId(v: unknown, path: string): string {
   if (typeof v !== 'string' || v === '') throw new ConfigError(`${path}: expected a peer id`);
   const m = /\/p2p\/([^/]+)$/.exec(v);

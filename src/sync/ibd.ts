@@ -21,7 +21,7 @@ export const IBD_FAILED_MESSAGE =
   'Initial Block Download failed: AllPeersFailed(AllPeersFailed). Chain network service will stop; retry with different bootstrap peers';
 
 export interface IbdDeps {
-  readonly chain: Pick<IChain, 'submit' | 'tip' | 'lib' | 'has'>;
+  readonly chain: Pick<IChain, 'submit' | 'tip' | 'lib' | 'has' | 'blockRef'>;
   readonly requestTip: (peer: string, signal: AbortSignal) => Promise<GetTipResponse>;
   readonly sampleTips: (
     max: number,
@@ -72,7 +72,9 @@ export async function runIbd(cfg: IbdSettings, deps: IbdDeps): Promise<boolean> 
   for (;;) {
     deps.signal.throwIfAborted();
     const tips = await fetchTipsWithRetry(cfg, deps);
-    const unsynced = [...tips].filter((t) => !deps.chain.has(hexToBytes(t)));
+    // inferred: a tip stored here (in the tree or below the LIB) is synced; F asks for its ledger state,
+    // which it keeps for the tree only, so a peer behind the LIB would be downloaded from forever (docs/fidelity.md)
+    const unsynced = [...tips].filter((t) => deps.chain.blockRef(hexToBytes(t)) === undefined);
     if (unsynced.length === 0) {
       log.info('IBD complete: all configured peer tips are present in the local tree');
       return true;

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { IChain, SlotClock } from '../chain/index.ts';
 import type { INetwork } from '../network/interface.ts';
-import { MAX_SYNC_FRAME_BYTES } from '../network/wire/sync-messages.ts';
+import { MAX_REQUEST_BYTES } from '../network/wire/sync-messages.ts';
 import { SyncClient } from './client.ts';
 import type { SyncConfig } from './config.ts';
 import { ibdEnabled, runIbd } from './ibd.ts';
@@ -77,7 +77,8 @@ export class SyncService implements IBlockSync {
         protocol: opts.protocol,
         batchSize: opts.config.batch_size,
         maxInbound: opts.config.max_inbound_requests,
-        maxRequestBytes: MAX_SYNC_FRAME_BYTES,
+        // F reads up to the 16 MiB frame limit and then fails to decode anything longer than this.
+        maxRequestBytes: MAX_REQUEST_BYTES,
       },
       {
         chain: deps.chain,

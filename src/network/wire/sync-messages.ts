@@ -14,14 +14,16 @@ import { Reader, Writer } from '../../codec/binary.ts';
 import { DecodeError } from '../../codec/errors.ts';
 import { WireError } from './errors.ts';
 
+const ID = 32;
+
 /** F `MAX_ADDITIONAL_BLOCKS` (libp2p/provider.rs). */
 export const MAX_ADDITIONAL_BLOCKS = 5;
 /** Largest chain-sync frame, either way (F `libp2p/packing.rs`: 16 MiB). */
 export const MAX_SYNC_FRAME_BYTES = 16 * 1024 * 1024;
+/** Largest valid request: a download request with 5 additional blocks (268 bytes). */
+export const MAX_REQUEST_BYTES = 4 + 3 * ID + 8 + MAX_ADDITIONAL_BLOCKS * ID;
 /** Largest failure text accepted from a peer (inferred: F bounds it only by the frame). */
 export const MAX_FAILURE_TEXT_BYTES = 64 * 1024;
-
-const ID = 32;
 
 export interface KnownBlocks {
   readonly local_tip: Uint8Array;
