@@ -67,10 +67,11 @@ export class BlockProvider {
     const last = stored[stored.length - 1]!;
     if (bytesEqual(last, target) || stored.length >= limit) return stored.slice(1);
     // inferred: F appends the tree path from the LIB with the LIB itself again (sent twice); here once (docs/fidelity.md)
-    const rest = this.treePath(lib.id, t.ref, limit - stored.length + 1);
+    const libStored = bytesEqual(last, lib.id);
+    const rest = this.treePath(lib.id, t.ref, limit - stored.length + (libStored ? 1 : 0));
     if (!rest)
       return { kind: 'Unknown', text: `Invalid state: Couldn't reach start_block: ${bytesToHex(lib.id)}` };
-    return [...stored, ...rest.slice(1)].slice(1);
+    return [...stored, ...(libStored ? rest.slice(1) : rest)].slice(1);
   }
 
   private findTarget(id: Uint8Array): Endpoint | undefined {
@@ -82,7 +83,7 @@ export class BlockProvider {
 
   /** A stored block of the canonical chain at or below the LIB. */
   private isImmutable(ref: Ref): boolean {
-    if (ref.height > this.chain.lib().height) return false;
+    if (ref.slot > this.chain.lib().slot) return false;
     const at = this.chain.canonicalBySlot(ref.slot, ref.slot, 1)[0];
     return at !== undefined && bytesEqual(at.id, ref.id);
   }
