@@ -8,6 +8,7 @@
  */
 import type { Logger } from 'pino';
 import { type Block, decodeBlock } from '../block/block.ts';
+import { headerId } from '../block/header.ts';
 import { DecodeError } from '../codec/errors.ts';
 import type { INetwork } from '../network/interface.ts';
 import { WireError } from '../network/wire/errors.ts';
@@ -33,6 +34,8 @@ export interface SyncClientOptions {
 /** A block received from a peer. */
 export interface PeerBlock {
   readonly block: Block;
+  /** Its header id. */
+  readonly id: Uint8Array;
   readonly peer: string;
 }
 
@@ -123,7 +126,8 @@ export class SyncClient {
           throw new SyncError('SYNC_UNAVAILABLE', `Block provider unavailable: ${reasonText(msg.reason)}`, {
             meta: { peer, reason: msg.reason.kind },
           });
-        yield { block: decodeBlock(msg.bytes), peer };
+        const block = decodeBlock(msg.bytes);
+        yield { block, id: headerId(block.header), peer };
       }
     } catch (e) {
       throw this.peerFailure(peer, 'block download', e);

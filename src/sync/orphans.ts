@@ -9,7 +9,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Block } from '../block/block.ts';
-import { headerId } from '../block/header.ts';
 import { BlockRejected, type IChain } from '../chain/index.ts';
 import { bytesEqual, bytesToHex } from '../codec/hex.ts';
 import type { INetwork } from '../network/interface.ts';
@@ -217,8 +216,7 @@ export class OrphanDownloader implements IBlockSync {
           latest_immutable_block: o.lib,
           additional_blocks: additional,
         };
-        for await (const { block, peer } of this.deps.source(o.id, known, this.deps.signal)) {
-          const id = headerId(block.header);
+        for await (const { block, id, peer } of this.deps.source(o.id, known, this.deps.signal)) {
           last = id;
           total++;
           const outcome = await this.apply(block, id, peer);
