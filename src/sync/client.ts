@@ -97,7 +97,8 @@ export class SyncClient {
 
   /**
    * Downloads blocks up to `target` from one peer: the blocks as they arrive, until `NoMoreBlocks`.
-   * Throws `SyncError` (`SYNC_UNAVAILABLE` when the peer answered a failure, `SYNC_PEER` otherwise).
+   * Throws `SyncError` (`SYNC_UNAVAILABLE` when the peer answered a failure, `SYNC_PEER` otherwise,
+   * including a stream closed before `NoMoreBlocks`); blocks received before the error were yielded.
    */
   async *downloadBlocks(
     peer: string,
@@ -132,8 +133,11 @@ export class SyncClient {
     } catch (e) {
       throw this.peerFailure(peer, 'block download', e);
     }
-    // inferred: a stream closed before `NoMoreBlocks` is taken as the end of what the peer has, as F's
-    // downloader does (it stops reading at end of stream) (docs/fidelity.md)
+    // F's downloader reads a frame after each block: a stream that ends before `NoMoreBlocks` is an error.
+    if (!ended)
+      throw new SyncError('SYNC_PEER', `peer ${peer} closed the block stream before NoMoreBlocks`, {
+        meta: { peer },
+      });
   }
 
   /**
