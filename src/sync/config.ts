@@ -4,7 +4,7 @@
  * defaults (F `nodes/node/binary/src/config/cryptarchia/serde/network.rs`,
  * `services/chain/chain-service/src/sync/config.rs`), and the chain-sync stream limits.
  */
-import { bool, ConfigError, int, isObj, mapping, seconds } from '../util/config-fields.ts';
+import { bool, ConfigError, int, isObj, mapping, only, seconds } from '../util/config-fields.ts';
 
 export interface SyncConfig {
   readonly ibd: {
@@ -77,8 +77,12 @@ function peerId(v: unknown, path: string): string {
   return v;
 }
 
-/** Reads the sync settings out of the `cryptarchia` section (its layout is checked by the chain's parser). */
-export function parseSyncConfig(cryptarchia: unknown): SyncConfig {
+/**
+ * Reads the sync settings out of the `cryptarchia` section (its layout is checked by the chain's parser)
+ * and the chain-sync stream limits out of `network.backend.swarm.chain_sync` (F
+ * `nodes/node/binary/src/config/network/serde/chainsync.rs`: `peer_response_timeout` in milliseconds).
+ */
+export function parseSyncConfig(cryptarchia: unknown, chainSync?: unknown): SyncConfig {
   const D = DEFAULT_SYNC;
   const cr = mapping(cryptarchia, 'cryptarchia');
   const net = mapping(cr.network, 'cryptarchia.network');
@@ -95,6 +99,9 @@ export function parseSyncConfig(cryptarchia: unknown): SyncConfig {
     'cryptarchia.service.sync.block_provider',
   );
   const P = 'cryptarchia.network.bootstrap.ibd';
+  const CS = 'network.backend.swarm.chain_sync';
+  const cs = mapping(chainSync, CS);
+  only(cs, ['peer_response_timeout', 'max_inbound_requests'], CS);
   const rawPeers = ibd.peers ?? [];
   if (!Array.isArray(rawPeers)) throw new ConfigError(`${P}.peers: expected a list`);
   return {
@@ -163,7 +170,16 @@ export function parseSyncConfig(cryptarchia: unknown): SyncConfig {
       ),
     },
     batch_size: int(bp.batch_size, D.batch_size, 'cryptarchia.service.sync.block_provider.batch_size', 1),
-    peer_response_timeout: D.peer_response_timeout,
-    max_inbound_requests: D.max_inbound_requests,
+    peer_response_timeout: int(
+      cs.peer_response_timeout,
+      D.peer_response_timeout,
+      `${CS}.peer_response_timeout`,
+    ),
+    max_inbound_requests: int(
+      cs.max_inbound_requests,
+      D.max_inbound_requests,
+      `${CS}.max_inbound_requests`,
+      1,
+    ),
   };
 }
