@@ -244,6 +244,11 @@ export class OrphanDownloader implements IBlockSync {
         return;
       }
       if (this.deps.chain.has(o.id)) return;
+      // A peer that answers a continuation with nothing new would keep this download going forever.
+      if (additional.length > 0 && bytesEqual(additional[0]!, last)) {
+        log.debug({ orphan: bytesToHex(o.id) }, 'no progress on the last continuation, ending sync');
+        return;
+      }
       additional = [last];
     }
   }
