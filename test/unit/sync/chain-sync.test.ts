@@ -247,6 +247,49 @@ describe('sync between two nodes', () => {
     }
   });
 
+  test('a download races the peers: a garbage peer and a refusing peer lose to a good one', async () => {
+    const B = await chainService();
+    const bus = new FakeNetworkBus();
+    const nb = bus.node();
+    const na = bus.node('good-peer');
+    const garbage = bus.node('garbage-peer');
+    const refusing = bus.node('refusing-peer');
+    for (const p of [garbage, na, refusing]) bus.connect(nb, p);
+    const opts = { maxRequestBytes: 1 << 20, maxInbound: 10 };
+    garbage.handle(
+      PROTOCOL,
+      async function* () {
+        yield new Uint8Array([9, 9, 9, 9]);
+      },
+      opts,
+    );
+    refusing.handle(
+      PROTOCOL,
+      async function* () {
+        yield encodeBlocksResponse({ kind: 'Failure', reason: { kind: 'StartBlockNotFound' } });
+      },
+      opts,
+    );
+    const sa = syncService(A.chain, na, syncConfig());
+    const sb = syncService(B.chain, nb, syncConfig({ batch_size: 1000 }));
+    try {
+      const target = main[30]!;
+      assert.equal(sb.enqueue(target), true);
+      await sb.whenIdle();
+      assert.equal(hex(B.chain.tip().id), hex(target));
+      assert.deepEqual(
+        nb.penalties.map((p) => p.peer),
+        ['garbage-peer'],
+        'only the garbage peer is penalized; a refusal is not an offence',
+      );
+    } finally {
+      sa.close();
+      sb.close();
+      bus.close();
+      B.close();
+    }
+  });
+
   test('an orphan downloads its missing chain from a peer; the tip poll picks the highest peer', async () => {
     const B = await chainService();
     const C = await chainService();
