@@ -321,6 +321,15 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     return bytes ? decodeBlock(bytes) : undefined;
   }
 
+  blockBytes(id: Uint8Array): Uint8Array | undefined {
+    return this.deps.store.block(id);
+  }
+
+  blockRef(id: Uint8Array): (BlockRef & { readonly parent: Uint8Array }) | undefined {
+    const info = this.deps.store.info(id);
+    return info && { id: info.id, parent: info.parent, slot: info.slot, height: Number(info.height) };
+  }
+
   /** A block of the tree, as a list of one; none (logged) if storage lost it. */
   private storedBlock(hexId: string): Block[] {
     const b = this.block(hexToBytes(hexId));

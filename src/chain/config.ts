@@ -37,6 +37,7 @@ const CRYPTARCHIA_NETWORK: Layout = {
   bootstrap: {
     ibd: {
       peers: true,
+      discover_connected_peers: true,
       delay_before_new_download: true,
       tips_fetch_max_attempts: true,
       tips_fetch_min_delay: true,

@@ -74,6 +74,10 @@ export interface IChain extends Pick<EventEmitter<ChainEvents>, 'on' | 'once' | 
 
   /** A stored block (any fork still stored, and all canonical history). */
   block(id: Uint8Array): Block | undefined;
+  /** A stored block's bytes (its bincode form, as chain sync sends it). */
+  blockBytes(id: Uint8Array): Uint8Array | undefined;
+  /** A stored block's parent, slot and height, without decoding the block. */
+  blockRef(id: Uint8Array): (BlockRef & { readonly parent: Uint8Array }) | undefined;
   /** The ledger events of a stored block, as their JSON text. */
   eventsJson(id: Uint8Array): string | undefined;
   /** Canonical blocks with slot in [from, to], at most `limit`, oldest first. */

@@ -36,6 +36,7 @@ import {
   type StateSection,
   type StorageSection,
 } from '../storage/config.ts';
+import { DEFAULT_SYNC, parseSyncConfig, type SyncConfig } from '../sync/index.ts';
 import {
   ConfigError,
   checkLayout,
@@ -56,6 +57,8 @@ export interface UserConfig {
   readonly state: StateSection;
   readonly storage: StorageSection;
   readonly cryptarchia: CryptarchiaSection;
+  /** Chain sync's settings, read from `cryptarchia.network` and `cryptarchia.service.sync`. */
+  readonly sync: SyncConfig;
   readonly wallet: WalletSection;
   readonly kms: KmsSection;
   readonly mempool: MempoolSection;
@@ -70,6 +73,7 @@ export const DEFAULT_CONFIG: UserConfig = {
   state: DEFAULT_STATE,
   storage: DEFAULT_STORAGE,
   cryptarchia: DEFAULT_CRYPTARCHIA,
+  sync: DEFAULT_SYNC,
   wallet: DEFAULT_WALLET,
   kms: DEFAULT_KMS,
   mempool: DEFAULT_MEMPOOL,
@@ -170,10 +174,6 @@ function checkLaterAddresses(root: Obj): void {
   const blendCore = section(root, 'blend', 'core', 'backend');
   if (blendCore.listening_address !== undefined)
     multiaddr(blendCore.listening_address, 'blend.core.backend.listening_address');
-  multiaddrList(
-    section(root, 'cryptarchia', 'network', 'bootstrap', 'ibd').peers,
-    'cryptarchia.network.bootstrap.ibd.peers',
-  );
   const tb = section(root, 'time', 'backend');
   if (tb.server !== undefined) listenAddress(tb.server, '', 'time.backend.server');
   const client = section(root, 'time', 'backend', 'client');
@@ -206,6 +206,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   const state = parseStateSection(root.state);
   const storage = parseStorageSection(root.storage);
   const cryptarchia = parseCryptarchiaSection(root.cryptarchia);
+  const sync = parseSyncConfig(root.cryptarchia, section(root, 'network', 'backend', 'swarm').chain_sync);
   const wallet = parseWalletSection(root.wallet);
   const kms = parseKmsSection(root.kms);
   const mempool = parseMempoolSection(root.mempool);
@@ -219,5 +220,5 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level))
     throw new ConfigError('tracing.level: expected TRACE, DEBUG, INFO, WARN or ERROR');
 
-  return { api, state, storage, cryptarchia, wallet, kms, mempool, sdp, blend, network, tracing: { level } };
+  return { api, state, storage, cryptarchia, sync, wallet, kms, mempool, sdp, blend, network, tracing: { level } };
 }

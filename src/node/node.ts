@@ -18,10 +18,10 @@ import { LeaderService, VoucherGenerator } from '../leader/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
 import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
-import { NetworkService } from '../network/index.ts';
+import { type INetwork, NetworkService } from '../network/index.ts';
 import { OpsService } from '../ops/index.ts';
 import { openStore } from '../storage/open.ts';
-import { BootstrapPhases, type Phase } from '../sync/phases.ts';
+import { BootstrapPhases, type Phase, SyncService } from '../sync/index.ts';
 import { ConfigError } from '../util/config-fields.ts';
 import { leaderKeys, Wallet } from '../wallet/index.ts';
 import { createProofSystem, pooledVerifier } from '../zk/index.ts';
@@ -30,7 +30,7 @@ import type { UserConfig } from './config.ts';
 import { LOG_MODULES, type LogModule, ModuleLoggers } from './logger.ts';
 import { Notifier } from './notifier.ts';
 
-export type { Phase } from '../sync/phases.ts';
+export type { Phase } from '../sync/index.ts';
 
 export interface NodeOptions {
   readonly deployment: Deployment;
@@ -47,6 +47,8 @@ export interface NodeOptions {
   readonly newChain?: boolean;
   /** Called when the node cannot go on (e.g. its storage failed); the CLI exits. */
   readonly onFatal?: (e: Error) => void;
+  /** Overrides the peer-to-peer network (tests: an in-memory one). */
+  readonly network?: INetwork;
 }
 
 type Stop = () => Promise<void> | void;
@@ -84,7 +86,7 @@ export class LogosNode {
   private constructor(
     readonly chain: ChainService,
     readonly mempool: Mempool,
-    readonly network: NetworkService,
+    readonly network: INetwork,
     readonly leader: LeaderService,
     readonly api: ApiServer,
     readonly clock: SlotClock,
@@ -133,7 +135,7 @@ export class LogosNode {
     let phases: BootstrapPhases | undefined;
     let wallet: Wallet | undefined;
     let ops: OpsService | undefined;
-    let network: NetworkService | undefined;
+    let network: INetwork | undefined;
     const api = own(
       new ApiServer(
         { backend: config.api.backend },
@@ -192,18 +194,20 @@ export class LogosNode {
       }),
     );
 
-    network = own(
-      await NetworkService.init(
-        {
-          network: config.network,
-          protocols: {
-            kademlia: deployment.network.kademlia_protocol_name,
-            identify: deployment.network.identify_protocol_name,
+    network =
+      opts.network ??
+      own(
+        await NetworkService.init(
+          {
+            network: config.network,
+            protocols: {
+              kademlia: deployment.network.kademlia_protocol_name,
+              identify: deployment.network.identify_protocol_name,
+            },
           },
-        },
-        { logger: log('network'), signal },
-      ),
-    );
+          { logger: log('network'), signal },
+        ),
+      );
 
     const boot = config.cryptarchia.service.bootstrap;
     const init = chooseInitState(store.chain, deployment, {
@@ -256,10 +260,24 @@ export class LogosNode {
       'chain ready',
     );
 
+    const net = network;
+    const sync = own(
+      SyncService.init(
+        { protocol: deployment.network.chain_sync_protocol_name, config: config.sync },
+        { chain: c, network: net, clock, phases: () => phases, logger: log('sync'), signal },
+      ),
+    );
     phases = own(
       BootstrapPhases.init(
         { online: init.online, prolongedBootstrapPeriod: boot.prolonged_bootstrap_period },
-        { chain: c, clock, logger: log('sync'), signal },
+        {
+          chain: c,
+          clock,
+          logger: log('sync'),
+          signal,
+          ibd: () => sync.initialBlockDownload(),
+          onIbdFailed: (e: Error) => opts.onFatal?.(e),
+        },
       ),
     );
 

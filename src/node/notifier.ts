@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { SlotClock } from '../chain/index.ts';
 import type { ConsensusState } from '../consensus/engine.ts';
-import type { PhaseSource } from '../sync/phases.ts';
+import type { PhaseSource } from '../sync/index.ts';
 
 /** What the status line reads from the chain. */
 export interface ChainStatus {

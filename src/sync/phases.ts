@@ -1,11 +1,13 @@
 /**
  * The bootstrap phases of a node (F: the chain service's bootstrap), in order: `AwaitingGenesisTime`
- * until the genesis time, `InitialBlockDownload` (skipped while no peers are configured),
+ * until the genesis time, `InitialBlockDownload` (the sync service's IBD when the node has one; skipped
+ * when no IBD peer is configured and discovery is off; its failure stops the node),
  * `ProlongedBootstrapPeriod` for `prolonged_bootstrap_period` seconds unless the node starts Online,
  * then `Following`, where the chain is switched Online.
  */
 import type { Logger } from 'pino';
 import type { SlotClock } from '../chain/index.ts';
+import { IBD_FAILED_MESSAGE } from './ibd.ts';
 
 export type Phase = 'AwaitingGenesisTime' | 'InitialBlockDownload' | 'ProlongedBootstrapPeriod' | 'Following';
 
@@ -27,6 +29,10 @@ export interface BootstrapPhasesDeps {
   readonly logger: Logger;
   /** Aborting stops the phases where they are. */
   readonly signal: AbortSignal;
+  /** Runs initial block download; false when it was skipped (absent: the node has no network, so no peers). */
+  readonly ibd?: () => Promise<boolean>;
+  /** Called when IBD fails (the node stops). */
+  readonly onIbdFailed?: (e: Error) => void;
 }
 
 /** The node's current bootstrap phase, as `/cryptarchia/info`-style readers see it. */
@@ -59,7 +65,28 @@ export class BootstrapPhases implements PhaseSource {
   private afterGenesis(): void {
     if (this.deps.signal.aborted) return;
     this.phase = 'InitialBlockDownload';
-    this.deps.logger.info('Skipping IBD as no peers are configured');
+    const { ibd } = this.deps;
+    if (!ibd) {
+      this.deps.logger.info('Skipping IBD as no peers are configured');
+      this.afterIbd();
+      return;
+    }
+    ibd().then(
+      (ran) => {
+        if (ran) this.deps.logger.info('Initial Block Download completed successfully');
+        this.afterIbd();
+      },
+      (e: Error) => {
+        if (this.deps.signal.aborted) return;
+        // inferred: F stops its chain network service only; here the node stops (docs/fidelity.md)
+        this.deps.logger.error({ err: e.message }, IBD_FAILED_MESSAGE);
+        this.deps.onIbdFailed?.(e);
+      },
+    );
+  }
+
+  private afterIbd(): void {
+    if (this.deps.signal.aborted) return;
     if (this.opts.online) {
       this.phase = 'Following';
       return;

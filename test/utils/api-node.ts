@@ -12,7 +12,7 @@ import { type Logger, pino } from 'pino';
 import type { Deployment } from '../../src/ledger/deployment.ts';
 import type { UserConfig } from '../../src/node/config.ts';
 import { devnetConfig } from '../../src/node/devnet.ts';
-import { LogosNode } from '../../src/node/node.ts';
+import { LogosNode, type NodeOptions } from '../../src/node/node.ts';
 import { INSECURE_TEST_PROOFS } from '../../src/zk/insecure-test-proofs.ts';
 import { FAST } from '../mocks/fast-deployment.ts';
 
@@ -55,6 +55,8 @@ export interface FastNodeOptions {
   readonly dir?: string;
   /** Default: a silent logger. */
   readonly logger?: Logger;
+  /** The peer-to-peer network (default: the node's own libp2p service on a free loopback port). */
+  readonly network?: NodeOptions['network'];
 }
 
 export async function startFastNode(opts: FastNodeOptions = {}): Promise<TestNode> {
@@ -86,6 +88,7 @@ export async function startFastNode(opts: FastNodeOptions = {}): Promise<TestNod
       baseDir: dir,
       logger: opts.logger ?? pino({ level: 'silent' }),
       proofs: INSECURE_TEST_PROOFS,
+      ...(opts.network && { network: opts.network }),
     });
   } catch (e) {
     removeDir();

@@ -1,0 +1,234 @@
+/**
+ * The chain-sync client (F `consensus/cryptarchia-sync/src/libp2p/downloader.rs`,
+ * `services/chain/chain-network/src/network/adapters/libp2p.rs`): asks a peer for its tip, downloads
+ * blocks from one peer (one request per stream, each response frame within `peer_response_timeout`),
+ * and races several peers for a download (the first whose first answer is a block or a clean end wins,
+ * the others are dropped). A peer whose frames do not decode, or whose block bytes are not a block, is
+ * penalized.
+ */
+import type { Logger } from 'pino';
+import { type Block, decodeBlock } from '../block/block.ts';
+import { headerId } from '../block/header.ts';
+import { DecodeError } from '../codec/errors.ts';
+import type { INetwork } from '../network/interface.ts';
+import { WireError } from '../network/wire/errors.ts';
+import {
+  decodeBlocksResponse,
+  decodeTipResponse,
+  encodeRequest,
+  type GetTipResponse,
+  type KnownBlocks,
+  MAX_SYNC_FRAME_BYTES,
+  reasonText,
+} from '../network/wire/sync-messages.ts';
+import { SyncError } from './errors.ts';
+
+export interface SyncClientOptions {
+  readonly protocol: string;
+  /** Per response frame, ms. */
+  readonly frameTimeoutMs: number;
+  readonly maxConnectedPeers: number;
+  readonly maxDiscoveredPeers: number;
+}
+
+/** A block received from a peer. */
+export interface PeerBlock {
+  readonly block: Block;
+  /** Its header id. */
+  readonly id: Uint8Array;
+  readonly peer: string;
+}
+
+export class SyncClient {
+  constructor(
+    private readonly network: Pick<INetwork, 'request' | 'penalize' | 'connectedPeers' | 'discoveredPeers'>,
+    private readonly opts: SyncClientOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  /** A peer's tip answer; throws `SyncError` when the peer fails to give one. */
+  async requestTip(peer: string, signal?: AbortSignal): Promise<GetTipResponse> {
+    let answer: GetTipResponse | undefined;
+    try {
+      for await (const frame of this.network.request(
+        peer,
+        this.opts.protocol,
+        encodeRequest({ kind: 'GetTip' }),
+        {
+          maxFrameBytes: MAX_SYNC_FRAME_BYTES,
+          frameTimeoutMs: this.opts.frameTimeoutMs,
+          ...(signal ? { signal } : {}),
+        },
+      )) {
+        if (answer)
+          throw new WireError('WIRE_MALFORMED', 'more than one frame', { message: 'GetTipResponse' });
+        answer = decodeTipResponse(frame);
+      }
+    } catch (e) {
+      throw this.peerFailure(peer, 'tip request', e);
+    }
+    if (!answer)
+      throw new SyncError('SYNC_PEER', `peer ${peer} closed the tip stream without an answer`, {
+        meta: { peer },
+      });
+    return answer;
+  }
+
+  /** Up to `max` connected peers' tips (failures and refusals dropped), asked at once. */
+  async sampleTips(
+    max: number,
+    signal?: AbortSignal,
+  ): Promise<{ peer: string; tip: GetTipResponse & { kind: 'Tip' } }[]> {
+    const peers = shuffle(this.network.connectedPeers()).slice(0, Math.max(1, max));
+    const answers = await Promise.all(
+      peers.map(async (peer) => {
+        try {
+          const tip = await this.requestTip(peer, signal);
+          if (tip.kind === 'Tip') return { peer, tip };
+          this.logger.debug({ peer, reason: tip.reason }, 'connected peer rejected tip request');
+        } catch (e) {
+          this.logger.debug({ peer, err: (e as Error).message }, 'tip request failed');
+        }
+        return undefined;
+      }),
+    );
+    return answers.filter((a) => a !== undefined);
+  }
+
+  /**
+   * Downloads blocks up to `target` from one peer: the blocks as they arrive, until `NoMoreBlocks`.
+   * Throws `SyncError` (`SYNC_UNAVAILABLE` when the peer answered a failure, `SYNC_PEER` otherwise,
+   * including a stream closed before `NoMoreBlocks`); blocks received before the error were yielded.
+   */
+  async *downloadBlocks(
+    peer: string,
+    target: Uint8Array,
+    known: KnownBlocks,
+    signal?: AbortSignal,
+  ): AsyncGenerator<PeerBlock> {
+    const req = encodeRequest({ kind: 'DownloadBlocksRequest', target_block: target, known_blocks: known });
+    let ended = false;
+    try {
+      for await (const frame of this.network.request(peer, this.opts.protocol, req, {
+        maxFrameBytes: MAX_SYNC_FRAME_BYTES,
+        frameTimeoutMs: this.opts.frameTimeoutMs,
+        ...(signal ? { signal } : {}),
+      })) {
+        if (ended)
+          throw new WireError('WIRE_MALFORMED', 'a frame after the end', {
+            message: 'DownloadBlocksResponse',
+          });
+        const msg = decodeBlocksResponse(frame);
+        if (msg.kind === 'NoMoreBlocks') {
+          ended = true;
+          continue;
+        }
+        if (msg.kind === 'Failure')
+          throw new SyncError('SYNC_UNAVAILABLE', `Block provider unavailable: ${reasonText(msg.reason)}`, {
+            meta: { peer, reason: msg.reason.kind },
+          });
+        const block = decodeBlock(msg.bytes);
+        yield { block, id: headerId(block.header), peer };
+      }
+    } catch (e) {
+      throw this.peerFailure(peer, 'block download', e);
+    }
+    // F's downloader reads a frame after each block: a stream that ends before `NoMoreBlocks` is an error.
+    if (!ended)
+      throw new SyncError('SYNC_PEER', `peer ${peer} closed the block stream before NoMoreBlocks`, {
+        meta: { peer },
+      });
+  }
+
+  /**
+   * Races a download of `target` from up to `maxConnectedPeers` connected and `maxDiscoveredPeers`
+   * discovered-not-connected peers: the first whose first answer is a block or a clean end wins.
+   * Throws `SyncError` when every peer failed (or there is none).
+   */
+  async *requestBlocksFromPeers(
+    target: Uint8Array,
+    known: KnownBlocks,
+    signal?: AbortSignal,
+  ): AsyncGenerator<PeerBlock> {
+    const connected = this.network.connectedPeers();
+    const connectedSet = new Set(connected);
+    const peers = [
+      ...shuffle(connected).slice(0, this.opts.maxConnectedPeers),
+      ...shuffle(this.network.discoveredPeers().filter((p) => !connectedSet.has(p))).slice(
+        0,
+        this.opts.maxDiscoveredPeers,
+      ),
+    ];
+    if (peers.length === 0) throw new SyncError('SYNC_PEER', 'no peers to download from');
+    const runs = peers.map((peer) => {
+      const ac = new AbortController();
+      const onAbort = () => ac.abort(signal?.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const it = this.downloadBlocks(peer, target, known, ac.signal);
+      return { peer, ac, it, first: it.next(), onAbort };
+    });
+    let winner: (typeof runs)[number];
+    let first: IteratorResult<PeerBlock>;
+    try {
+      ({ winner, first } = await Promise.any(
+        runs.map((r) => r.first.then((first) => ({ winner: r, first }))),
+      ));
+    } catch (e) {
+      for (const r of runs) signal?.removeEventListener('abort', r.onAbort);
+      const errs = e instanceof AggregateError ? e.errors : [e];
+      throw new SyncError(
+        'SYNC_PEER',
+        `no peer could serve the download: ${errs.map((x) => (x as Error).message).join('; ')}`,
+      );
+    }
+    for (const r of runs) {
+      if (r === winner) continue;
+      r.ac.abort();
+      signal?.removeEventListener('abort', r.onAbort);
+      r.first.then(
+        () => void r.it.return(undefined).catch(() => {}),
+        () => {},
+      );
+    }
+    try {
+      if (first.done) return;
+      yield first.value;
+      yield* winner.it;
+    } finally {
+      signal?.removeEventListener('abort', winner.onAbort);
+      winner.ac.abort();
+    }
+  }
+
+  /**
+   * The error of a failed request, after penalizing the peer for bytes that are not what it should send.
+   * inferred: F penalizes no chain-sync peer; this node reports them to the network's scoring (docs/fidelity.md)
+   */
+  private peerFailure(peer: string, what: string, e: unknown): SyncError {
+    if (e instanceof SyncError) return e;
+    if (e instanceof WireError || e instanceof DecodeError) {
+      this.network.penalize(peer, 'minor', `chain sync ${what}: ${e.message}`);
+      return new SyncError('SYNC_PEER', `peer ${peer} sent an invalid ${what} answer: ${e.message}`, {
+        cause: e,
+        meta: { peer, invalid: true },
+      });
+    }
+    return new SyncError(
+      'SYNC_PEER',
+      `peer ${peer} failed the ${what}: ${(e as Error)?.message ?? String(e)}`,
+      {
+        cause: e,
+        meta: { peer },
+      },
+    );
+  }
+}
+
+function shuffle<T>(xs: readonly T[]): T[] {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a;
+}

@@ -1,0 +1,297 @@
+/**
+ * The orphan downloader (F `services/chain/chain-network/src/sync/{orphan_handler,rejected_blocks}.rs`):
+ * a queue of blocks whose chain is missing here (`{orphan, parent?, local tip, lib}` at enqueue time,
+ * capped at `max_orphan_cache_size`; a descendant replaces its queued parent), downloaded one at a time
+ * from peers (target = the orphan, known = {tip, lib}, then {last received} on each continuation) and
+ * applied block by block through the chain. A rejected-blocks cache (LRU, `max_rejected_cache_size`, 0
+ * disables it) keeps a block whose id or parent was refused from being queued again.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { Block } from '../block/block.ts';
+import { BlockRejected, type IChain } from '../chain/index.ts';
+import { bytesEqual, bytesToHex } from '../codec/hex.ts';
+import type { INetwork } from '../network/interface.ts';
+import type { KnownBlocks } from '../network/wire/sync-messages.ts';
+import type { PeerBlock } from './client.ts';
+import type { IBlockSync } from './interface.ts';
+
+/** LRU set of rejected block ids (F `RejectedBlocks`). */
+export class RejectedBlocks {
+  private readonly ids = new Map<string, true>();
+
+  constructor(readonly capacity: number) {}
+
+  get size(): number {
+    return this.ids.size;
+  }
+
+  insert(id: Uint8Array): void {
+    if (this.capacity === 0) return;
+    const k = bytesToHex(id);
+    this.ids.delete(k);
+    this.ids.set(k, true);
+    if (this.ids.size > this.capacity) this.ids.delete(this.ids.keys().next().value!);
+  }
+
+  /** Whether the id is cached (a hit refreshes it, as an LRU `get` does). */
+  has(id: Uint8Array): boolean {
+    const k = bytesToHex(id);
+    if (!this.ids.has(k)) return false;
+    this.ids.delete(k);
+    this.ids.set(k, true);
+    return true;
+  }
+
+  containsBlockOrParent(id: Uint8Array, parent?: Uint8Array): boolean {
+    return this.has(id) || (parent !== undefined && this.has(parent));
+  }
+}
+
+export interface OrphanInfo {
+  readonly id: Uint8Array;
+  readonly parent?: Uint8Array;
+  readonly tip: Uint8Array;
+  readonly lib: Uint8Array;
+}
+
+/** Where the downloader gets blocks: a race of peers for `target` (the sync client). */
+export type BlockSource = (
+  target: Uint8Array,
+  known: KnownBlocks,
+  signal: AbortSignal,
+) => AsyncIterable<PeerBlock>;
+
+export interface OrphanDownloaderOptions {
+  readonly maxPending: number;
+  /**
+   * On a recoverable apply failure (parent missing, future block), keep the orphan for a later round
+   * (IBD) instead of dropping it.
+   */
+  readonly retryRecoverable: boolean;
+}
+
+export interface OrphanDownloaderDeps {
+  readonly chain: Pick<IChain, 'submit' | 'tip' | 'lib' | 'has'>;
+  readonly source: BlockSource;
+  readonly network: Pick<INetwork, 'penalize'>;
+  readonly rejected: RejectedBlocks;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+}
+
+type Outcome = 'next' | 'cancel' | 'retry';
+
+/** F `FUTURE_BLOCK_MAX_RETRIES`, `FUTURE_BLOCK_RETRY_DELAY` (chain-network lib.rs). */
+const FUTURE_BLOCK_MAX_RETRIES = 3;
+const FUTURE_BLOCK_RETRY_DELAY_MS = 500;
+
+export class OrphanDownloader implements IBlockSync {
+  private readonly pending = new Map<string, OrphanInfo>();
+  private active: OrphanInfo | undefined;
+  private running: Promise<void> | undefined;
+  /** Orphans kept for a later round after a recoverable failure. */
+  private readonly retries: OrphanInfo[] = [];
+
+  constructor(
+    private readonly opts: OrphanDownloaderOptions,
+    private readonly deps: OrphanDownloaderDeps,
+  ) {}
+
+  get pendingOrphans(): number {
+    return this.pending.size;
+  }
+
+  /** Whether a download is queued or running. */
+  get busy(): boolean {
+    return this.running !== undefined || this.pending.size > 0;
+  }
+
+  markRejected(id: Uint8Array): void {
+    this.deps.rejected.insert(id);
+  }
+
+  isRejected(id: Uint8Array): boolean {
+    return this.deps.rejected.has(id);
+  }
+
+  enqueue(blockId: Uint8Array, parentId?: Uint8Array): boolean {
+    const log = this.deps.logger;
+    const id = bytesToHex(blockId);
+    if (this.deps.rejected.containsBlockOrParent(blockId, parentId)) {
+      log.debug({ block: id }, 'Orphan block (or its parent) is in the rejected cache, skipping enqueue');
+      this.deps.rejected.insert(blockId);
+      return false;
+    }
+    if (this.active && bytesEqual(this.active.id, blockId)) return false;
+    if (this.pending.has(id)) return false;
+    if (parentId && this.pending.delete(bytesToHex(parentId))) {
+      log.debug(
+        { block: id, parent: bytesToHex(parentId) },
+        'replacing queued parent orphan with descendant',
+      );
+    }
+    if (this.pending.size >= this.opts.maxPending) {
+      log.warn(
+        { block: id, queue_size_limit: this.opts.maxPending },
+        'Orphan block ignored due to queue size limit',
+      );
+      return false;
+    }
+    const info: OrphanInfo = {
+      id: blockId.slice(),
+      ...(parentId ? { parent: parentId.slice() } : {}),
+      tip: this.deps.chain.tip().id,
+      lib: this.deps.chain.lib().id,
+    };
+    this.pending.set(id, info);
+    log.debug({ block: id, queue_size: this.pending.size }, 'Orphan block enqueued for sync');
+    this.kick();
+    return true;
+  }
+
+  /** Whether a block waits in the queue (not the download in progress). */
+  isQueued(id: Uint8Array): boolean {
+    return this.pending.has(bytesToHex(id));
+  }
+
+  /** Resolves once the queue is empty and no download runs. */
+  async whenIdle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** Takes the orphans kept after a recoverable failure (they are queued again by the caller). */
+  takeRetries(): OrphanInfo[] {
+    return this.retries.splice(0);
+  }
+
+  /** Starts the download loop on the next turn (enqueues of the same turn are queued first). */
+  private kick(): void {
+    if (this.running || this.deps.signal.aborted) return;
+    this.running = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.run())
+      .catch((e: Error) =>
+        this.deps.logger.error({ err: e.message }, 'orphan downloader stopped on an error'),
+      )
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+
+  private async run(): Promise<void> {
+    while (!this.deps.signal.aborted) {
+      const next = this.dequeue();
+      if (!next) return;
+      this.active = next;
+      try {
+        await this.download(next);
+      } finally {
+        this.active = undefined;
+      }
+    }
+  }
+
+  // inferred: the oldest queued orphan goes first; F's queue is a hash map, in no set order (docs/fidelity.md)
+  private dequeue(): OrphanInfo | undefined {
+    for (const [k, info] of this.pending) {
+      this.pending.delete(k);
+      if (this.deps.rejected.containsBlockOrParent(info.id, info.parent)) {
+        this.deps.rejected.insert(info.id);
+        continue;
+      }
+      return info;
+    }
+    return undefined;
+  }
+
+  private async download(o: OrphanInfo): Promise<void> {
+    const log = this.deps.logger;
+    let additional: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      let last: Uint8Array | undefined;
+      try {
+        const known: KnownBlocks = {
+          local_tip: o.tip,
+          latest_immutable_block: o.lib,
+          additional_blocks: additional,
+        };
+        for await (const { block, id, peer } of this.deps.source(o.id, known, this.deps.signal)) {
+          last = id;
+          total++;
+          const outcome = await this.apply(block, id, peer);
+          if (outcome === 'cancel') return;
+          if (outcome === 'retry') {
+            if (this.opts.retryRecoverable) this.retries.push(o);
+            return;
+          }
+          if (bytesEqual(id, o.id)) {
+            log.debug(
+              { block: bytesToHex(id), total_blocks_received: total },
+              'Sync for orphan block completed',
+            );
+            return;
+          }
+          this.pending.delete(bytesToHex(id));
+        }
+      } catch (e) {
+        if (this.deps.signal.aborted) return;
+        log.warn({ orphan: bytesToHex(o.id), err: (e as Error).message }, 'Error while fetching blocks');
+        return;
+      }
+      if (!last) {
+        log.debug({ orphan: bytesToHex(o.id) }, 'No blocks received for this orphan, ending sync');
+        return;
+      }
+      if (this.deps.chain.has(o.id)) return;
+      // A peer that answers a continuation with nothing new would keep this download going forever.
+      if (additional.length > 0 && bytesEqual(additional[0]!, last)) {
+        log.debug({ orphan: bytesToHex(o.id) }, 'no progress on the last continuation, ending sync');
+        return;
+      }
+      additional = [last];
+    }
+  }
+
+  /**
+   * Applies one downloaded block. As F's chain network: a block already applied is skipped, one older
+   * than the LIB is recorded as rejected and skipped, a future block is retried 3 times 500 ms apart;
+   * any other failure records the block as rejected and cancels the download. During IBD a recoverable
+   * failure (parent missing, future block) keeps the download for the next round instead, and nothing
+   * is recorded as rejected. A peer that sent an invalid block is penalized.
+   */
+  private async apply(block: Block, id: Uint8Array, peer: string): Promise<Outcome> {
+    const ibd = this.opts.retryRecoverable;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.deps.chain.submit(block);
+        return 'next';
+      } catch (e) {
+        if (!(e instanceof BlockRejected)) throw e;
+        const hex = bytesToHex(id);
+        const log = this.deps.logger;
+        if (e.code === 'BLOCK_ALREADY_APPLIED' || e.code === 'BLOCK_ALREADY_SEEN') return 'next';
+        if (e.code === 'BLOCK_TOO_OLD') {
+          if (!ibd) this.deps.rejected.insert(id);
+          return 'next';
+        }
+        if (ibd && (e.code === 'BLOCK_PARENT_MISSING' || e.code === 'BLOCK_FUTURE')) {
+          log.warn(
+            { block: hex, err: e.message },
+            'transient block-application failure; retrying the download',
+          );
+          return 'retry';
+        }
+        if (!ibd && e.code === 'BLOCK_FUTURE' && attempt < FUTURE_BLOCK_MAX_RETRIES) {
+          await sleep(FUTURE_BLOCK_RETRY_DELAY_MS, undefined, { signal: this.deps.signal });
+          continue;
+        }
+        if (e.meta.action === 'reject')
+          this.deps.network.penalize(peer, 'major', `chain sync: invalid block ${hex}: ${e.message}`);
+        if (!ibd) this.deps.rejected.insert(id);
+        log.warn({ block: hex, peer, err: e.message }, 'failed to process block; cancelling the download');
+        return 'cancel';
+      }
+    }
+  }
+}
