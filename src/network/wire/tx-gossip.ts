@@ -1,0 +1,56 @@
+/**
+ * Transactions on the mempool topic: the bincode form of `SignedMantleTx`, whose serde form is its
+ * binary encoding as a byte sequence, i.e. `u64 LE length ‖ BinaryCodec(SignedMantleTx)`, trailing
+ * bytes refused (F `services/tx-service/src/network/adapters/libp2p.rs`,
+ * `core/src/mantle/transactions/signed_mantle_tx.rs`, `core/src/codec/bincode`). The length is checked
+ * against the bytes received and a cap before anything is read. Pure: no I/O.
+ */
+import { Writer } from '../../codec/binary.ts';
+import { DecodeError } from '../../codec/errors.ts';
+import { decodeSignedTx, encodeSignedTx, type SignedMantleTx } from '../../mantle/tx.ts';
+import { WireError } from './errors.ts';
+
+/** The largest gossip message the network carries (F `DATA_LIMIT`, gossipsub `max_transmit_size`). */
+export const MAX_GOSSIP_MESSAGE_BYTES = 16 * 1024 * 1024;
+const LENGTH_BYTES = 8;
+
+export function encodeTxGossip(tx: SignedMantleTx): Uint8Array {
+  const bytes = encodeSignedTx(tx);
+  const w = new Writer(LENGTH_BYTES + bytes.length);
+  w.u64(BigInt(bytes.length));
+  w.bytes(bytes);
+  return w.finish();
+}
+
+/** Decodes a gossiped transaction; throws {@link WireError}. Proofs and signatures are not checked here. */
+export function decodeTxGossip(data: Uint8Array, maxBytes = MAX_GOSSIP_MESSAGE_BYTES): SignedMantleTx {
+  if (data.length < LENGTH_BYTES) {
+    throw new WireError('WIRE_TX_UNDECODABLE', `${data.length} bytes cannot hold a length prefix`, {
+      meta: { size: data.length },
+    });
+  }
+  const declared = new DataView(data.buffer, data.byteOffset, LENGTH_BYTES).getBigUint64(0, true);
+  if (declared > BigInt(maxBytes)) {
+    throw new WireError(
+      'WIRE_TX_TOO_LARGE',
+      `a transaction of ${declared} bytes exceeds the maximum of ${maxBytes}`,
+      { meta: { size: declared, limit: maxBytes } },
+    );
+  }
+  const rest = data.length - LENGTH_BYTES;
+  if (declared !== BigInt(rest)) {
+    throw new WireError(
+      'WIRE_TX_UNDECODABLE',
+      declared > BigInt(rest)
+        ? `length ${declared} exceeds the ${rest} bytes received`
+        : `${rest - Number(declared)} trailing bytes after the transaction`,
+      { meta: { size: declared } },
+    );
+  }
+  try {
+    return decodeSignedTx(data.subarray(LENGTH_BYTES));
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e;
+    throw new WireError('WIRE_TX_UNDECODABLE', `not a transaction: ${e.message}`, { cause: e });
+  }
+}
