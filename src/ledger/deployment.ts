@@ -56,6 +56,8 @@ export interface Deployment {
   readonly slot_duration_ms: number;
   /** `mempool.tx_ttl`: how long a transaction stays pending, in ms; null: forever (F default 24 h). */
   readonly mempool: { readonly tx_ttl_ms: number | null };
+  /** Gossipsub topics: block proposals (`cryptarchia.gossipsub_protocol`), transactions (`mempool.pubsub_topic`). */
+  readonly topics: { readonly blocks: string; readonly txs: string };
   readonly ledger: LedgerConfig;
   readonly genesis: GenesisSpec;
 }
@@ -109,6 +111,17 @@ function mempoolSection(v: unknown, path: string): { tx_ttl_ms: number | null } 
   if (m.tx_ttl === null) return { tx_ttl_ms: null };
   // inferred: whole seconds; F's YAML spelling of the Duration is not known (docs/fidelity.md)
   return { tx_ttl_ms: small(m.tx_ttl, `${path}.tx_ttl`, 1, 0xffffffff) * 1000 };
+}
+
+/**
+ * A gossipsub topic name; absent, `/logos-blockchain-<deployment name>/<suffix>/1.0.0`.
+ * inferred: the default when a deployment names no topic (F's deployment files always name them) (docs/fidelity.md)
+ */
+function topic(v: unknown, path: string, name: string, suffix: string): string {
+  if (v === undefined) return `/logos-blockchain-${name}/${suffix}/1.0.0`;
+  const t = str(v, path);
+  if (t === '') throw new DeploymentError(`${path}: must not be empty`);
+  return t;
 }
 
 /** A ratio written "1/30", or an integer. */
@@ -238,9 +251,11 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
     };
   });
   const faucet = root.faucet_pk ?? null;
+  const name = str(field(root, 'name', p), `${p}.name`);
+  const m = root.mempool === undefined || root.mempool === null ? {} : obj(root.mempool, `${p}.mempool`);
 
   return {
-    name: str(field(root, 'name', p), `${p}.name`),
+    name,
     test: root.test === undefined ? false : bool(root.test, `${p}.test`),
     slot_duration_ms: small(
       field(obj(field(root, 'time', p), `${p}.time`), 'slot_duration_ms', `${p}.time`),
@@ -248,6 +263,10 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
       1,
     ),
     mempool: mempoolSection(root.mempool, `${p}.mempool`),
+    topics: {
+      blocks: topic(c.gossipsub_protocol, `${cp}.gossipsub_protocol`, name, 'cryptarchia'),
+      txs: topic(m.pubsub_topic, `${p}.mempool.pubsub_topic`, name, 'mempool'),
+    },
     ledger: {
       consensus: {
         security_param: small(field(c, 'security_param', cp), `${cp}.security_param`, 1),

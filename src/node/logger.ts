@@ -13,6 +13,7 @@ export const LOG_MODULES = [
   'chain',
   'sync',
   'mempool',
+  'network',
   'wallet',
   'leader',
   'ops',

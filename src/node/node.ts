@@ -3,8 +3,8 @@
  * dependencies (a child logger and the node's abort signal among them), and closed in reverse.
  * API socket (bound, not serving yet) → key store (keys checked) → storage (locked data directory) →
  * proof backend and its verifier threads → chain (genesis or replay) → bootstrap phases → mempool (the
- * stored pending transactions) → wallet → transaction-building operations → API (serving) → leader →
- * status line.
+ * stored pending transactions) → gossip (with a network) → wallet → transaction-building operations →
+ * API (serving) → leader → status line.
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
  */
 import { resolve } from 'node:path';
@@ -18,6 +18,8 @@ import { LeaderService, VoucherGenerator } from '../leader/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
 import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
+import { GossipService, gossipConfig, type OrphanSink } from '../network/gossip/index.ts';
+import type { INetwork } from '../network/interface.ts';
 import { OpsService } from '../ops/index.ts';
 import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase } from '../sync/phases.ts';
@@ -46,6 +48,11 @@ export interface NodeOptions {
   readonly newChain?: boolean;
   /** Called when the node cannot go on (e.g. its storage failed); the CLI exits. */
   readonly onFatal?: (e: Error) => void;
+  /**
+   * The peer-to-peer network the node gossips on, and chain sync's orphan downloader that gossip hands
+   * blocks with an unknown parent to (tests: an in-memory network). Without it the node runs alone.
+   */
+  readonly p2p?: { readonly network: INetwork; readonly orphans: OrphanSink };
 }
 
 type Stop = () => Promise<void> | void;
@@ -84,6 +91,7 @@ export class LogosNode {
     readonly chain: ChainService,
     readonly mempool: Mempool,
     readonly leader: LeaderService,
+    readonly gossip: GossipService | undefined,
     readonly api: ApiServer,
     readonly clock: SlotClock,
     readonly dataDir: string,
@@ -255,6 +263,24 @@ export class LogosNode {
     );
     const pool = mempool;
 
+    // Block proposals and transactions over gossipsub.
+    // When the network and chain sync services are wired here, they provide `network` and `orphans`.
+    const gossip = opts.p2p
+      ? own(
+          GossipService.init(
+            gossipConfig({ blockTopic: deployment.topics.blocks, txTopic: deployment.topics.txs }),
+            {
+              network: opts.p2p.network,
+              chain: c,
+              mempool: pool,
+              orphans: opts.p2p.orphans,
+              logger: log('network'),
+              signal,
+            },
+          ),
+        )
+      : undefined;
+
     wallet = own(
       await Wallet.init(config.wallet, {
         chain: c,
@@ -306,12 +332,20 @@ export class LogosNode {
     const leader = own(
       LeaderService.init(
         { secretKeys, vouchers },
-        { chain: c, clock, proofs, txs: pool, logger: log('leader'), signal },
+        {
+          chain: c,
+          clock,
+          proofs,
+          txs: pool,
+          logger: log('leader'),
+          ...(gossip ? { publisher: gossip } : {}),
+          signal,
+        },
       ),
     );
     own(Notifier.init({ chain: c, clock, phases, logger: log('node'), signal }));
 
-    return new LogosNode(c, pool, leader, api, clock, dataDir, phases, loggers, controller, stops);
+    return new LogosNode(c, pool, leader, gossip, api, clock, dataDir, phases, loggers, controller, stops);
   }
 
   /** Log levels per module (`chain`, `leader`, `api`, ...); `*` sets the node's default level. */

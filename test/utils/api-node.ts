@@ -12,7 +12,7 @@ import { type Logger, pino } from 'pino';
 import type { Deployment } from '../../src/ledger/deployment.ts';
 import type { UserConfig } from '../../src/node/config.ts';
 import { devnetConfig } from '../../src/node/devnet.ts';
-import { LogosNode } from '../../src/node/node.ts';
+import { LogosNode, type NodeOptions } from '../../src/node/node.ts';
 import { INSECURE_TEST_PROOFS } from '../../src/zk/insecure-test-proofs.ts';
 import { FAST } from '../mocks/fast-deployment.ts';
 
@@ -55,6 +55,8 @@ export interface FastNodeOptions {
   readonly dir?: string;
   /** Default: a silent logger. */
   readonly logger?: Logger;
+  /** A network to gossip on (e.g. `test/mocks/fake-network.ts`) and the orphan sink gossip hands blocks to. */
+  readonly p2p?: NodeOptions['p2p'];
 }
 
 export async function startFastNode(opts: FastNodeOptions = {}): Promise<TestNode> {
@@ -86,6 +88,7 @@ export async function startFastNode(opts: FastNodeOptions = {}): Promise<TestNod
       baseDir: dir,
       logger: opts.logger ?? pino({ level: 'silent' }),
       proofs: INSECURE_TEST_PROOFS,
+      ...(opts.p2p ? { p2p: opts.p2p } : {}),
     });
   } catch (e) {
     removeDir();
