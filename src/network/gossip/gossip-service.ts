@@ -141,6 +141,7 @@ export class GossipService implements IGossip {
 
   // ---------- penalties ----------
 
+  // inferred: which offence each failure is; F has no peer scoring (docs/fidelity.md)
   private penalize(peer: string, offence: Offence, reason: string): void {
     if (peer === this.deps.network.peerId) return;
     this.deps.network.penalize(peer, offence, reason);
