@@ -274,6 +274,8 @@ export class LogosNode {
               chain: c,
               mempool: pool,
               orphans: opts.p2p.orphans,
+              // No initial block download runs yet (the bootstrap phases skip it).
+              ibd: Promise.resolve(),
               logger: log('network'),
               signal,
             },

@@ -23,6 +23,7 @@ import {
   reconstruct,
   toProposal,
 } from '../../src/network/wire/proposal.ts';
+import { ProposalError } from '../../src/network/wire/proposal-errors.ts';
 import { filled, SAMPLE_OPS, sampleSignedTx, seq } from '../mocks/fixtures.ts';
 
 const KEY = new Ed25519Signer(filled(32, 0));
@@ -127,8 +128,8 @@ test('a_reference_matching_nothing_locally_is_unresolved (services/chain/chain-n
         return p[0] === 7 ? [] : [EMPTY_TX];
       }),
     (e) =>
-      e instanceof WireError &&
-      e.code === 'WIRE_UNRESOLVED_REFERENCE' &&
+      e instanceof ProposalError &&
+      e.code === 'PROPOSAL_UNRESOLVED_REFERENCE' &&
       e.meta.index === 3 &&
       e.meta.prefix === '07'.repeat(16),
   );
@@ -144,8 +145,8 @@ test('a_reference_matching_two_transactions_is_not_searched (services/chain/chai
         p[0] === 0xaa ? [EMPTY_TX, other] : [EMPTY_TX],
       ),
     (e) =>
-      e instanceof WireError &&
-      e.code === 'WIRE_COLLIDING_REFERENCE' &&
+      e instanceof ProposalError &&
+      e.code === 'PROPOSAL_COLLIDING_REFERENCE' &&
       e.meta.index === 1 &&
       e.meta.prefix === 'aa'.repeat(16),
   );

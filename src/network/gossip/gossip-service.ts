@@ -3,7 +3,7 @@
  * `services/chain/chain-network/src/lib.rs` `handle_incoming_proposal`, `services/tx-service` network
  * adapter).
  *
- * Proposals received are processed one at a time: skipped when at or before the LIB (recorded as
+ * Proposals received once initial block download is over are processed one at a time: skipped when at or before the LIB (recorded as
  * rejected) or already applied; the header is checked on its own before the mempool is touched (a bad
  * one is recorded as rejected and its sender penalised); the block is rebuilt from the mempool's
  * transactions (a missing one drops the proposal without blame: the block comes later through sync);
@@ -33,6 +33,7 @@ import {
   toProposal,
   verifyHeaderAlone,
 } from '../wire/proposal.ts';
+import { ProposalError } from '../wire/proposal-errors.ts';
 import { decodeTxGossip, encodeTxGossip } from '../wire/tx-gossip.ts';
 import type { GossipConfig } from './config.ts';
 import { GossipError } from './errors.ts';
@@ -45,6 +46,11 @@ export interface GossipDeps {
   readonly mempool: Pick<IMempool, 'add' | 'byPrefix' | 'on' | 'off'>;
   /** Chain sync's orphan downloader and rejected-blocks cache. */
   readonly orphans: OrphanSink;
+  /**
+   * Settles when initial block download is over: proposals received before are dropped, as F subscribes
+   * to them only then (transactions are taken from the start).
+   */
+  readonly ibd: Promise<unknown>;
   readonly logger: Logger;
   /** Aborting stops the service (as `close` does). */
   readonly signal?: AbortSignal;
@@ -66,6 +72,8 @@ export class GossipService implements IGossip {
     txsPublished: 0,
   };
   private closed = false;
+  /** Whether proposals are taken (initial block download is over). */
+  private afterIbd = false;
   /** Proposals waiting, processed one at a time in arrival order. */
   private readonly proposals: { data: Uint8Array; from: string }[] = [];
   private processing = false;
@@ -97,6 +105,13 @@ export class GossipService implements IGossip {
     });
     deps.mempool.on('added', s.onLocalTx);
     deps.mempool.on('resubmitted', s.onLocalTx);
+    deps.ibd.then(
+      () => {
+        s.afterIbd = true;
+      },
+      // The node stops when initial block download fails; no proposal is taken meanwhile.
+      () => {},
+    );
     deps.signal?.addEventListener('abort', () => void s.close(), { once: true });
     deps.logger.info({ block_topic: blockTopic, tx_topic: txTopic }, 'gossip subscribed');
     return s;
@@ -150,7 +165,7 @@ export class GossipService implements IGossip {
   // ---------- incoming proposals ----------
 
   private onProposalMessage(data: Uint8Array, from: string): void {
-    if (this.closed) return;
+    if (this.closed || !this.afterIbd) return;
     if (this.proposals.length >= this.config.maxPendingProposals) {
       this.counters.dropped++;
       this.deps.logger.debug({ peer: from }, 'proposal dropped: too many waiting');
@@ -205,7 +220,7 @@ export class GossipService implements IGossip {
     try {
       verifyHeaderAlone(proposal.header, proposal.signature);
     } catch (e) {
-      if (!(e instanceof WireError)) throw e;
+      if (!(e instanceof ProposalError)) throw e;
       log.warn({ block: hex, peer: from, err: e.message }, 'proposal header refused');
       this.counters.proposalsRejected++;
       this.deps.orphans.markRejected(id);
@@ -217,10 +232,10 @@ export class GossipService implements IGossip {
     try {
       block = reconstruct(proposal, (prefix) => this.deps.mempool.byPrefix(prefix));
     } catch (e) {
-      if (!(e instanceof WireError)) throw e;
+      if (!(e instanceof ProposalError)) throw e;
       // Not recorded as rejected: a transaction missing here says nothing of the block, which may still
       // arrive in full through chain sync and is judged then.
-      if (e.code === 'WIRE_UNRESOLVED_REFERENCE' || e.code === 'WIRE_COLLIDING_REFERENCE') {
+      if (e.code === 'PROPOSAL_UNRESOLVED_REFERENCE' || e.code === 'PROPOSAL_COLLIDING_REFERENCE') {
         this.counters.proposalsMissingTxs++;
         log.debug(
           { block: hex, slot: Number(slot), err: e.message },

@@ -29,6 +29,7 @@ import { decode, encode, fixedBytes, struct, vec } from '../../codec/schema.ts';
 import { ed25519Verify } from '../../crypto/ed25519.ts';
 import { type SignedMantleTx, txHash } from '../../mantle/tx.ts';
 import { WireError } from './errors.ts';
+import { ProposalError } from './proposal-errors.ts';
 
 /** Bytes of a tx hash a reference keeps (F `REFERENCE_PREFIX_BYTES`). */
 export const REFERENCE_PREFIX_BYTES = 16;
@@ -76,16 +77,20 @@ export function encodeProposal(p: Proposal): Uint8Array {
 export function decodeProposal(bytes: Uint8Array): Proposal {
   if (bytes.length > MAX_PROPOSAL_BYTES) {
     throw new WireError(
-      'WIRE_PROPOSAL_TOO_LARGE',
-      `a proposal of ${bytes.length} bytes exceeds the maximum of ${MAX_PROPOSAL_BYTES}`,
-      { meta: { size: bytes.length, limit: MAX_PROPOSAL_BYTES } },
+      'WIRE_TOO_LARGE',
+      `${bytes.length} bytes exceed the maximum of ${MAX_PROPOSAL_BYTES}`,
+      {
+        message: 'Proposal',
+        size: bytes.length,
+        limit: MAX_PROPOSAL_BYTES,
+      },
     );
   }
   try {
     return decode(proposal, bytes);
   } catch (e) {
     if (!(e instanceof DecodeError)) throw e;
-    throw new WireError('WIRE_PROPOSAL_UNDECODABLE', `not a proposal: ${e.message}`, { cause: e });
+    throw new WireError('WIRE_MALFORMED', e.message, { message: 'Proposal' }, e);
   }
 }
 
@@ -106,16 +111,16 @@ export function toProposal(b: Block): Proposal {
 
 /**
  * The checks the header and its signature settle on their own (F `verify_header_alone`): the slot is
- * not the genesis slot and the leader key signed the header. Throws {@link WireError}.
+ * not the genesis slot and the leader key signed the header. Throws {@link ProposalError}.
  */
 export function verifyHeaderAlone(h: Header, signature: Uint8Array): void {
   if (h.slot === 0n) {
-    throw new WireError('WIRE_PROPOSAL_INVALID_HEADER', 'Expected a non-genesis slot', {
+    throw new ProposalError('PROPOSAL_INVALID_HEADER', 'Expected a non-genesis slot', {
       meta: { reason: 'GenesisSlot' },
     });
   }
   if (!ed25519Verify(h.proof_of_leadership.leader_key, encodeHeader(h), signature)) {
-    throw new WireError('WIRE_PROPOSAL_INVALID_HEADER', 'the leader signature over the header is invalid', {
+    throw new ProposalError('PROPOSAL_INVALID_HEADER', 'the leader signature over the header is invalid', {
       meta: { reason: 'Signature' },
     });
   }
@@ -126,10 +131,10 @@ export type PrefixLookup = (prefix: Uint8Array) => readonly SignedMantleTx[];
 
 /**
  * Rebuilds the block of a proposal from local transactions (F `reconstruct_block_from_proposal`): each
- * reference must match exactly one transaction (none: `WIRE_UNRESOLVED_REFERENCE`, several:
- * `WIRE_COLLIDING_REFERENCE`, never searched further), then the block must pass `Block::reconstruct`'s
+ * reference must match exactly one transaction (none: `PROPOSAL_UNRESOLVED_REFERENCE`, several:
+ * `PROPOSAL_COLLIDING_REFERENCE`, never searched further), then the block must pass `Block::reconstruct`'s
  * checks (slot, signature, transaction bytes, and the body root over the full hashes), else
- * `WIRE_NO_MATCHING_RECONSTRUCTION`.
+ * `PROPOSAL_NO_MATCHING_RECONSTRUCTION`. Throws {@link ProposalError}.
  */
 export function reconstruct(p: Proposal, lookup: PrefixLookup): Block {
   const transactions: SignedMantleTx[] = [];
@@ -137,13 +142,17 @@ export function reconstruct(p: Proposal, lookup: PrefixLookup): Block {
     const prefix = p.references[index]!;
     const found = lookup(prefix);
     if (found.length === 0) {
-      throw new WireError('WIRE_UNRESOLVED_REFERENCE', `reference ${index} matches no local transaction`, {
-        meta: { index, prefix: bytesToHex(prefix) },
-      });
+      throw new ProposalError(
+        'PROPOSAL_UNRESOLVED_REFERENCE',
+        `reference ${index} matches no local transaction`,
+        {
+          meta: { index, prefix: bytesToHex(prefix) },
+        },
+      );
     }
     if (found.length > 1) {
-      throw new WireError(
-        'WIRE_COLLIDING_REFERENCE',
+      throw new ProposalError(
+        'PROPOSAL_COLLIDING_REFERENCE',
         `reference ${index} matches ${found.length} local transactions`,
         { meta: { index, prefix: bytesToHex(prefix) } },
       );
@@ -160,8 +169,8 @@ export function reconstruct(p: Proposal, lookup: PrefixLookup): Block {
     checkBlockStructure(block);
   } catch (e) {
     if (!(e instanceof BlockError)) throw e;
-    throw new WireError(
-      'WIRE_NO_MATCHING_RECONSTRUCTION',
+    throw new ProposalError(
+      'PROPOSAL_NO_MATCHING_RECONSTRUCTION',
       `the referenced transactions do not make the block: ${e.message}`,
       { cause: e, meta: { blockCode: e.code } },
     );

@@ -13,6 +13,8 @@ import { WireError } from './errors.ts';
 /** The largest gossip message the network carries (F `DATA_LIMIT`, gossipsub `max_transmit_size`). */
 export const MAX_GOSSIP_MESSAGE_BYTES = 16 * 1024 * 1024;
 const LENGTH_BYTES = 8;
+/** The message type named in errors. */
+const MESSAGE = 'SignedMantleTx';
 
 export function encodeTxGossip(tx: SignedMantleTx): Uint8Array {
   const bytes = encodeSignedTx(tx);
@@ -25,32 +27,33 @@ export function encodeTxGossip(tx: SignedMantleTx): Uint8Array {
 /** Decodes a gossiped transaction; throws {@link WireError}. Proofs and signatures are not checked here. */
 export function decodeTxGossip(data: Uint8Array, maxBytes = MAX_GOSSIP_MESSAGE_BYTES): SignedMantleTx {
   if (data.length < LENGTH_BYTES) {
-    throw new WireError('WIRE_TX_UNDECODABLE', `${data.length} bytes cannot hold a length prefix`, {
-      meta: { size: data.length },
+    throw new WireError('WIRE_MALFORMED', `${data.length} bytes cannot hold a length prefix`, {
+      message: MESSAGE,
+      size: data.length,
     });
   }
   const declared = new DataView(data.buffer, data.byteOffset, LENGTH_BYTES).getBigUint64(0, true);
   if (declared > BigInt(maxBytes)) {
-    throw new WireError(
-      'WIRE_TX_TOO_LARGE',
-      `a transaction of ${declared} bytes exceeds the maximum of ${maxBytes}`,
-      { meta: { size: declared, limit: maxBytes } },
-    );
+    throw new WireError('WIRE_TOO_LARGE', `length ${declared} exceeds the maximum of ${maxBytes}`, {
+      message: MESSAGE,
+      size: declared,
+      limit: maxBytes,
+    });
   }
   const rest = data.length - LENGTH_BYTES;
   if (declared !== BigInt(rest)) {
     throw new WireError(
-      'WIRE_TX_UNDECODABLE',
+      'WIRE_MALFORMED',
       declared > BigInt(rest)
         ? `length ${declared} exceeds the ${rest} bytes received`
         : `${rest - Number(declared)} trailing bytes after the transaction`,
-      { meta: { size: declared } },
+      { message: MESSAGE, size: declared },
     );
   }
   try {
     return decodeSignedTx(data.subarray(LENGTH_BYTES));
   } catch (e) {
     if (!(e instanceof DecodeError)) throw e;
-    throw new WireError('WIRE_TX_UNDECODABLE', `not a transaction: ${e.message}`, { cause: e });
+    throw new WireError('WIRE_MALFORMED', e.message, { message: MESSAGE }, e);
   }
 }

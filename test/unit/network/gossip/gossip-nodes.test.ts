@@ -117,7 +117,7 @@ test('a proposal with a forged signature penalises its sender and changes nothin
   const heightBefore = F.node.chain.tip().height;
   netF.inject(BLOCKS, forged, 'mallory');
   await waitUntil(() => netF.penalties.length > 0, 2_000, 'a penalty');
-  assert.deepEqual(penaltiesBy(netF), ['mallory:major:WIRE_PROPOSAL_INVALID_HEADER']);
+  assert.deepEqual(penaltiesBy(netF), ['mallory:major:PROPOSAL_INVALID_HEADER']);
   assert.ok(orphansF.rejected.has(bytesToHex(headerId(header))));
   assert.ok(!F.node.chain.has(headerId(header)));
   assert.ok(F.node.chain.tip().height >= heightBefore);
@@ -167,9 +167,9 @@ test('garbage on both topics penalises the sender and changes nothing', async ()
   await waitUntil(() => netF.penalties.length >= 4, 5_000, 'four penalties');
   assert.deepEqual(penaltiesBy(netF).sort(), [
     'mallory:minor:LEDGER_INVALID_ZK_SIGNATURE',
-    'mallory:minor:WIRE_PROPOSAL_UNDECODABLE',
-    'mallory:minor:WIRE_TX_UNDECODABLE',
-    'mallory:minor:WIRE_TX_UNDECODABLE',
+    'mallory:minor:WIRE_MALFORMED',
+    'mallory:minor:WIRE_MALFORMED',
+    'mallory:minor:WIRE_MALFORMED',
   ]);
   assert.ok(F.node.chain.tip().height >= tipBefore);
   assert.equal(F.node.mempool.metrics().pending_items, pendingBefore);

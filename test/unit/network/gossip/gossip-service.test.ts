@@ -99,7 +99,11 @@ function orphans() {
   };
 }
 
-function setup(outcome: (b: Block, attempt: number) => Error | undefined = () => undefined, libSlot = 0n) {
+function setup(
+  outcome: (b: Block, attempt: number) => Error | undefined = () => undefined,
+  libSlot = 0n,
+  ibd: Promise<unknown> = Promise.resolve(),
+) {
   const bus = new FakeNetworkBus();
   const [net, peer] = bus.mesh(2) as [ReturnType<FakeNetworkBus['node']>, ReturnType<FakeNetworkBus['node']>];
   const fc = fakeChain(outcome, libSlot);
@@ -107,7 +111,7 @@ function setup(outcome: (b: Block, attempt: number) => Error | undefined = () =>
   const sink = orphans();
   const gossip = GossipService.init(
     { ...gossipConfig({ blockTopic: BLOCKS, txTopic: TXS }), futureBlockRetryDelayMs: 5 },
-    { network: net, chain: fc.chain, mempool, orphans: sink, logger: silent },
+    { network: net, chain: fc.chain, mempool, orphans: sink, ibd, logger: silent },
   );
   return { bus, net, peer, ...fc, mempool, sink, gossip };
 }
@@ -121,6 +125,7 @@ test('topics must be two non-empty names', () => {
     chain: fakeChain(() => undefined).chain,
     mempool: new FakeMempool(),
     orphans: orphans(),
+    ibd: Promise.resolve(),
     logger: silent,
   };
   for (const [b, t] of [
@@ -153,6 +158,20 @@ test('proposals at or before the LIB are recorded as rejected, applied ones skip
   assert.deepEqual(s.submitted, []);
   assert.deepEqual(s.sink.rejected, [idOf(old)]);
   assert.deepEqual(s.net.penalties, []);
+  await s.gossip.close();
+});
+
+test('proposals received before initial block download is over are dropped; transactions are not', async () => {
+  let done: () => void = () => {};
+  const s = setup(undefined, 0n, new Promise<void>((r) => (done = r)));
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(makeBlock(5n))));
+  await s.peer.publish(TXS, encodeTxGossip(TX));
+  await waitUntil(() => s.gossip.counters.txsAdded === 1, 2_000, 'the transaction added');
+  assert.equal(s.gossip.counters.proposalsReceived, 0);
+  done();
+  await Promise.resolve();
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(makeBlock(6n))));
+  await waitUntil(() => s.gossip.counters.proposalsApplied === 1, 2_000, 'the later proposal applied');
   await s.gossip.close();
 });
 
@@ -270,6 +289,7 @@ test('proposals beyond the waiting bound are dropped; close stops the work', asy
     await gate;
     return slowSubmit(b);
   };
+  await Promise.resolve(); // initial block download is over
   for (let i = 0; i < 300; i++)
     s.net.inject(BLOCKS, encodeProposal(toProposal(makeBlock(5n + BigInt(i)))), 'p');
   assert.equal(s.gossip.counters.dropped, 300 - 256 - 1);

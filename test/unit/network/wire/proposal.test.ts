@@ -20,6 +20,7 @@ import {
   txHashPrefixOf,
   verifyHeaderAlone,
 } from '../../../../src/network/wire/proposal.ts';
+import { ProposalError } from '../../../../src/network/wire/proposal-errors.ts';
 import { filled, SAMPLE_OPS, sampleSignedTx, seq } from '../../../mocks/fixtures.ts';
 import { xorshift32 } from '../../../utils/prng.ts';
 
@@ -70,10 +71,7 @@ test('a proposal round-trips and rebuilds its block from the prefix index', () =
 test('a proposal over the maximum size is refused before decoding', () => {
   assert.throws(
     () => decodeProposal(new Uint8Array(MAX_PROPOSAL_BYTES + 1)),
-    (e) =>
-      e instanceof WireError &&
-      e.code === 'WIRE_PROPOSAL_TOO_LARGE' &&
-      e.meta.size === MAX_PROPOSAL_BYTES + 1,
+    (e) => e instanceof WireError && e.code === 'WIRE_TOO_LARGE' && e.meta.size === MAX_PROPOSAL_BYTES + 1,
   );
 });
 
@@ -84,14 +82,14 @@ test('trailing bytes, a short message and too many uncles are refused', () => {
   for (const bad of [long, bytes.subarray(0, bytes.length - 1), new Uint8Array(0)]) {
     assert.throws(
       () => decodeProposal(bad),
-      (e) => e instanceof WireError && e.code === 'WIRE_PROPOSAL_UNDECODABLE',
+      (e) => e instanceof WireError && e.code === 'WIRE_MALFORMED',
     );
   }
   const fiveUncles = bytes.slice();
   fiveUncles[297] = 5;
   assert.throws(
     () => decodeProposal(fiveUncles),
-    (e) => e instanceof WireError && e.code === 'WIRE_PROPOSAL_UNDECODABLE',
+    (e) => e instanceof WireError && e.code === 'WIRE_MALFORMED',
   );
 });
 
@@ -100,12 +98,12 @@ test('the header alone: a wrong signer and the genesis slot are refused', () => 
   assert.throws(
     () => verifyHeaderAlone(forged.header, forged.signature),
     (e) =>
-      e instanceof WireError && e.code === 'WIRE_PROPOSAL_INVALID_HEADER' && e.meta.reason === 'Signature',
+      e instanceof ProposalError && e.code === 'PROPOSAL_INVALID_HEADER' && e.meta.reason === 'Signature',
   );
   const genesis = makeBlock(0n, [], []);
   assert.throws(
     () => verifyHeaderAlone(genesis.header, genesis.signature),
-    (e) => e instanceof WireError && e.meta.reason === 'GenesisSlot',
+    (e) => e instanceof ProposalError && e.meta.reason === 'GenesisSlot',
   );
 });
 
@@ -116,28 +114,29 @@ test('references that do not make the committed body are refused', () => {
   const swapped = { ...p, references: [p.references[1]!, p.references[0]!, p.references[2]!] };
   assert.throws(
     () => reconstruct(swapped, index(TXS)),
-    (e) => e instanceof WireError && e.code === 'WIRE_NO_MATCHING_RECONSTRUCTION',
+    (e) => e instanceof ProposalError && e.code === 'PROPOSAL_NO_MATCHING_RECONSTRUCTION',
   );
   // A dropped uncle.
   assert.throws(
     () => reconstruct({ ...p, uncle_headers: [] }, index(TXS)),
-    (e) => e instanceof WireError && e.code === 'WIRE_NO_MATCHING_RECONSTRUCTION',
+    (e) => e instanceof ProposalError && e.code === 'PROPOSAL_NO_MATCHING_RECONSTRUCTION',
   );
   // A missing transaction.
   assert.throws(
     () => reconstruct(p, index(TXS.slice(1))),
-    (e) => e instanceof WireError && e.code === 'WIRE_UNRESOLVED_REFERENCE' && e.meta.index === 0,
+    (e) => e instanceof ProposalError && e.code === 'PROPOSAL_UNRESOLVED_REFERENCE' && e.meta.index === 0,
   );
 });
 
-/** Decodes, checks and rebuilds as a receiver does; anything thrown must be a WireError. */
+/** Decodes, checks and rebuilds as a receiver does; anything thrown must be a WireError or a ProposalError. */
 function receive(bytes: Uint8Array, lookup: (p: Uint8Array) => readonly SignedMantleTx[]): void {
   try {
     const p = decodeProposal(bytes);
     verifyHeaderAlone(p.header, p.signature);
     reconstruct(p, lookup);
   } catch (e) {
-    if (!(e instanceof WireError)) throw new Error(`not a WireError: ${(e as Error).stack}`);
+    if (!(e instanceof WireError || e instanceof ProposalError))
+      throw new Error(`not a typed error: ${(e as Error).stack}`);
   }
 }
 

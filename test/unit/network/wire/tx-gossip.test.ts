@@ -31,19 +31,19 @@ test('lengths are checked before anything is read', () => {
       () => decodeTxGossip(bytes),
       (e) => e instanceof WireError && e.code === c,
     );
-  code(new Uint8Array(7), 'WIRE_TX_UNDECODABLE');
-  code(le64(BigInt(MAX_GOSSIP_MESSAGE_BYTES) + 1n), 'WIRE_TX_TOO_LARGE');
-  code(le64(0xffffffffffffffffn), 'WIRE_TX_TOO_LARGE');
-  code(new Uint8Array([...le64(BigInt(body.length + 1)), ...body]), 'WIRE_TX_UNDECODABLE');
-  code(new Uint8Array([...le64(BigInt(body.length)), ...body, 0]), 'WIRE_TX_UNDECODABLE');
+  code(new Uint8Array(7), 'WIRE_MALFORMED');
+  code(le64(BigInt(MAX_GOSSIP_MESSAGE_BYTES) + 1n), 'WIRE_TOO_LARGE');
+  code(le64(0xffffffffffffffffn), 'WIRE_TOO_LARGE');
+  code(new Uint8Array([...le64(BigInt(body.length + 1)), ...body]), 'WIRE_MALFORMED');
+  code(new Uint8Array([...le64(BigInt(body.length)), ...body, 0]), 'WIRE_MALFORMED');
   code(
     new Uint8Array([...le64(BigInt(body.length - 1)), ...body.subarray(0, body.length - 1)]),
-    'WIRE_TX_UNDECODABLE',
+    'WIRE_MALFORMED',
   );
   // A smaller cap.
   assert.throws(
     () => decodeTxGossip(encodeTxGossip(TX), 10),
-    (e) => e instanceof WireError && e.code === 'WIRE_TX_TOO_LARGE',
+    (e) => e instanceof WireError && e.code === 'WIRE_TOO_LARGE',
   );
 });
 
