@@ -13,6 +13,8 @@ export interface GossipConfig {
   readonly maxPendingProposals: number;
   /** Received transactions being admitted at once; more are dropped. */
   readonly maxPendingTxs: number;
+  /** Bytes of the received transactions being admitted at once; more are dropped. */
+  readonly maxPendingTxBytes: number;
   /** Applying a block from a future slot is tried again this many times (F `FUTURE_BLOCK_MAX_RETRIES`). */
   readonly futureBlockRetries: number;
   /** Delay between those tries, ms (F `FUTURE_BLOCK_RETRY_DELAY`). */
@@ -22,8 +24,9 @@ export interface GossipConfig {
 export const DEFAULT_GOSSIP_LIMITS = {
   // inferred: F processes proposals one at a time from an unbounded stream; 256 waiting is the bound here (docs/fidelity.md)
   maxPendingProposals: 256,
-  // inferred: F admits gossiped transactions without a bound; 1024 at once here (docs/fidelity.md)
+  // inferred: F admits gossiped transactions without a bound; 1024 and 64 MiB at once here (docs/fidelity.md)
   maxPendingTxs: 1024,
+  maxPendingTxBytes: 64 * 1024 * 1024,
   futureBlockRetries: 3,
   futureBlockRetryDelayMs: 500,
 } as const;

@@ -29,6 +29,7 @@ import { WireError } from '../wire/errors.ts';
 import {
   decodeProposal,
   encodeProposal,
+  type Proposal,
   reconstruct,
   toProposal,
   verifyHeaderAlone,
@@ -75,11 +76,12 @@ export class GossipService implements IGossip {
   /** Whether proposals are taken (initial block download is over). */
   private afterIbd = false;
   /** Proposals waiting, processed one at a time in arrival order. */
-  private readonly proposals: { data: Uint8Array; from: string }[] = [];
+  private readonly proposals: { proposal: Proposal; from: string }[] = [];
   private processing = false;
   /** The run of the proposal queue in progress (awaited by `close`). */
   private drained: Promise<void> = Promise.resolve();
   private txsInFlight = 0;
+  private txBytesInFlight = 0;
   private readonly onLocalTx = (e: Added) => {
     if (e.origin !== 'network') this.publishTx(e.tx);
   };
@@ -164,14 +166,26 @@ export class GossipService implements IGossip {
 
   // ---------- incoming proposals ----------
 
+  /** Decodes at once (a proposal is at most 18,192 bytes, so only decoded ones wait), then queues. */
   private onProposalMessage(data: Uint8Array, from: string): void {
     if (this.closed || !this.afterIbd) return;
+    this.counters.proposalsReceived++;
+    let proposal: Proposal;
+    try {
+      proposal = decodeProposal(data);
+    } catch (e) {
+      if (!(e instanceof WireError)) throw e;
+      this.deps.logger.debug({ peer: from, err: e.message }, 'undecodable proposal');
+      this.counters.proposalsRejected++;
+      this.penalize(from, 'minor', e.code);
+      return;
+    }
     if (this.proposals.length >= this.config.maxPendingProposals) {
       this.counters.dropped++;
       this.deps.logger.debug({ peer: from }, 'proposal dropped: too many waiting');
       return;
     }
-    this.proposals.push({ data, from });
+    this.proposals.push({ proposal, from });
     if (!this.processing) this.drained = this.drain();
   }
 
@@ -180,7 +194,7 @@ export class GossipService implements IGossip {
     try {
       for (let next = this.proposals.shift(); next && !this.closed; next = this.proposals.shift()) {
         try {
-          await this.handleProposal(next.data, next.from);
+          await this.handleProposal(next.proposal, next.from);
         } catch (e) {
           this.deps.logger.error(
             { err: (e as Error).message, peer: next.from },
@@ -193,19 +207,8 @@ export class GossipService implements IGossip {
     }
   }
 
-  private async handleProposal(data: Uint8Array, from: string): Promise<void> {
+  private async handleProposal(proposal: Proposal, from: string): Promise<void> {
     const log = this.deps.logger;
-    this.counters.proposalsReceived++;
-    let proposal: ReturnType<typeof decodeProposal>;
-    try {
-      proposal = decodeProposal(data);
-    } catch (e) {
-      if (!(e instanceof WireError)) throw e;
-      log.debug({ peer: from, err: e.message }, 'undecodable proposal');
-      this.counters.proposalsRejected++;
-      this.penalize(from, 'minor', e.code);
-      return;
-    }
     const id = headerId(proposal.header);
     const hex = bytesToHex(id);
     const slot = proposal.header.slot;
@@ -317,12 +320,16 @@ export class GossipService implements IGossip {
       this.penalize(from, 'minor', e.code);
       return;
     }
-    if (this.txsInFlight >= this.config.maxPendingTxs) {
+    if (
+      this.txsInFlight >= this.config.maxPendingTxs ||
+      this.txBytesInFlight + data.length > this.config.maxPendingTxBytes
+    ) {
       this.counters.dropped++;
       this.deps.logger.debug({ peer: from }, 'transaction dropped: too many being admitted');
       return;
     }
     this.txsInFlight++;
+    this.txBytesInFlight += data.length;
     try {
       const r = await this.deps.mempool.add(tx, 'network');
       if (r.outcome === 'added') this.counters.txsAdded++;
@@ -343,6 +350,7 @@ export class GossipService implements IGossip {
       }
     } finally {
       this.txsInFlight--;
+      this.txBytesInFlight -= data.length;
     }
   }
 }

@@ -5,13 +5,17 @@
  * `core/src/mantle/transactions/signed_mantle_tx.rs`, `core/src/codec/bincode`). The length is checked
  * against the bytes received and a cap before anything is read. Pure: no I/O.
  */
+import { MAX_BLOCK_TRANSACTIONS_SIZE } from '../../block/block.ts';
 import { Writer } from '../../codec/binary.ts';
 import { DecodeError } from '../../codec/errors.ts';
 import { decodeSignedTx, encodeSignedTx, type SignedMantleTx } from '../../mantle/tx.ts';
 import { WireError } from './errors.ts';
 
-/** The largest gossip message the network carries (F `DATA_LIMIT`, gossipsub `max_transmit_size`). */
-export const MAX_GOSSIP_MESSAGE_BYTES = 16 * 1024 * 1024;
+/**
+ * The largest transaction taken from gossip: a block's transaction bytes (2 MiB). F decodes larger ones
+ * and its mempool then refuses them (`Item is too large`); refusing them before decoding ends the same.
+ */
+export const MAX_GOSSIP_TX_BYTES = MAX_BLOCK_TRANSACTIONS_SIZE;
 const LENGTH_BYTES = 8;
 /** The message type named in errors. */
 const MESSAGE = 'SignedMantleTx';
@@ -25,7 +29,7 @@ export function encodeTxGossip(tx: SignedMantleTx): Uint8Array {
 }
 
 /** Decodes a gossiped transaction; throws {@link WireError}. Proofs and signatures are not checked here. */
-export function decodeTxGossip(data: Uint8Array, maxBytes = MAX_GOSSIP_MESSAGE_BYTES): SignedMantleTx {
+export function decodeTxGossip(data: Uint8Array, maxBytes = MAX_GOSSIP_TX_BYTES): SignedMantleTx {
   if (data.length < LENGTH_BYTES) {
     throw new WireError('WIRE_MALFORMED', `${data.length} bytes cannot hold a length prefix`, {
       message: MESSAGE,

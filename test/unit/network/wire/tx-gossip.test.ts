@@ -9,7 +9,7 @@ import { WireError } from '../../../../src/network/wire/errors.ts';
 import {
   decodeTxGossip,
   encodeTxGossip,
-  MAX_GOSSIP_MESSAGE_BYTES,
+  MAX_GOSSIP_TX_BYTES,
 } from '../../../../src/network/wire/tx-gossip.ts';
 import { le64, SAMPLE_OPS, sampleSignedTx } from '../../../mocks/fixtures.ts';
 import { xorshift32 } from '../../../utils/prng.ts';
@@ -32,7 +32,7 @@ test('lengths are checked before anything is read', () => {
       (e) => e instanceof WireError && e.code === c,
     );
   code(new Uint8Array(7), 'WIRE_MALFORMED');
-  code(le64(BigInt(MAX_GOSSIP_MESSAGE_BYTES) + 1n), 'WIRE_TOO_LARGE');
+  code(le64(BigInt(MAX_GOSSIP_TX_BYTES) + 1n), 'WIRE_TOO_LARGE');
   code(le64(0xffffffffffffffffn), 'WIRE_TOO_LARGE');
   code(new Uint8Array([...le64(BigInt(body.length + 1)), ...body]), 'WIRE_MALFORMED');
   code(new Uint8Array([...le64(BigInt(body.length)), ...body, 0]), 'WIRE_MALFORMED');
