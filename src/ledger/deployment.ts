@@ -56,8 +56,8 @@ export interface Deployment {
   readonly slot_duration_ms: number;
   /** `mempool.tx_ttl`: how long a transaction stays pending, in ms; null: forever (F default 24 h). */
   readonly mempool: { readonly tx_ttl_ms: number | null };
-  /** Gossipsub topics: block proposals (`cryptarchia.gossipsub_protocol`), transactions (`mempool.pubsub_topic`). */
-  readonly topics: { readonly blocks: string; readonly txs: string };
+  /** The peer-to-peer network's protocol ids and gossip topics. */
+  readonly network: NetworkNames;
   readonly ledger: LedgerConfig;
   readonly genesis: GenesisSpec;
 }
@@ -96,6 +96,46 @@ function bool(v: unknown, path: string): boolean {
   return v;
 }
 
+/**
+ * Protocol ids and gossip topics, all deployment settings in F
+ * (`nodes/node/binary/src/config/deployment/settings.yaml`): `network.{kademlia,identify,chain_sync}_protocol_name`,
+ * `cryptarchia.gossipsub_protocol` (block proposals) and `mempool.pubsub_topic` (transactions).
+ */
+export interface NetworkNames {
+  readonly kademlia_protocol_name: string;
+  readonly identify_protocol_name: string;
+  readonly chain_sync_protocol_name: string;
+  readonly block_topic: string;
+  readonly tx_topic: string;
+}
+
+/**
+ * The names a deployment gives, each defaulting to F's pattern `/logos-blockchain-<name>/<suffix>/1.0.0`.
+ */
+function networkNames(root: Obj, name: string, p: string): NetworkNames {
+  const n = root.network === undefined || root.network === null ? {} : obj(root.network, `${p}.network`);
+  const c = obj(root.cryptarchia, `${p}.cryptarchia`);
+  const m = root.mempool === undefined || root.mempool === null ? {} : obj(root.mempool, `${p}.mempool`);
+  // inferred: the default names follow the pattern of F's deployment files (docs/fidelity.md)
+  const dflt = (suffix: string) => `/logos-blockchain-${name}/${suffix}/1.0.0`;
+  const get = (o: Obj, key: string, path: string, suffix: string) =>
+    o[key] === undefined ? dflt(suffix) : protocolName(o[key], `${path}.${key}`);
+  return {
+    kademlia_protocol_name: get(n, 'kademlia_protocol_name', `${p}.network`, 'kad'),
+    identify_protocol_name: get(n, 'identify_protocol_name', `${p}.network`, 'identify'),
+    chain_sync_protocol_name: get(n, 'chain_sync_protocol_name', `${p}.network`, 'chainsync'),
+    block_topic: get(c, 'gossipsub_protocol', `${p}.cryptarchia`, 'cryptarchia'),
+    tx_topic: get(m, 'pubsub_topic', `${p}.mempool`, 'mempool'),
+  };
+}
+
+/** A protocol id: starts with `/` (F: libp2p `StreamProtocol::try_from_owned`). */
+function protocolName(v: unknown, path: string): string {
+  const s = str(v, path);
+  if (!s.startsWith('/')) throw new DeploymentError(`${path}: a protocol name starts with "/"`);
+  return s;
+}
+
 /** F: tx-service `DEFAULT_TX_TTL`, 24 hours. */
 const DEFAULT_TX_TTL_S = 24 * 60 * 60;
 
@@ -111,17 +151,6 @@ function mempoolSection(v: unknown, path: string): { tx_ttl_ms: number | null } 
   if (m.tx_ttl === null) return { tx_ttl_ms: null };
   // inferred: whole seconds; F's YAML spelling of the Duration is not known (docs/fidelity.md)
   return { tx_ttl_ms: small(m.tx_ttl, `${path}.tx_ttl`, 1, 0xffffffff) * 1000 };
-}
-
-/**
- * A gossipsub topic name; absent, `/logos-blockchain-<deployment name>/<suffix>/1.0.0`.
- * inferred: the default when a deployment names no topic (F's deployment files always name them) (docs/fidelity.md)
- */
-function topic(v: unknown, path: string, name: string, suffix: string): string {
-  if (v === undefined) return `/logos-blockchain-${name}/${suffix}/1.0.0`;
-  const t = str(v, path);
-  if (t === '') throw new DeploymentError(`${path}: must not be empty`);
-  return t;
 }
 
 /** A ratio written "1/30", or an integer. */
@@ -251,9 +280,8 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
     };
   });
   const faucet = root.faucet_pk ?? null;
-  const name = str(field(root, 'name', p), `${p}.name`);
-  const m = root.mempool === undefined || root.mempool === null ? {} : obj(root.mempool, `${p}.mempool`);
 
+  const name = str(field(root, 'name', p), `${p}.name`);
   return {
     name,
     test: root.test === undefined ? false : bool(root.test, `${p}.test`),
@@ -263,10 +291,7 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
       1,
     ),
     mempool: mempoolSection(root.mempool, `${p}.mempool`),
-    topics: {
-      blocks: topic(c.gossipsub_protocol, `${cp}.gossipsub_protocol`, name, 'cryptarchia'),
-      txs: topic(m.pubsub_topic, `${p}.mempool.pubsub_topic`, name, 'mempool'),
-    },
+    network: networkNames(root, name, p),
     ledger: {
       consensus: {
         security_param: small(field(c, 'security_param', cp), `${cp}.security_param`, 1),

@@ -268,7 +268,10 @@ export class LogosNode {
     const gossip = opts.p2p
       ? own(
           GossipService.init(
-            gossipConfig({ blockTopic: deployment.topics.blocks, txTopic: deployment.topics.txs }),
+            gossipConfig({
+              blockTopic: deployment.network.block_topic,
+              txTopic: deployment.network.tx_topic,
+            }),
             {
               network: opts.p2p.network,
               chain: c,

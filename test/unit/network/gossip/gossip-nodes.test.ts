@@ -33,8 +33,8 @@ class RecordingOrphans {
 }
 
 const deployment = fastDeployment(100, 2, Math.floor(Date.now() / 1000));
-const BLOCKS = deployment.topics.blocks;
-const TXS = deployment.topics.txs;
+const BLOCKS = deployment.network.block_topic;
+const TXS = deployment.network.tx_topic;
 const bus = new FakeNetworkBus();
 const [netL, netF, netG] = [bus.node('leader'), bus.node('follower'), bus.node('far')] as [
   FakeNetwork,

@@ -10,23 +10,21 @@ import { fastDeploymentYaml } from '../../../mocks/fast-deployment.ts';
 const YAML = fastDeploymentYaml(100, 2);
 
 test('the devnet files name their topics', () => {
-  assert.deepEqual(parseDeployment(YAML).topics, {
-    blocks: '/logos-blockchain-devnet/cryptarchia/1.0.0',
-    txs: '/logos-blockchain-devnet/mempool/1.0.0',
-  });
+  const n = parseDeployment(YAML).network;
+  assert.equal(n.block_topic, '/logos-blockchain-devnet/cryptarchia/1.0.0');
+  assert.equal(n.tx_topic, '/logos-blockchain-devnet/mempool/1.0.0');
 });
 
 test('a deployment naming no topic gets names made of its own name', () => {
   const bare = YAML.split('\n')
     .filter((l) => !/gossipsub_protocol|pubsub_topic/.test(l))
     .join('\n');
-  assert.deepEqual(parseDeployment(bare).topics, {
-    blocks: '/logos-blockchain-fast-test/cryptarchia/1.0.0',
-    txs: '/logos-blockchain-fast-test/mempool/1.0.0',
-  });
+  const n = parseDeployment(bare).network;
+  assert.equal(n.block_topic, '/logos-blockchain-fast-test/cryptarchia/1.0.0');
+  assert.equal(n.tx_topic, '/logos-blockchain-fast-test/mempool/1.0.0');
 });
 
-test('an empty or non-string topic is refused with its key', () => {
+test('a topic that is not a protocol name is refused with its key', () => {
   assert.throws(
     () => parseDeployment(YAML.replace(/gossipsub_protocol: .*/, "gossipsub_protocol: ''"), 'd'),
     (e) => e instanceof DeploymentError && e.message.includes('d.cryptarchia.gossipsub_protocol'),
