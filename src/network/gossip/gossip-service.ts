@@ -139,7 +139,7 @@ export class GossipService implements IGossip {
     this.deps.network.publish(this.config.blockTopic, bytes).then(
       () => {
         this.counters.proposalsPublished++;
-        this.deps.logger.debug({ block: id, bytes: bytes.length }, 'proposal published');
+        this.deps.logger.debug({ block: id, bytes: bytes.length }, 'proposal handed to gossip');
       },
       (e: Error) => this.deps.logger.warn({ block: id, err: e.message }, 'publishing a proposal failed'),
     );

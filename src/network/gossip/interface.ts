@@ -39,7 +39,9 @@ export interface GossipCounters {
   txsRejected: number;
   /** Messages dropped because too many were waiting. */
   dropped: number;
+  /** Proposals of own blocks the network accepted for publication (it may still be retrying). */
   proposalsPublished: number;
+  /** Local transactions the network accepted for publication. */
   txsPublished: number;
 }
 
