@@ -96,6 +96,9 @@ test("a transaction submitted to a follower reaches the leader's mempool and is 
     'the leader to include it',
   );
   const at = L.node.chain.transactionLocation(hash)!;
+  // It came through gossip: the follower published it, the leader admitted it as a network one.
+  assert.ok(F.node.gossip!.counters.txsPublished >= 1);
+  assert.ok(L.node.gossip!.counters.txsAdded >= 1);
   // The followers rebuild that block from their own mempools.
   await waitUntil(
     () => F.node.chain.has(at.block) && G.node.chain.has(at.block),
