@@ -106,6 +106,12 @@ test("a transaction submitted to a follower reaches the leader's mempool and is 
     'the followers to apply the block',
   );
   assert.ok(bytesEqual(F.node.chain.transactionLocation(hash)?.block ?? new Uint8Array(), at.block));
+  // Included on the canonical chain: it leaves the followers' pools.
+  await waitUntil(
+    () => !F.node.mempool.has(hash) && !G.node.mempool.has(hash),
+    2_000,
+    'the pools to drop it',
+  );
   assert.deepEqual(bus.penalties(), []);
 });
 
