@@ -82,6 +82,9 @@ export class GossipService implements IGossip {
   private drained: Promise<void> = Promise.resolve();
   private txsInFlight = 0;
   private txBytesInFlight = 0;
+  /** Aborted by `close` (and by the node's signal): ends the waits between retries. */
+  private readonly stop = new AbortController();
+  private readonly signal: AbortSignal;
   private readonly onLocalTx = (e: Added) => {
     if (e.origin !== 'network') this.publishTx(e.tx);
   };
@@ -89,7 +92,9 @@ export class GossipService implements IGossip {
   private constructor(
     private readonly config: GossipConfig,
     private readonly deps: GossipDeps,
-  ) {}
+  ) {
+    this.signal = deps.signal ? AbortSignal.any([deps.signal, this.stop.signal]) : this.stop.signal;
+  }
 
   static init(config: GossipConfig, deps: GossipDeps): GossipService {
     const { blockTopic, txTopic } = config;
@@ -99,7 +104,13 @@ export class GossipService implements IGossip {
         txTopic,
       });
     const s = new GossipService(config, deps);
-    deps.network.subscribe(blockTopic, (data, from) => s.onProposalMessage(data, from));
+    deps.network.subscribe(blockTopic, (data, from) => {
+      try {
+        s.onProposalMessage(data, from);
+      } catch (e) {
+        deps.logger.error({ err: (e as Error).message, peer: from }, 'handling a proposal failed');
+      }
+    });
     deps.network.subscribe(txTopic, (data, from) => {
       s.onTxMessage(data, from).catch((e: Error) =>
         deps.logger.error({ err: e.message, peer: from }, 'handling a transaction failed'),
@@ -123,6 +134,7 @@ export class GossipService implements IGossip {
   async close(): Promise<void> {
     if (this.closed) return this.drained;
     this.closed = true;
+    this.stop.abort();
     this.proposals.length = 0;
     this.deps.mempool.off('added', this.onLocalTx);
     this.deps.mempool.off('resubmitted', this.onLocalTx);
@@ -258,7 +270,7 @@ export class GossipService implements IGossip {
         () => this.deps.chain.submit(block),
         this.config.futureBlockRetries,
         this.config.futureBlockRetryDelayMs,
-        this.deps.signal,
+        this.signal,
       );
       this.counters.proposalsApplied++;
       log.debug({ block: hex, slot: Number(slot), txs: block.transactions.length }, 'proposal applied');

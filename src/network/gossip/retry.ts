@@ -7,7 +7,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BlockRejected } from '../../chain/index.ts';
 
-/** Runs `apply`, again up to `maxRetries` times while it fails with `BLOCK_FUTURE`; the last error is thrown. */
+/**
+ * Runs `apply`, again up to `maxRetries` times while it fails with `BLOCK_FUTURE`; the last error is thrown
+ * (at once when `signal` aborts).
+ */
 export async function applyWithFutureBlockRetry<T>(
   apply: () => Promise<T>,
   maxRetries: number,
@@ -15,12 +18,16 @@ export async function applyWithFutureBlockRetry<T>(
   signal?: AbortSignal,
 ): Promise<T> {
   for (let attempt = 0; ; attempt++) {
+    let future: unknown;
     try {
       return await apply();
     } catch (e) {
-      const future = e instanceof BlockRejected && e.code === 'BLOCK_FUTURE';
-      if (!future || attempt >= maxRetries || signal?.aborted) throw e;
+      const isFuture = e instanceof BlockRejected && e.code === 'BLOCK_FUTURE';
+      if (!isFuture || attempt >= maxRetries || signal?.aborted) throw e;
+      future = e;
     }
     if (delayMs > 0) await sleep(delayMs, undefined, signal ? { signal } : undefined).catch(() => {});
+    // Stopped while waiting: the block stays a future one.
+    if (signal?.aborted) throw future;
   }
 }

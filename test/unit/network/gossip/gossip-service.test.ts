@@ -301,3 +301,27 @@ test('proposals beyond the waiting bound are dropped; close stops the work', asy
   assert.equal(s.submitted.length, n);
   assert.ok(n < 300);
 });
+
+test('close ends a wait between retries at once', async () => {
+  const bus = new FakeNetworkBus();
+  const [net, peer] = bus.mesh(2);
+  const fc = fakeChain(() => new BlockRejected('BLOCK_FUTURE', 'future', { meta: { boundSlot: 4n } }));
+  const gossip = GossipService.init(
+    { ...gossipConfig({ blockTopic: BLOCKS, txTopic: TXS }), futureBlockRetryDelayMs: 60_000 },
+    {
+      network: net!,
+      chain: fc.chain,
+      mempool: new FakeMempool(),
+      orphans: orphans(),
+      ibd: Promise.resolve(),
+      logger: silent,
+    },
+  );
+  await Promise.resolve();
+  await peer!.publish(BLOCKS, encodeProposal(toProposal(makeBlock(5n))));
+  await waitUntil(() => fc.submitted.length === 1, 2_000, 'the first try');
+  const t0 = Date.now();
+  await gossip.close();
+  assert.ok(Date.now() - t0 < 1_000);
+  assert.equal(fc.submitted.length, 1);
+});
