@@ -9,11 +9,11 @@ import { type DestinationStream, type Logger, pino } from 'pino';
 export const LOG_MODULES = [
   'node',
   'storage',
+  'network',
   'proofs',
   'chain',
   'sync',
   'mempool',
-  'network',
   'wallet',
   'leader',
   'ops',
