@@ -19,6 +19,7 @@ import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-syste
 import type { EpochState, LedgerState, NoteRecord } from '../ledger/state.ts';
 import { txHash } from '../mantle/tx.ts';
 import type { IMempool } from '../mempool/index.ts';
+import type { BlockPublisher } from '../network/gossip/index.ts';
 import { selectTransactions } from './block-builder.ts';
 import type { VoucherGenerator } from './vouchers.ts';
 
@@ -48,6 +49,8 @@ export interface LeaderDeps {
   readonly proofs: ProofSystem;
   readonly txs: TransactionSource;
   readonly logger: Logger;
+  /** Announces each block made, once the chain applied it (gossip); without it blocks stay local. */
+  readonly publisher?: BlockPublisher;
   /** Aborting stops production (as `close` does). */
   readonly signal?: AbortSignal;
 }
@@ -226,6 +229,7 @@ export class LeaderService {
       transactions: txs,
     };
     const done = await this.deps.chain.submit(block, { own: true });
+    this.deps.publisher?.publishBlock(block);
     this.produced++;
     this.latenciesMs.push(Date.now() - this.deps.clock.slotStartMs(slot));
     if (this.latenciesMs.length > 100) this.latenciesMs.shift();

@@ -163,12 +163,6 @@ function section(root: Obj, ...keys: string[]): Obj {
   return o;
 }
 
-function multiaddrList(v: unknown, path: string): void {
-  if (v === undefined || v === null) return;
-  if (!Array.isArray(v)) throw new ConfigError(`${path}: expected a list of multiaddrs`);
-  for (const [i, a] of v.entries()) multiaddr(a, `${path}[${i}]`);
-}
-
 /** Checks the addresses of the sections read later, so that a bad one stops the node before it starts. */
 function checkLaterAddresses(root: Obj): void {
   const blendCore = section(root, 'blend', 'core', 'backend');
@@ -220,5 +214,18 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level))
     throw new ConfigError('tracing.level: expected TRACE, DEBUG, INFO, WARN or ERROR');
 
-  return { api, state, storage, cryptarchia, sync, wallet, kms, mempool, sdp, blend, network, tracing: { level } };
+  return {
+    api,
+    state,
+    storage,
+    cryptarchia,
+    sync,
+    wallet,
+    kms,
+    mempool,
+    sdp,
+    blend,
+    network,
+    tracing: { level },
+  };
 }

@@ -2,9 +2,9 @@
  * The node: the one place where services are built, in order, each with its settings and its
  * dependencies (a child logger and the node's abort signal among them), and closed in reverse.
  * API socket (bound, not serving yet) → key store (keys checked) → storage (locked data directory) →
- * network (listening, dialling its initial peers) → proof backend and its verifier threads → chain (genesis or replay) → bootstrap phases → mempool (the
- * stored pending transactions) → wallet → transaction-building operations → API (serving) → leader →
- * status line.
+ * network (listening, dialling its initial peers) → proof backend and its verifier threads → chain
+ * (genesis or replay) → chain sync and bootstrap phases (IBD) → mempool (the stored pending transactions)
+ * → gossip → wallet → transaction-building operations → API (serving) → leader → status line.
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
  */
 import { resolve } from 'node:path';
@@ -18,6 +18,7 @@ import { LeaderService, VoucherGenerator } from '../leader/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
 import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
+import { GossipService, gossipConfig } from '../network/gossip/index.ts';
 import { type INetwork, NetworkService } from '../network/index.ts';
 import { OpsService } from '../ops/index.ts';
 import { openStore } from '../storage/open.ts';
@@ -88,6 +89,8 @@ export class LogosNode {
     readonly mempool: Mempool,
     readonly network: INetwork,
     readonly leader: LeaderService,
+    readonly gossip: GossipService,
+    readonly sync: SyncService,
     readonly api: ApiServer,
     readonly clock: SlotClock,
     readonly dataDir: string,
@@ -261,6 +264,18 @@ export class LogosNode {
     );
 
     const net = network;
+    let ibdResolve!: () => void;
+    let ibdReject!: (e: unknown) => void;
+    const ibdDone = {
+      promise: new Promise<void>((res, rej) => {
+        ibdResolve = res;
+        ibdReject = rej;
+      }),
+      resolve: () => ibdResolve(),
+      reject: (e: unknown) => ibdReject(e),
+    };
+    // Gossip waits for it; a failed IBD stops the node, so the rejection needs no other handler.
+    ibdDone.promise.catch(() => {});
     const sync = own(
       SyncService.init(
         { protocol: deployment.network.chain_sync_protocol_name, config: config.sync },
@@ -275,7 +290,17 @@ export class LogosNode {
           clock,
           logger: log('sync'),
           signal,
-          ibd: () => sync.initialBlockDownload(),
+          ibd: () =>
+            sync.initialBlockDownload().then(
+              (ran) => {
+                ibdDone.resolve();
+                return ran;
+              },
+              (e: unknown) => {
+                ibdDone.reject(e);
+                throw e;
+              },
+            ),
           onIbdFailed: (e: Error) => opts.onFatal?.(e),
         },
       ),
@@ -291,6 +316,22 @@ export class LogosNode {
       }),
     );
     const pool = mempool;
+
+    // Block proposals and transactions over gossipsub, taken once initial block download is over.
+    const gossip = own(
+      GossipService.init(
+        gossipConfig({ blockTopic: deployment.network.block_topic, txTopic: deployment.network.tx_topic }),
+        {
+          network: net,
+          chain: c,
+          mempool: pool,
+          orphans: sync,
+          ibd: ibdDone.promise,
+          logger: log('network'),
+          signal,
+        },
+      ),
+    );
 
     wallet = own(
       await Wallet.init(config.wallet, {
@@ -343,12 +384,34 @@ export class LogosNode {
     const leader = own(
       LeaderService.init(
         { secretKeys, vouchers },
-        { chain: c, clock, proofs, txs: pool, logger: log('leader'), signal },
+        {
+          chain: c,
+          clock,
+          proofs,
+          txs: pool,
+          logger: log('leader'),
+          publisher: gossip,
+          signal,
+        },
       ),
     );
     own(Notifier.init({ chain: c, clock, phases, logger: log('node'), signal }));
 
-    return new LogosNode(c, pool, network, leader, api, clock, dataDir, phases, loggers, controller, stops);
+    return new LogosNode(
+      c,
+      pool,
+      network,
+      leader,
+      gossip,
+      sync,
+      api,
+      clock,
+      dataDir,
+      phases,
+      loggers,
+      controller,
+      stops,
+    );
   }
 
   /** Log levels per module (`chain`, `leader`, `api`, ...); `*` sets the node's default level. */

@@ -10,7 +10,6 @@ import { blockOn, followerConfig } from '../../mocks/chain-feed.ts';
 import { type FakeNetwork, FakeNetworkBus } from '../../mocks/fake-network.ts';
 import { fastDeployment } from '../../mocks/fast-deployment.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
-import { PROTOCOL } from './helpers.ts';
 
 // Genesis 20 s ago with 100 ms slots: slots 1..200 are in the past.
 const deployment = fastDeployment(100, 2, Math.floor(Date.now() / 1000) - 20);

@@ -1,0 +1,375 @@
+/**
+ * The gossip service: block proposals and transactions over gossipsub (F
+ * `services/chain/chain-network/src/lib.rs` `handle_incoming_proposal`, `services/tx-service` network
+ * adapter).
+ *
+ * Proposals received once initial block download is over are processed one at a time: skipped when at or before the LIB (recorded as
+ * rejected) or already applied; the header is checked on its own before the mempool is touched (a bad
+ * one is recorded as rejected and its sender penalised); the block is rebuilt from the mempool's
+ * transactions (a missing one drops the proposal without blame: the block comes later through sync);
+ * the chain applies it, a block from a future slot being tried again 3 times 500 ms apart; a block whose
+ * parent is unknown goes to chain sync's orphan downloader; a block the chain refuses as invalid is
+ * recorded as rejected and its sender penalised.
+ * Transactions received are decoded (size-checked) and added to the mempool as `network` ones (never
+ * published again: gossipsub forwards them). Transactions added locally (API, wallet, reorg) and local
+ * resubmissions are published; so are the proposals of the blocks the leader made (`publishBlock`).
+ * Peers are penalised (beyond the reference, which has no peer scoring): `minor` for undecodable or
+ * useless data, `major` for invalid signed data. The node never penalises itself.
+ */
+import type { Logger } from 'pino';
+import type { Block } from '../../block/block.ts';
+import { headerId } from '../../block/header.ts';
+import { BlockRejected, type IChain } from '../../chain/index.ts';
+import { bytesToHex } from '../../codec/hex.ts';
+import { LedgerError } from '../../ledger/errors.ts';
+import type { SignedMantleTx } from '../../mantle/tx.ts';
+import { type IMempool, MempoolError, type MempoolEvents } from '../../mempool/index.ts';
+import type { INetwork } from '../interface.ts';
+import { WireError } from '../wire/errors.ts';
+import {
+  decodeProposal,
+  encodeProposal,
+  type Proposal,
+  reconstruct,
+  toProposal,
+  verifyHeaderAlone,
+} from '../wire/proposal.ts';
+import { ProposalError } from '../wire/proposal-errors.ts';
+import { decodeTxGossip, encodeTxGossip } from '../wire/tx-gossip.ts';
+import type { GossipConfig } from './config.ts';
+import { GossipError } from './errors.ts';
+import type { GossipCounters, IGossip, OrphanSink } from './interface.ts';
+import { applyWithFutureBlockRetry } from './retry.ts';
+
+export interface GossipDeps {
+  readonly network: INetwork;
+  readonly chain: Pick<IChain, 'submit' | 'lib' | 'has'>;
+  readonly mempool: Pick<IMempool, 'add' | 'byPrefix' | 'on' | 'off'>;
+  /** Chain sync's orphan downloader and rejected-blocks cache. */
+  readonly orphans: OrphanSink;
+  /**
+   * Settles when initial block download is over: proposals received before are dropped, as F subscribes
+   * to them only then (transactions are taken from the start).
+   */
+  readonly ibd: Promise<unknown>;
+  readonly logger: Logger;
+  /** Aborting stops the service (as `close` does). */
+  readonly signal?: AbortSignal;
+}
+
+type Added = MempoolEvents['added'][0];
+
+export class GossipService implements IGossip {
+  readonly counters: GossipCounters = {
+    proposalsReceived: 0,
+    proposalsApplied: 0,
+    proposalsMissingTxs: 0,
+    proposalsRejected: 0,
+    orphansEnqueued: 0,
+    txsAdded: 0,
+    txsRejected: 0,
+    dropped: 0,
+    proposalsPublished: 0,
+    txsPublished: 0,
+  };
+  private closed = false;
+  /** Whether proposals are taken (initial block download is over). */
+  private afterIbd = false;
+  /** Proposals waiting, processed one at a time in arrival order. */
+  private readonly proposals: { proposal: Proposal; from: string }[] = [];
+  private processing = false;
+  /** The run of the proposal queue in progress (awaited by `close`). */
+  private drained: Promise<void> = Promise.resolve();
+  private txsInFlight = 0;
+  private txBytesInFlight = 0;
+  /** Aborted by `close` (and by the node's signal): ends the waits between retries. */
+  private readonly stop = new AbortController();
+  private readonly signal: AbortSignal;
+  private readonly onLocalTx = (e: Added) => {
+    if (e.origin !== 'network') this.publishTx(e.tx);
+  };
+
+  private constructor(
+    private readonly config: GossipConfig,
+    private readonly deps: GossipDeps,
+  ) {
+    this.signal = deps.signal ? AbortSignal.any([deps.signal, this.stop.signal]) : this.stop.signal;
+  }
+
+  static init(config: GossipConfig, deps: GossipDeps): GossipService {
+    const { blockTopic, txTopic } = config;
+    if (blockTopic === '' || txTopic === '' || blockTopic === txTopic)
+      throw new GossipError('GOSSIP_TOPICS', 'the block and transaction topics must be two non-empty names', {
+        blockTopic,
+        txTopic,
+      });
+    const s = new GossipService(config, deps);
+    deps.network.subscribe(blockTopic, (data, from) => {
+      try {
+        s.onProposalMessage(data, from);
+      } catch (e) {
+        deps.logger.error({ err: (e as Error).message, peer: from }, 'handling a proposal failed');
+      }
+    });
+    deps.network.subscribe(txTopic, (data, from) => {
+      s.onTxMessage(data, from).catch((e: Error) =>
+        deps.logger.error({ err: e.message, peer: from }, 'handling a transaction failed'),
+      );
+    });
+    deps.mempool.on('added', s.onLocalTx);
+    deps.mempool.on('resubmitted', s.onLocalTx);
+    deps.ibd.then(
+      () => {
+        s.afterIbd = true;
+      },
+      // The node stops when initial block download fails; no proposal is taken meanwhile.
+      () => {},
+    );
+    deps.signal?.addEventListener('abort', () => void s.close(), { once: true });
+    deps.logger.info({ block_topic: blockTopic, tx_topic: txTopic }, 'gossip subscribed');
+    return s;
+  }
+
+  /** Stops handling and publishing messages; waits for the proposal being processed. */
+  async close(): Promise<void> {
+    if (this.closed) return this.drained;
+    this.closed = true;
+    this.stop.abort();
+    this.proposals.length = 0;
+    this.deps.mempool.off('added', this.onLocalTx);
+    this.deps.mempool.off('resubmitted', this.onLocalTx);
+    await this.drained;
+  }
+
+  // ---------- outgoing ----------
+
+  /** Publishes the proposal of a block this node made, after the chain applied it. */
+  publishBlock(block: Block): void {
+    if (this.closed) return;
+    const bytes = encodeProposal(toProposal(block));
+    const id = bytesToHex(headerId(block.header));
+    this.deps.network.publish(this.config.blockTopic, bytes).then(
+      () => {
+        this.counters.proposalsPublished++;
+        this.deps.logger.debug({ block: id, bytes: bytes.length }, 'proposal handed to gossip');
+      },
+      (e: Error) => this.deps.logger.warn({ block: id, err: e.message }, 'publishing a proposal failed'),
+    );
+  }
+
+  private publishTx(tx: SignedMantleTx): void {
+    if (this.closed) return;
+    const bytes = encodeTxGossip(tx);
+    this.deps.network.publish(this.config.txTopic, bytes).then(
+      () => {
+        this.counters.txsPublished++;
+      },
+      (e: Error) => this.deps.logger.warn({ err: e.message }, 'publishing a transaction failed'),
+    );
+  }
+
+  // ---------- penalties ----------
+
+  /**
+   * The peer named is the one that forwarded the message, not necessarily its author: gossipsub forwards
+   * a message before this node has judged it (as the reference, which validates nothing before
+   * forwarding), so an honest neighbour may relay a forged proposal. Every gossip offence therefore
+   * counts as minor: a neighbour is banned only for a sustained stream of bad messages, never for one or
+   * two an attacker injected elsewhere.
+   * inferred: which offence each failure is; F has no peer scoring (docs/fidelity.md)
+   */
+  private penalize(peer: string, reason: string): void {
+    if (peer === this.deps.network.peerId) return;
+    this.deps.network.penalize(peer, 'minor', reason);
+  }
+
+  // ---------- incoming proposals ----------
+
+  /** Decodes at once (a proposal is at most 18,192 bytes, so only decoded ones wait), then queues. */
+  private onProposalMessage(data: Uint8Array, from: string): void {
+    if (this.closed || !this.afterIbd) return;
+    this.counters.proposalsReceived++;
+    let proposal: Proposal;
+    try {
+      proposal = decodeProposal(data);
+    } catch (e) {
+      if (!(e instanceof WireError)) throw e;
+      this.deps.logger.debug({ peer: from, err: e.message }, 'undecodable proposal');
+      this.counters.proposalsRejected++;
+      this.penalize(from, e.code);
+      return;
+    }
+    if (this.proposals.length >= this.config.maxPendingProposals) {
+      this.counters.dropped++;
+      this.deps.logger.debug({ peer: from }, 'proposal dropped: too many waiting');
+      return;
+    }
+    this.proposals.push({ proposal, from });
+    if (!this.processing) this.drained = this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    this.processing = true;
+    try {
+      for (let next = this.proposals.shift(); next && !this.closed; next = this.proposals.shift()) {
+        try {
+          await this.handleProposal(next.proposal, next.from);
+        } catch (e) {
+          this.deps.logger.error(
+            { err: (e as Error).message, peer: next.from },
+            'handling a proposal failed',
+          );
+        }
+      }
+    } finally {
+      this.processing = false;
+    }
+  }
+
+  private async handleProposal(proposal: Proposal, from: string): Promise<void> {
+    const log = this.deps.logger;
+    const id = headerId(proposal.header);
+    const hex = bytesToHex(id);
+    const slot = proposal.header.slot;
+    // 1. Nothing to do for a block at or before the LIB (it can never join the chain) or one applied already.
+    if (slot <= this.deps.chain.lib().slot) {
+      this.deps.orphans.markRejected(id);
+      log.trace({ block: hex, slot: Number(slot) }, 'proposal at or before the LIB ignored');
+      return;
+    }
+    if (this.deps.chain.has(id)) return;
+    // 2. The header on its own, before the mempool is searched for the unauthenticated references.
+    try {
+      verifyHeaderAlone(proposal.header, proposal.signature);
+    } catch (e) {
+      if (!(e instanceof ProposalError)) throw e;
+      log.warn({ block: hex, peer: from, err: e.message }, 'proposal header refused');
+      this.counters.proposalsRejected++;
+      this.deps.orphans.markRejected(id);
+      this.penalize(from, e.code);
+      return;
+    }
+    // 3-5. The block from the mempool's transactions.
+    let block: Block;
+    try {
+      block = reconstruct(proposal, (prefix) => this.deps.mempool.byPrefix(prefix));
+    } catch (e) {
+      if (!(e instanceof ProposalError)) throw e;
+      // Not recorded as rejected: a transaction missing here says nothing of the block, which may still
+      // arrive in full through chain sync and is judged then.
+      if (e.code === 'PROPOSAL_UNRESOLVED_REFERENCE' || e.code === 'PROPOSAL_COLLIDING_REFERENCE') {
+        this.counters.proposalsMissingTxs++;
+        log.debug(
+          { block: hex, slot: Number(slot), err: e.message },
+          'proposal dropped: transaction not here',
+        );
+      } else {
+        // inferred: references that contradict the signed header are useless data from the sender (docs/fidelity.md)
+        this.counters.proposalsRejected++;
+        log.debug({ block: hex, peer: from, err: e.message }, 'proposal does not rebuild its block');
+        this.penalize(from, e.code);
+      }
+      return;
+    }
+    // 6. Applied by the chain, a block from a future slot being tried again.
+    try {
+      await applyWithFutureBlockRetry(
+        () => this.deps.chain.submit(block),
+        this.config.futureBlockRetries,
+        this.config.futureBlockRetryDelayMs,
+        this.signal,
+      );
+      this.counters.proposalsApplied++;
+      log.debug({ block: hex, slot: Number(slot), txs: block.transactions.length }, 'proposal applied');
+    } catch (e) {
+      if (!(e instanceof BlockRejected)) throw e;
+      this.onRejected(e, id, block, from);
+    }
+  }
+
+  /** F `handle_proposal_processing_error`. */
+  private onRejected(e: BlockRejected, id: Uint8Array, block: Block, from: string): void {
+    const log = this.deps.logger;
+    const hex = bytesToHex(id);
+    switch (e.code) {
+      case 'BLOCK_PARENT_MISSING': {
+        const queued = this.deps.orphans.enqueue(id, block.header.parent_block);
+        if (queued) this.counters.orphansEnqueued++;
+        log.debug({ block: hex, parent: e.meta.parent, queued }, 'proposal parent missing: handed to sync');
+        return;
+      }
+      case 'BLOCK_FUTURE':
+        log.warn(
+          { block: hex, slot: Number(block.header.slot), current: Number(e.meta.boundSlot) },
+          'proposal still from a future slot after retries',
+        );
+        return;
+      case 'BLOCK_ALREADY_APPLIED':
+      case 'BLOCK_ALREADY_SEEN':
+        return;
+      case 'BLOCK_TOO_OLD':
+        // F checks this before applying and records the block as rejected.
+        this.deps.orphans.markRejected(id);
+        return;
+      default:
+        break;
+    }
+    if (e.action === 'reject') {
+      this.counters.proposalsRejected++;
+      this.deps.orphans.markRejected(id);
+      log.warn({ block: hex, peer: from, code: e.code, err: e.message }, 'proposal block refused');
+      this.penalize(from, e.code);
+      return;
+    }
+    // The node failed (storage, stopping): the block may be fine, nobody is blamed.
+    log.error({ block: hex, code: e.code, err: e.message }, 'proposal block not applied');
+  }
+
+  // ---------- incoming transactions ----------
+
+  private async onTxMessage(data: Uint8Array, from: string): Promise<void> {
+    if (this.closed) return;
+    let tx: SignedMantleTx;
+    try {
+      tx = decodeTxGossip(data);
+    } catch (e) {
+      if (!(e instanceof WireError)) throw e;
+      this.counters.txsRejected++;
+      this.deps.logger.debug({ peer: from, err: e.message }, 'undecodable transaction');
+      this.penalize(from, e.code);
+      return;
+    }
+    if (
+      this.txsInFlight >= this.config.maxPendingTxs ||
+      this.txBytesInFlight + data.length > this.config.maxPendingTxBytes
+    ) {
+      this.counters.dropped++;
+      this.deps.logger.debug({ peer: from }, 'transaction dropped: too many being admitted');
+      return;
+    }
+    this.txsInFlight++;
+    this.txBytesInFlight += data.length;
+    try {
+      const r = await this.deps.mempool.add(tx, 'network');
+      if (r.outcome === 'added') this.counters.txsAdded++;
+    } catch (e) {
+      if (e instanceof LedgerError) {
+        this.counters.txsRejected++;
+        this.deps.logger.debug({ peer: from, err: e.message }, 'gossiped transaction fails preverification');
+        this.penalize(from, e.code);
+      } else if (e instanceof MempoolError) {
+        // A full pool is not the sender's doing; a transaction too large for any block is useless data.
+        if (e.code === 'MEMPOOL_ITEM_TOO_LARGE') this.penalize(from, e.code);
+        this.deps.logger.debug({ peer: from, err: e.message }, 'gossiped transaction not admitted');
+      } else if (!this.closed) {
+        this.deps.logger.warn(
+          { peer: from, err: (e as Error).message },
+          'admitting a gossiped transaction failed',
+        );
+      }
+    } finally {
+      this.txsInFlight--;
+      this.txBytesInFlight -= data.length;
+    }
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Tests of the in-memory network of tests (`test/mocks/fake-network.ts`): gossip flooding with
+ * deduplication, own delivery, filters, framed requests with their limits, penalties.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FakeNetworkBus } from '../../../mocks/fake-network.ts';
+
+const tick = () => new Promise((r) => setTimeout(r, 20));
+
+test('gossip reaches every node of a line once, own subscribers included', async () => {
+  const bus = new FakeNetworkBus();
+  const [a, b, c] = [bus.node('a'), bus.node('b'), bus.node('c')];
+  bus.connect(a, b);
+  bus.connect(b, c);
+  const got: string[] = [];
+  for (const n of [a, b, c]) n.subscribe('t', (d, from) => got.push(`${n.peerId}<${from}:${d[0]}`));
+  await a.publish('t', new Uint8Array([7]));
+  await tick();
+  assert.deepEqual(got.sort(), ['a<a:7', 'b<a:7', 'c<b:7']);
+  await b.publish('t', new Uint8Array([7])); // same content: already seen everywhere
+  await tick();
+  assert.equal(got.length, 3);
+  bus.close();
+});
+
+test('a filter drops a hop', async () => {
+  const bus = new FakeNetworkBus();
+  const [a, b] = bus.mesh(2);
+  let n = 0;
+  b!.subscribe('t', () => n++);
+  bus.filter = (_from, to) => to !== b!.peerId;
+  await a!.publish('t', new Uint8Array([1]));
+  await tick();
+  assert.equal(n, 0);
+  bus.close();
+});
+
+test('requests are served with their limits', async () => {
+  const bus = new FakeNetworkBus();
+  const [a, b] = bus.mesh(2);
+  b!.handle(
+    '/p',
+    async function* (req) {
+      yield req;
+      yield new Uint8Array(100);
+    },
+    { maxRequestBytes: 10, maxInbound: 1 },
+  );
+  const frames: Uint8Array[] = [];
+  for await (const f of a!.request(b!.peerId, '/p', new Uint8Array([1, 2]), {
+    maxFrameBytes: 1000,
+    frameTimeoutMs: 1000,
+  }))
+    frames.push(f);
+  assert.deepEqual(
+    frames.map((f) => f.length),
+    [2, 100],
+  );
+  await assert.rejects(async () => {
+    for await (const _ of a!.request(b!.peerId, '/p', new Uint8Array(1), {
+      maxFrameBytes: 50,
+      frameTimeoutMs: 1000,
+    }));
+  }, /exceeds/);
+  let count = 0;
+  for await (const _ of a!.request(b!.peerId, '/p', new Uint8Array(11), {
+    maxFrameBytes: 1000,
+    frameTimeoutMs: 1000,
+  }))
+    count++;
+  assert.equal(count, 0, 'a request over the limit gets no answer');
+  a!.penalize(b!.peerId, 'minor', 'x');
+  assert.deepEqual(bus.penalties(), [{ peer: b!.peerId, offence: 'minor', reason: 'x', by: a!.peerId }]);
+  bus.close();
+});

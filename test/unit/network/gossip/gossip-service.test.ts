@@ -1,0 +1,327 @@
+/**
+ * The gossip service against a fake chain and mempool on the in-memory network: what it does with each
+ * outcome of a received proposal (LIB, applied, future, parent missing, invalid, node failure), what it
+ * publishes (own blocks, local transactions, never network ones), its bounds and its stop.
+ */
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import { type Block, blockBodyRoot } from '../../../../src/block/block.ts';
+import { encodeHeader, type Header, headerId } from '../../../../src/block/header.ts';
+import { BlockRejected, type ProcessedBlock } from '../../../../src/chain/index.ts';
+import { bytesToHex } from '../../../../src/codec/hex.ts';
+import { Ed25519Signer } from '../../../../src/crypto/ed25519.ts';
+import { LedgerError } from '../../../../src/ledger/errors.ts';
+import { type SignedMantleTx, txHash } from '../../../../src/mantle/tx.ts';
+import type { AddResult, MempoolEvents, TxOrigin } from '../../../../src/mempool/index.ts';
+import { GossipError, GossipService, gossipConfig } from '../../../../src/network/gossip/index.ts';
+import {
+  decodeProposal,
+  encodeProposal,
+  toProposal,
+  txHashPrefixOf,
+} from '../../../../src/network/wire/proposal.ts';
+import { decodeTxGossip, encodeTxGossip } from '../../../../src/network/wire/tx-gossip.ts';
+import { FakeNetworkBus } from '../../../mocks/fake-network.ts';
+import { filled, SAMPLE_OPS, sampleSignedTx, seq } from '../../../mocks/fixtures.ts';
+import { waitUntil } from '../../../utils/api-node.ts';
+
+const KEY = new Ed25519Signer(filled(32, 8));
+const TX = sampleSignedTx(SAMPLE_OPS.slice(0, 1));
+const BLOCKS = '/t/cryptarchia/1.0.0';
+const TXS = '/t/mempool/1.0.0';
+const silent = pino({ level: 'silent' });
+
+function makeBlock(slot: bigint, txs: SignedMantleTx[] = [TX], key = KEY): Block {
+  const header: Header = {
+    parent_block: filled(32, 1),
+    slot,
+    body_root: blockBodyRoot({ uncle_headers: [], transactions: txs }),
+    proof_of_leadership: {
+      proof: seq(128, 2),
+      entropy_contribution: slot,
+      leader_key: KEY.publicKey,
+      voucher_cm: 1n,
+    },
+  };
+  return { header, signature: key.sign(encodeHeader(header)), uncle_headers: [], transactions: txs };
+}
+
+class FakeMempool extends EventEmitter<MempoolEvents> {
+  readonly txs: SignedMantleTx[] = [TX];
+  readonly added: TxOrigin[] = [];
+  failWith: Error | undefined;
+  async add(tx: SignedMantleTx, origin: TxOrigin): Promise<AddResult> {
+    if (this.failWith) throw this.failWith;
+    this.added.push(origin);
+    return { hash: txHash(tx.mantle_tx), outcome: 'added' };
+  }
+  byPrefix(prefix: Uint8Array): SignedMantleTx[] {
+    return this.txs.filter((t) => bytesToHex(txHashPrefixOf(txHash(t.mantle_tx))) === bytesToHex(prefix));
+  }
+}
+
+/** A chain whose `submit` answers with `outcome(block, attempt)`. */
+function fakeChain(outcome: (b: Block, attempt: number) => Error | undefined, libSlot = 0n) {
+  const submitted: string[] = [];
+  const applied = new Set<string>();
+  return {
+    submitted,
+    applied,
+    chain: {
+      lib: () => ({ id: filled(32, 0), slot: libSlot, height: 0 }),
+      has: (id: Uint8Array) => applied.has(bytesToHex(id)),
+      async submit(b: Block): Promise<ProcessedBlock> {
+        const hex = bytesToHex(headerId(b.header));
+        const attempt = submitted.filter((s) => s === hex).length;
+        submitted.push(hex);
+        const e = outcome(b, attempt);
+        if (e) throw e;
+        applied.add(hex);
+        return {} as ProcessedBlock;
+      },
+    },
+  };
+}
+
+function orphans() {
+  return {
+    enqueued: [] as string[],
+    rejected: [] as string[],
+    enqueue(id: Uint8Array, parent?: Uint8Array) {
+      this.enqueued.push(`${bytesToHex(id)}<${parent ? bytesToHex(parent) : ''}`);
+      return true;
+    },
+    markRejected(id: Uint8Array) {
+      this.rejected.push(bytesToHex(id));
+    },
+  };
+}
+
+function setup(
+  outcome: (b: Block, attempt: number) => Error | undefined = () => undefined,
+  libSlot = 0n,
+  ibd: Promise<unknown> = Promise.resolve(),
+) {
+  const bus = new FakeNetworkBus();
+  const [net, peer] = bus.mesh(2) as [ReturnType<FakeNetworkBus['node']>, ReturnType<FakeNetworkBus['node']>];
+  const fc = fakeChain(outcome, libSlot);
+  const mempool = new FakeMempool();
+  const sink = orphans();
+  const gossip = GossipService.init(
+    { ...gossipConfig({ blockTopic: BLOCKS, txTopic: TXS }), futureBlockRetryDelayMs: 5 },
+    { network: net, chain: fc.chain, mempool, orphans: sink, ibd, logger: silent },
+  );
+  return { bus, net, peer, ...fc, mempool, sink, gossip };
+}
+
+const idOf = (b: Block) => bytesToHex(headerId(b.header));
+
+test('topics must be two non-empty names', () => {
+  const bus = new FakeNetworkBus();
+  const deps = {
+    network: bus.node(),
+    chain: fakeChain(() => undefined).chain,
+    mempool: new FakeMempool(),
+    orphans: orphans(),
+    ibd: Promise.resolve(),
+    logger: silent,
+  };
+  for (const [b, t] of [
+    ['', TXS],
+    [BLOCKS, ''],
+    [BLOCKS, BLOCKS],
+  ] as const)
+    assert.throws(() => GossipService.init(gossipConfig({ blockTopic: b, txTopic: t }), deps), GossipError);
+});
+
+test('a received proposal is rebuilt from the mempool and applied', async () => {
+  const s = setup();
+  const b = makeBlock(5n);
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(b)));
+  await waitUntil(() => s.gossip.counters.proposalsApplied === 1, 2_000, 'the block applied');
+  assert.deepEqual(s.submitted, [idOf(b)]);
+  assert.deepEqual(s.net.penalties, []);
+  await s.gossip.close();
+});
+
+test('proposals at or before the LIB are recorded as rejected, applied ones skipped, neither submitted', async () => {
+  const s = setup(() => undefined, 10n);
+  const old = makeBlock(10n);
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(old)));
+  const known = makeBlock(11n);
+  s.applied.add(idOf(known));
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(known)));
+  await waitUntil(() => s.gossip.counters.proposalsReceived === 2, 2_000, 'both received');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(s.submitted, []);
+  assert.deepEqual(s.sink.rejected, [idOf(old)]);
+  assert.deepEqual(s.net.penalties, []);
+  await s.gossip.close();
+});
+
+test('proposals received before initial block download is over are dropped; transactions are not', async () => {
+  let done: () => void = () => {};
+  const s = setup(undefined, 0n, new Promise<void>((r) => (done = r)));
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(makeBlock(5n))));
+  await s.peer.publish(TXS, encodeTxGossip(TX));
+  await waitUntil(() => s.gossip.counters.txsAdded === 1, 2_000, 'the transaction added');
+  assert.equal(s.gossip.counters.proposalsReceived, 0);
+  done();
+  await Promise.resolve();
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(makeBlock(6n))));
+  await waitUntil(() => s.gossip.counters.proposalsApplied === 1, 2_000, 'the later proposal applied');
+  await s.gossip.close();
+});
+
+test('a block from a future slot is tried again, then applied', async () => {
+  const future = new BlockRejected('BLOCK_FUTURE', 'future', { meta: { boundSlot: 4n } });
+  const s = setup((_b, attempt) => (attempt < 2 ? future : undefined));
+  const b = makeBlock(5n);
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(b)));
+  await waitUntil(() => s.gossip.counters.proposalsApplied === 1, 2_000, 'the block applied');
+  assert.equal(s.submitted.length, 3);
+  await s.gossip.close();
+});
+
+test('a block still from the future after 3 retries is dropped without blame', async () => {
+  const s = setup(() => new BlockRejected('BLOCK_FUTURE', 'future', { meta: { boundSlot: 4n } }));
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(makeBlock(5n))));
+  await waitUntil(() => s.submitted.length === 4, 2_000, 'four tries');
+  await s.gossip.close();
+  assert.deepEqual(s.net.penalties, []);
+  assert.deepEqual(s.sink.rejected, []);
+});
+
+test('a block whose parent is missing goes to the orphan sink', async () => {
+  const s = setup(
+    (b) =>
+      new BlockRejected('BLOCK_PARENT_MISSING', 'no parent', {
+        meta: { parent: bytesToHex(b.header.parent_block) },
+      }),
+  );
+  const b = makeBlock(5n);
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(b)));
+  await waitUntil(() => s.sink.enqueued.length === 1, 2_000, 'the orphan enqueued');
+  assert.deepEqual(s.sink.enqueued, [`${idOf(b)}<${'01'.repeat(32)}`]);
+  assert.equal(s.gossip.counters.orphansEnqueued, 1);
+  assert.deepEqual(s.net.penalties, []);
+  await s.gossip.close();
+});
+
+test('an invalid block is recorded as rejected and its sender penalised; a node failure blames nobody', async () => {
+  const bad = makeBlock(5n);
+  const failing = makeBlock(6n);
+  const s = setup((b) =>
+    idOf(b) === idOf(bad)
+      ? new BlockRejected('BLOCK_LEDGER', 'ledger says no')
+      : new BlockRejected('BLOCK_STORAGE', 'disk'),
+  );
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(bad)));
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(failing)));
+  await waitUntil(() => s.submitted.length === 2, 2_000, 'both submitted');
+  await s.gossip.close();
+  assert.deepEqual(s.sink.rejected, [idOf(bad)]);
+  assert.deepEqual(s.net.penalties, [{ peer: s.peer.peerId, offence: 'minor', reason: 'BLOCK_LEDGER' }]);
+});
+
+test('a missing transaction drops the proposal without blame and without recording it', async () => {
+  const s = setup();
+  s.mempool.txs.length = 0;
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(makeBlock(5n))));
+  await waitUntil(() => s.gossip.counters.proposalsMissingTxs === 1, 2_000, 'the proposal dropped');
+  await s.gossip.close();
+  assert.deepEqual(s.submitted, []);
+  assert.deepEqual(s.sink.rejected, []);
+  assert.deepEqual(s.net.penalties, []);
+});
+
+test("the node's own messages are never penalised", async () => {
+  const s = setup();
+  await s.net.publish(BLOCKS, new Uint8Array([1, 2, 3]));
+  await s.net.publish(TXS, new Uint8Array([1, 2, 3]));
+  await waitUntil(() => s.gossip.counters.txsRejected === 1, 2_000, 'the garbage seen');
+  await s.gossip.close();
+  assert.deepEqual(s.net.penalties, []);
+});
+
+test('own blocks and local transactions are published; network ones are not', async () => {
+  const s = setup();
+  const b = makeBlock(5n);
+  s.gossip.publishBlock(b);
+  s.mempool.emit('added', { hash: txHash(TX.mantle_tx), tx: TX, origin: 'api' });
+  s.mempool.emit('added', { hash: txHash(TX.mantle_tx), tx: TX, origin: 'network' });
+  s.mempool.emit('resubmitted', { hash: txHash(TX.mantle_tx), tx: TX, origin: 'wallet' });
+  const other = sampleSignedTx();
+  s.mempool.emit('added', { hash: txHash(other.mantle_tx), tx: other, origin: 'reorg' });
+  await waitUntil(() => s.gossip.counters.txsPublished === 3, 2_000, 'three transactions published');
+  assert.equal(s.gossip.counters.proposalsPublished, 1);
+  const pubs = s.net.published;
+  assert.deepEqual(decodeProposal(pubs.find((p) => p.topic === BLOCKS)!.data), toProposal(b));
+  assert.deepEqual(
+    pubs.filter((p) => p.topic === TXS).map((p) => decodeTxGossip(p.data)),
+    [TX, TX, other],
+  );
+  await s.gossip.close();
+});
+
+test('received transactions are added as network ones; a failed preverification is a minor offence', async () => {
+  const s = setup();
+  await s.peer.publish(TXS, encodeTxGossip(TX));
+  await waitUntil(() => s.gossip.counters.txsAdded === 1, 2_000, 'the transaction added');
+  assert.deepEqual(s.mempool.added, ['network']);
+  s.mempool.failWith = new LedgerError('InvalidZkSignature', 'bad');
+  await s.peer.publish(TXS, encodeTxGossip(sampleSignedTx()));
+  await waitUntil(() => s.net.penalties.length === 1, 2_000, 'a penalty');
+  assert.equal(s.net.penalties[0]!.offence, 'minor');
+  await s.gossip.close();
+});
+
+test('proposals beyond the waiting bound are dropped; close stops the work', async () => {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const s = setup();
+  const slowSubmit = s.chain.submit.bind(s.chain);
+  s.chain.submit = async (b: Block) => {
+    await gate;
+    return slowSubmit(b);
+  };
+  await Promise.resolve(); // initial block download is over
+  for (let i = 0; i < 300; i++)
+    s.net.inject(BLOCKS, encodeProposal(toProposal(makeBlock(5n + BigInt(i)))), 'p');
+  assert.equal(s.gossip.counters.dropped, 300 - 256 - 1);
+  release();
+  await s.gossip.close();
+  const n = s.submitted.length;
+  s.net.inject(BLOCKS, encodeProposal(toProposal(makeBlock(1000n))), 'p');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(s.submitted.length, n);
+  assert.ok(n < 300);
+});
+
+test('close ends a wait between retries at once', async () => {
+  const bus = new FakeNetworkBus();
+  const [net, peer] = bus.mesh(2);
+  const fc = fakeChain(() => new BlockRejected('BLOCK_FUTURE', 'future', { meta: { boundSlot: 4n } }));
+  const gossip = GossipService.init(
+    { ...gossipConfig({ blockTopic: BLOCKS, txTopic: TXS }), futureBlockRetryDelayMs: 60_000 },
+    {
+      network: net!,
+      chain: fc.chain,
+      mempool: new FakeMempool(),
+      orphans: orphans(),
+      ibd: Promise.resolve(),
+      logger: silent,
+    },
+  );
+  await Promise.resolve();
+  await peer!.publish(BLOCKS, encodeProposal(toProposal(makeBlock(5n))));
+  await waitUntil(() => fc.submitted.length === 1, 2_000, 'the first try');
+  const t0 = Date.now();
+  await gossip.close();
+  assert.ok(Date.now() - t0 < 1_000);
+  assert.equal(fc.submitted.length, 1);
+});
