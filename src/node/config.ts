@@ -44,6 +44,7 @@ import {
   multiaddr,
   type Obj,
   only,
+  peerId,
   port,
   str,
 } from '../util/config-fields.ts';
@@ -186,10 +187,13 @@ function checkLaterAddresses(root: Obj): void {
   const blendCore = section(root, 'blend', 'core', 'backend');
   if (blendCore.listening_address !== undefined)
     multiaddr(blendCore.listening_address, 'blend.core.backend.listening_address');
-  multiaddrList(
-    section(root, 'cryptarchia', 'network', 'bootstrap', 'ibd').peers,
-    'cryptarchia.network.bootstrap.ibd.peers',
-  );
+  // F: `IbdConfig.peers` is a set of peer ids (`init` keeps the `/p2p/` part of each initial peer).
+  const ibdPeers = section(root, 'cryptarchia', 'network', 'bootstrap', 'ibd').peers;
+  if (ibdPeers !== undefined && ibdPeers !== null) {
+    if (!Array.isArray(ibdPeers))
+      throw new ConfigError('cryptarchia.network.bootstrap.ibd.peers: expected a list of peer ids');
+    for (const [i, p] of ibdPeers.entries()) peerId(p, `cryptarchia.network.bootstrap.ibd.peers[${i}]`);
+  }
   const tb = section(root, 'time', 'backend');
   if (tb.server !== undefined) listenAddress(tb.server, '', 'time.backend.server');
   const client = section(root, 'time', 'backend', 'client');

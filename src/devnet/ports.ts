@@ -1,0 +1,45 @@
+/**
+ * Checks, before any node starts, that every port of the devnet is free on 127.0.0.1: each API port
+ * (TCP) and each P2P port (UDP, QUIC). A port is free when this process can bind it; it is released at
+ * once. Every taken port is reported, not only the first.
+ */
+import { createSocket } from 'node:dgram';
+import { createServer } from 'node:net';
+import { DevnetError } from './errors.ts';
+import { HOST, type NodePlan } from './plan.ts';
+
+function tcpFree(port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+    s.listen({ host: HOST, port, exclusive: true }, () => s.close(() => resolve(undefined)));
+  });
+}
+
+function udpFree(port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const s = createSocket('udp4');
+    s.once('error', (e: NodeJS.ErrnoException) => {
+      s.close();
+      resolve(e.code ?? e.message);
+    });
+    s.bind({ address: HOST, port, exclusive: true }, () => s.close(() => resolve(undefined)));
+  });
+}
+
+/** Throws `DEVNET_PORT_IN_USE` naming every taken port and the node that needs it. */
+export async function checkPortsFree(plans: readonly NodePlan[]): Promise<void> {
+  const taken: string[] = [];
+  for (const p of plans) {
+    const api = await tcpFree(p.apiPort);
+    if (api !== undefined) taken.push(`${p.name} API ${HOST}:${p.apiPort}/tcp (${api})`);
+    const p2p = await udpFree(p.p2pPort);
+    if (p2p !== undefined) taken.push(`${p.name} P2P ${HOST}:${p.p2pPort}/udp (${p2p})`);
+  }
+  if (taken.length > 0)
+    throw new DevnetError(
+      'DEVNET_PORT_IN_USE',
+      `ports in use, nothing was started: ${taken.join('; ')}. ` +
+        'Stop what uses them or choose other bases (--api-port-base, --p2p-port-base)',
+    );
+}
