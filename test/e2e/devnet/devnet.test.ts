@@ -1,0 +1,206 @@
+/**
+ * `devnet --nodes 3` through the command line, in a temporary folder on free ports: the printed table,
+ * three APIs answering on one genesis, private configurations with distinct node keys and ports, SIGINT
+ * stopping every node with exit code 0, and a second run restarting the same chain. Refusals (another
+ * size in the folder, a port in use) start nothing. The nodes do not need to peer.
+ */
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { hexToBytesOrUndefined } from '../../../src/codec/hex.ts';
+import { peerIdOfNodeKey } from '../../../src/devnet/index.ts';
+import { spawnCli } from '../../utils/cli-process.ts';
+
+const N = 3;
+const tmp = mkdtempSync(join(tmpdir(), 'devnet-e2e-'));
+const dir = join(tmp, 'net');
+const running: ChildProcess[] = [];
+after(() => {
+  for (const c of running) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+function tcpFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen({ host: '127.0.0.1', port, exclusive: true }, () => s.close(() => resolve(true)));
+  });
+}
+
+function udpFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createSocket('udp4');
+    s.once('error', () => {
+      s.close();
+      resolve(false);
+    });
+    s.bind({ address: '127.0.0.1', port, exclusive: true }, () => s.close(() => resolve(true)));
+  });
+}
+
+/** A base with `count` consecutive ports free for TCP and UDP, in the range the OS does not hand out. */
+async function freeBase(count: number, avoid: number[] = []): Promise<number> {
+  for (;;) {
+    const base = 20000 + Math.floor(Math.random() * 10000);
+    let ok = true;
+    for (let i = 0; i < count && ok; i++) {
+      const p = base + i;
+      ok = !avoid.some((a) => Math.abs(a - p) < count) && (await tcpFree(p)) && (await udpFree(p));
+    }
+    if (ok) return base;
+  }
+}
+
+interface Run {
+  readonly proc: ChildProcess;
+  out: string;
+  err: string;
+  readonly exit: Promise<number | null>;
+}
+
+function devnet(args: string[]): Run {
+  const proc = spawnCli(['devnet', '--dir', dir, '--log-format', 'json', ...args], tmp);
+  running.push(proc);
+  const run: Run = {
+    proc,
+    out: '',
+    err: '',
+    exit: new Promise((resolve) => proc.on('exit', (code) => resolve(code))),
+  };
+  proc.stdout!.on('data', (b: Buffer) => {
+    run.out += b.toString();
+  });
+  proc.stderr!.on('data', (b: Buffer) => {
+    run.err += b.toString();
+  });
+  return run;
+}
+
+async function getJson(url: string): Promise<unknown> {
+  const r = await fetch(url, { signal: AbortSignal.timeout(3000) });
+  if (!r.ok) throw new Error(`${url}: ${r.status}`);
+  return r.json();
+}
+
+/** Waits until every API answers `/cryptarchia/info`. */
+async function waitApis(run: Run, apis: string[], ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  const up = new Set<string>();
+  while (up.size < apis.length) {
+    if (Date.now() > deadline) throw new Error(`APIs not up after ${ms} ms: ${run.out.slice(-3000)}`);
+    if (run.proc.exitCode !== null) throw new Error(`devnet exited: ${run.out}${run.err}`);
+    for (const a of apis) {
+      if (up.has(a)) continue;
+      try {
+        await getJson(`${a}/cryptarchia/info`);
+        up.add(a);
+      } catch {
+        // not yet
+      }
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+/** What makes the chain: chain id, genesis time and the genesis block's id, as each node serves them. */
+async function genesisOf(api: string): Promise<string> {
+  const { chain_id } = (await getJson(`${api}/chain/id`)) as { chain_id: string };
+  const { genesis_time_unix_ms } = (await getJson(`${api}/time/info`)) as { genesis_time_unix_ms: number };
+  const blocks = (await getJson(`${api}/cryptarchia/blocks?slot_from=0&slot_to=0`)) as {
+    header: { id: string; slot: number };
+  }[];
+  assert.equal(blocks.length, 1, `${api}: one block at slot 0`);
+  return `${chain_id} ${genesis_time_unix_ms} ${blocks[0]!.header.id}`;
+}
+
+async function stop(run: Run, apis: string[]): Promise<void> {
+  run.proc.kill('SIGINT');
+  let timer: NodeJS.Timeout | undefined;
+  const code = await Promise.race([
+    run.exit,
+    new Promise<string>((r) => {
+      timer = setTimeout(() => r('timeout'), 20_000);
+    }),
+  ]);
+  clearTimeout(timer);
+  assert.equal(code, 0, `devnet exit code (output: ${run.out.slice(-2000)}${run.err})`);
+  assert.match(run.out, /\[devnet\] all nodes stopped/);
+  for (let i = 0; i < N; i++)
+    assert.match(run.out, new RegExp(`\\[devnet\\] node-${i} stopped \\(with code 0\\)`));
+  for (const a of apis) await assert.rejects(getJson(`${a}/cryptarchia/info`), `${a} is down`);
+}
+
+test('devnet --nodes 3: one genesis, the table, private configs, SIGINT stops all, a re-run restarts the chain', async () => {
+  const apiBase = await freeBase(N);
+  const p2pBase = await freeBase(N, [apiBase]);
+  const apis = Array.from({ length: N }, (_, i) => `http://127.0.0.1:${apiBase + i}`);
+  const args = ['--nodes', String(N), '--api-port-base', String(apiBase), '--p2p-port-base', String(p2pBase)];
+
+  const first = devnet(args);
+  await waitApis(first, apis, 40_000);
+
+  // The table: node, API, P2P address with the peer id of the node's key, funded keys.
+  const rows = [...first.out.matchAll(/^ {2}(node-\d+)\s+(http:\/\/\S+)\s+(\/ip4\/\S+)\s+([\d,]+)$/gm)];
+  assert.equal(rows.length, N, first.out.slice(0, 3000));
+  const nodeKeys = new Set<string>();
+  for (const [i, row] of rows.entries()) {
+    const [, name, api, p2p, keys] = row;
+    assert.equal(name, `node-${i}`);
+    assert.equal(api, apis[i]);
+    assert.equal(keys, [0, 1, 2, 3].map((k) => 4 * i + k).join(','));
+    const config = join(dir, `node-${i}`, 'user_config.yaml');
+    assert.equal(statSync(config).mode & 0o777, 0o600, `${config} mode`);
+    const text = readFileSync(config, 'utf8');
+    const key = /node_key: '([0-9a-f]{64})'/.exec(text)![1]!;
+    nodeKeys.add(key);
+    assert.match(text, new RegExp(`port: ${p2pBase + i}\\n`));
+    assert.match(text, new RegExp(`listen_address: '127.0.0.1:${apiBase + i}'`));
+    const peerId = await peerIdOfNodeKey(hexToBytesOrUndefined(key)!);
+    assert.equal(p2p, `/ip4/127.0.0.1/udp/${p2pBase + i}/quic-v1/p2p/${peerId}`);
+  }
+  assert.equal(nodeKeys.size, N, 'distinct node keys');
+
+  const genesis = await Promise.all(apis.map(genesisOf));
+  assert.equal(new Set(genesis).size, 1, `one genesis: ${genesis.join(' | ')}`);
+  assert.match(first.out, /a new chain/);
+  // Each node's log lines are prefixed with its name.
+  for (let i = 0; i < N; i++) assert.match(first.out, new RegExp(`^\\[node-${i}\\] \\{`, 'm'));
+  await stop(first, apis);
+
+  // Another size in the same folder is refused before anything starts.
+  const other = devnet([
+    '--nodes',
+    '2',
+    '--api-port-base',
+    String(apiBase),
+    '--p2p-port-base',
+    String(p2pBase),
+  ]);
+  assert.equal(await other.exit, 1);
+  assert.match(other.err, /holds a devnet of 3 node\(s\), not 2: run with --nodes 3 to restart it, --reset/);
+
+  // A port in use: a clear error, nothing started.
+  const blocker: Server = createServer();
+  await new Promise<void>((r) => blocker.listen({ host: '127.0.0.1', port: apiBase + 1 }, r));
+  const busy = devnet(args);
+  assert.equal(await busy.exit, 1);
+  blocker.close();
+  assert.match(
+    busy.err,
+    new RegExp(`ports in use, nothing was started: node-1 API 127\\.0\\.0\\.1:${apiBase + 1}/tcp`),
+  );
+  assert.doesNotMatch(busy.out, /\[node-0\]/);
+
+  // The same folder and size again: the same chain.
+  const second = devnet(args);
+  await waitApis(second, apis, 40_000);
+  assert.match(second.out, /restarting its chain/);
+  assert.deepEqual(await Promise.all(apis.map(genesisOf)), genesis);
+  await stop(second, apis);
+});
