@@ -115,7 +115,7 @@ export async function planDevnet(o: DevnetPlanOptions): Promise<NodePlan[]> {
   }
   const plans: NodePlan[] = [];
   for (let i = 0; i < o.nodes; i++) {
-    // inferred: devnet key indices per node (docs/fidelity.md "Multi-node devnet keys")
+    // inferred: devnet key indices per node (docs/fidelity.md "Multi-node devnet keys and genesis")
     const network = ed25519Key(2000 + i);
     const peerId = await peerIdOfNodeKey(frToBytes(devnetSecretKey(2000 + i)));
     const p2pPort = o.p2pPortBase + i;
@@ -142,6 +142,7 @@ export async function planDevnet(o: DevnetPlanOptions): Promise<NodePlan[]> {
  * the integer division goes one unit at a time to the first notes, so the total is exact.
  */
 export function genesisNotes(plans: readonly NodePlan[]): { value: bigint; pk: string; key: number }[] {
+  // inferred: the split of the devnet stake (docs/fidelity.md "Multi-node devnet keys and genesis")
   const keys = plans.flatMap((p) => p.fundedKeys);
   const perKey = Math.min(NOTES_PER_KEY, Math.floor(MAX_GENESIS_NOTES / keys.length));
   const count = BigInt(keys.length * perKey);
@@ -265,7 +266,7 @@ export function nodeConfigYaml(plan: NodePlan, all: readonly NodePlan[]): string
 /**
  * IBD peers (F `init`: the peer ids of the initial peers). Node 0 starts first with none (it is the
  * devnet's bootstrap node); every other node downloads from node 0.
- * inferred: not every initial peer is an IBD peer (docs/fidelity.md "Multi-node devnet IBD peers")
+ * inferred: not every initial peer is an IBD peer (docs/fidelity.md "Multi-node devnet IBD peers and start order")
  */
 export function ibdPeers(plan: NodePlan, all: readonly NodePlan[]): string[] {
   return plan.index === 0 ? [] : [all[0]!.peerId];

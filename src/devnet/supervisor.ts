@@ -167,6 +167,7 @@ export function superviseDevnet(o: SupervisorOptions): Promise<number> {
     process.off('SIGTERM', onTerm);
   };
 
+  // inferred: node 0 first, the others once it follows (docs/fidelity.md "Multi-node devnet IBD peers and start order")
   void (async () => {
     const first = start(plans[0]!);
     if (plans.length > 1) {
