@@ -160,11 +160,21 @@ export function superviseDevnet(o: SupervisorOptions): Promise<number> {
   };
   const onInt = () => onSignal('SIGINT');
   const onTerm = () => onSignal('SIGTERM');
+  // If this process ends any other way (an uncaught error), its nodes do not outlive it.
+  const onExit = () => {
+    for (const c of children) if (!c.exited) c.proc.kill('SIGKILL');
+  };
+  // A reader that goes away (`| head`) loses the remaining lines; the nodes keep running until a signal.
+  const onOutError = () => {};
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
+  process.on('exit', onExit);
+  out.on('error', onOutError);
   const removeSignals = () => {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
+    process.off('exit', onExit);
+    out.off('error', onOutError);
   };
 
   // inferred: node 0 first, the others once it follows (docs/fidelity.md "Multi-node devnet IBD peers and start order")
