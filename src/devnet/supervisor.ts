@@ -20,6 +20,8 @@ import type { NodePlan } from './plan.ts';
 
 /** How long a node has to stop after SIGTERM before it is killed. */
 export const STOP_GRACE_MS = 10_000;
+/** A second signal within this time is the same Ctrl-C delivered twice, not a request to kill. */
+const REPEAT_SIGNAL_MS = 1000;
 /** How long the other nodes wait for node 0 to follow the chain before they start anyway. */
 export const FIRST_NODE_WAIT_MS = 120_000;
 
@@ -154,9 +156,14 @@ export function superviseDevnet(o: SupervisorOptions): Promise<number> {
     }
   };
 
+  // One Ctrl-C can arrive twice (from the terminal to the process group, and relayed by a wrapper such
+  // as npx or tsx): only a signal at least a second after the first kills the nodes.
+  let stopAt = 0;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) kill(`${signal} again`);
-    else stop(signal);
+    if (!stopping) {
+      stopAt = Date.now();
+      stop(signal);
+    } else if (Date.now() - stopAt >= REPEAT_SIGNAL_MS) kill(`${signal} again`);
   };
   const onInt = () => onSignal('SIGINT');
   const onTerm = () => onSignal('SIGTERM');
