@@ -8,7 +8,8 @@ import { createServer } from 'node:net';
 import { DevnetError } from './errors.ts';
 import { HOST, type NodePlan } from './plan.ts';
 
-function tcpFree(port: number): Promise<string | undefined> {
+/** Undefined when `port` can be bound on 127.0.0.1 over TCP, else why not (`EADDRINUSE`, …). */
+export function tcpFree(port: number): Promise<string | undefined> {
   return new Promise((resolve) => {
     const s = createServer();
     s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
@@ -16,7 +17,8 @@ function tcpFree(port: number): Promise<string | undefined> {
   });
 }
 
-function udpFree(port: number): Promise<string | undefined> {
+/** Undefined when `port` can be bound on 127.0.0.1 over UDP, else why not. */
+export function udpFree(port: number): Promise<string | undefined> {
   return new Promise((resolve) => {
     const s = createSocket('udp4');
     s.once('error', (e: NodeJS.ErrnoException) => {

@@ -6,14 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { createSocket } from 'node:dgram';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { hexToBytesOrUndefined } from '../../../src/codec/hex.ts';
 import { peerIdOfNodeKey } from '../../../src/devnet/index.ts';
+import { tcpFree, udpFree } from '../../../src/devnet/ports.ts';
 import { spawnCli } from '../../utils/cli-process.ts';
 
 const N = 3;
@@ -25,25 +24,6 @@ after(() => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-function tcpFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.once('error', () => resolve(false));
-    s.listen({ host: '127.0.0.1', port, exclusive: true }, () => s.close(() => resolve(true)));
-  });
-}
-
-function udpFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createSocket('udp4');
-    s.once('error', () => {
-      s.close();
-      resolve(false);
-    });
-    s.bind({ address: '127.0.0.1', port, exclusive: true }, () => s.close(() => resolve(true)));
-  });
-}
-
 /** A base with `count` consecutive ports free for TCP and UDP, in the range the OS does not hand out. */
 async function freeBase(count: number, avoid: number[] = []): Promise<number> {
   for (;;) {
@@ -51,7 +31,10 @@ async function freeBase(count: number, avoid: number[] = []): Promise<number> {
     let ok = true;
     for (let i = 0; i < count && ok; i++) {
       const p = base + i;
-      ok = !avoid.some((a) => Math.abs(a - p) < count) && (await tcpFree(p)) && (await udpFree(p));
+      ok =
+        !avoid.some((a) => Math.abs(a - p) < count) &&
+        (await tcpFree(p)) === undefined &&
+        (await udpFree(p)) === undefined;
     }
     if (ok) return base;
   }
