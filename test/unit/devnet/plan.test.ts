@@ -4,7 +4,7 @@
  * to restart, --reset, never a folder that is not a devnet's).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -180,7 +180,7 @@ test('a folder that is not a devnet folder is neither used nor deleted; a check 
   );
   assert.equal(existsSync(join(tmp, 'unused')), false);
   rmSync(dir, { recursive: true, force: true });
-  await import('node:fs').then((fs) => fs.mkdirSync(dir));
+  mkdirSync(dir);
   writeFileSync(join(dir, 'notes.txt'), 'mine');
   for (const reset of [false, true]) {
     await assert.rejects(
