@@ -118,18 +118,27 @@ export function superviseDevnet(o: SupervisorOptions): Promise<number> {
     proc.on('error', (e) => {
       say(`${p.name} could not be started: ${e.message}`);
     });
-    proc.on('close', (code, signal) => {
-      child.exited = true;
-      const how = signal !== null ? `by signal ${signal}` : `with code ${code}`;
-      if (stopping) say(`${p.name} stopped (${how})`);
-      else {
-        say(`${p.name} exited ${how}`);
-        if (o.stopOnExit) {
-          exitCode = 1;
-          stop(`${p.name} exited`);
+    // Reported once its output is read to the end ('close'), or a second after it exits if a process it
+    // started still holds its output open.
+    proc.on('exit', (code, signal) => {
+      let reported = false;
+      const report = () => {
+        if (reported) return;
+        reported = true;
+        child.exited = true;
+        const how = signal !== null ? `by signal ${signal}` : `with code ${code}`;
+        if (stopping) say(`${p.name} stopped (${how})`);
+        else {
+          say(`${p.name} exited ${how}`);
+          if (o.stopOnExit) {
+            exitCode = 1;
+            stop(`${p.name} exited`);
+          }
         }
-      }
-      maybeFinish();
+        maybeFinish();
+      };
+      proc.once('close', report);
+      setTimeout(report, 1000).unref();
     });
     return child;
   };
