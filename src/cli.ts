@@ -245,6 +245,10 @@ export function buildCli(): Command {
       'P2P (UDP, QUIC) port of node 0; node i on base + i (default 3000)',
       intOption,
     )
+    .option(
+      '--p2p-host <ipv4>',
+      'where the nodes listen for peers (default 127.0.0.1; 0.0.0.0 for other machines)',
+    )
     .option('--reset', 'delete the devnet folder first and start a new chain')
     .option('--stop-on-exit', 'stop every node when one exits (default: the others keep running)')
     .option('--keys <dir>', 'folder of the Groth16 circuit keys (default: the shipped devnet keys)')
@@ -259,6 +263,7 @@ export function buildCli(): Command {
         dir: string;
         apiPortBase?: number;
         p2pPortBase?: number;
+        p2pHost?: string;
         reset?: boolean;
         stopOnExit?: boolean;
         keys?: string;
@@ -270,6 +275,7 @@ export function buildCli(): Command {
           ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
           ...(o.apiPortBase !== undefined ? { apiPortBase: o.apiPortBase } : {}),
           ...(o.p2pPortBase !== undefined ? { p2pPortBase: o.p2pPortBase } : {}),
+          ...(o.p2pHost !== undefined ? { p2pHost: o.p2pHost } : {}),
           reset: o.reset === true,
           stopOnExit: o.stopOnExit === true,
           pretty,

@@ -10,7 +10,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DevnetError } from './errors.ts';
-import { devnetDeploymentYaml, type NodePlan, nodeConfigYaml, planDevnet } from './plan.ts';
+import { devnetDeploymentYaml, HOST, type NodePlan, nodeConfigYaml, planDevnet } from './plan.ts';
 
 export const META_FILE = 'devnet.json';
 export const DEPLOYMENT_FILE = 'deployment.yaml';
@@ -21,6 +21,8 @@ export interface DevnetMeta {
   readonly genesis_time: number;
   readonly api_port_base: number;
   readonly p2p_port_base: number;
+  /** Absent in a folder written before the option existed: 127.0.0.1. */
+  readonly p2p_host?: string;
 }
 
 export interface DevnetFolderOptions {
@@ -32,6 +34,7 @@ export interface DevnetFolderOptions {
   readonly p2pPortBase?: number;
   readonly defaultApiPortBase: number;
   readonly defaultP2pPortBase: number;
+  readonly p2pHost?: string;
   readonly reset: boolean;
   /** The text of deployments/devnet.yaml. */
   readonly baseDeployment: string;
@@ -60,7 +63,13 @@ export function readMeta(dir: string): DevnetMeta | undefined {
     throw new DevnetError('DEVNET_FOLDER', `${path}: not valid JSON (${(e as Error).message})`);
   }
   const ok = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
-  if (!ok(m.nodes) || !ok(m.genesis_time) || !ok(m.api_port_base) || !ok(m.p2p_port_base))
+  if (
+    !ok(m.nodes) ||
+    !ok(m.genesis_time) ||
+    !ok(m.api_port_base) ||
+    !ok(m.p2p_port_base) ||
+    (m.p2p_host !== undefined && typeof m.p2p_host !== 'string')
+  )
     throw new DevnetError(
       'DEVNET_FOLDER',
       `${path}: expected nodes, genesis_time, api_port_base, p2p_port_base`,
@@ -88,8 +97,9 @@ export async function prepareDevnetFolder(o: DevnetFolderOptions): Promise<Prepa
   const nodes = o.nodes ?? previous?.nodes ?? o.defaultNodes;
   const apiPortBase = o.apiPortBase ?? previous?.api_port_base ?? o.defaultApiPortBase;
   const p2pPortBase = o.p2pPortBase ?? previous?.p2p_port_base ?? o.defaultP2pPortBase;
+  const p2pHost = o.p2pHost ?? previous?.p2p_host ?? HOST;
   // Checked before anything is deleted or written.
-  const plans = await planDevnet({ nodes, apiPortBase, p2pPortBase });
+  const plans = await planDevnet({ nodes, apiPortBase, p2pPortBase, p2pHost });
   await o.check?.(plans);
   if (meta !== undefined && o.reset) {
     rmSync(o.dir, { recursive: true, force: true });
@@ -112,6 +122,7 @@ export async function prepareDevnetFolder(o: DevnetFolderOptions): Promise<Prepa
     genesis_time: genesisTime,
     api_port_base: apiPortBase,
     p2p_port_base: p2pPortBase,
+    p2p_host: p2pHost,
   };
   writeFileSync(join(o.dir, META_FILE), `${JSON.stringify(newMeta, null, 2)}\n`);
   const configPaths = plans.map((p) => {

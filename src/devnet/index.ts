@@ -34,6 +34,7 @@ export interface DevnetOptions {
   readonly nodes?: number;
   readonly apiPortBase?: number;
   readonly p2pPortBase?: number;
+  readonly p2pHost?: string;
   readonly reset: boolean;
   readonly pretty: boolean;
   readonly color: boolean;
@@ -87,6 +88,7 @@ export async function runDevnet(o: DevnetOptions): Promise<number> {
     ...(o.p2pPortBase !== undefined ? { p2pPortBase: o.p2pPortBase } : {}),
     defaultApiPortBase: DEFAULT_API_PORT_BASE,
     defaultP2pPortBase: DEFAULT_P2P_PORT_BASE,
+    ...(o.p2pHost !== undefined ? { p2pHost: o.p2pHost } : {}),
     reset: o.reset,
     baseDeployment: readFileSync(BASE_DEPLOYMENT, 'utf8'),
     nowMs: Date.now(),

@@ -9,6 +9,7 @@
  * (Zk) and 1002+3i (Ed25519 seed), so node 0 holds the keys of the single-node devnet (`npm start`); its
  * libp2p key is the Ed25519 seed of devnet key 2000+i.
  */
+import { isIPv4 } from 'node:net';
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { isScalar, parseDocument, type YAMLMap } from 'yaml';
@@ -44,12 +45,14 @@ export interface NodePlan {
   readonly index: number;
   readonly name: string;
   readonly apiPort: number;
+  /** `network.backend.swarm.host`: where the node listens for peers. */
+  readonly p2pHost: string;
   readonly p2pPort: number;
   /** Hex of the 32-byte Ed25519 seed written as `network.backend.swarm.node_key`. */
   readonly nodeKey: string;
   /** The `12D3KooW…` peer id of `nodeKey`. */
   readonly peerId: string;
-  /** `/ip4/127.0.0.1/udp/<port>/quic-v1/p2p/<peer id>`. */
+  /** `/ip4/<host>/udp/<port>/quic-v1/p2p/<peer id>` (127.0.0.1 when the host is 0.0.0.0). */
   readonly p2pAddress: string;
   readonly fundedKeys: readonly DevnetKey[];
   readonly voucherMaster: DevnetKey;
@@ -62,6 +65,8 @@ export interface DevnetPlanOptions {
   readonly nodes: number;
   readonly apiPortBase: number;
   readonly p2pPortBase: number;
+  /** An IPv4 address; default 127.0.0.1 (0.0.0.0: every interface, for peers on other machines). */
+  readonly p2pHost?: string;
 }
 
 const hexFr = (x: Fr) => bytesToHex(frToBytes(x));
@@ -103,6 +108,13 @@ export function checkPortBase(base: number, nodes: number, option: string): numb
 
 export async function planDevnet(o: DevnetPlanOptions): Promise<NodePlan[]> {
   checkNodeCount(o.nodes);
+  const p2pHost = o.p2pHost ?? HOST;
+  if (!isIPv4(p2pHost))
+    throw new DevnetError(
+      'DEVNET_OPTION',
+      `--p2p-host: expected an IPv4 address, got ${JSON.stringify(p2pHost)}`,
+    );
+  const dialHost = p2pHost === '0.0.0.0' ? HOST : p2pHost;
   checkPortBase(o.apiPortBase, o.nodes, '--api-port-base');
   checkPortBase(o.p2pPortBase, o.nodes, '--p2p-port-base');
   const apiPorts = new Set(Array.from({ length: o.nodes }, (_, i) => o.apiPortBase + i));
@@ -123,10 +135,11 @@ export async function planDevnet(o: DevnetPlanOptions): Promise<NodePlan[]> {
       index: i,
       name: `node-${i}`,
       apiPort: o.apiPortBase + i,
+      p2pHost,
       p2pPort,
       nodeKey: network.secretKey,
       peerId,
-      p2pAddress: `/ip4/${HOST}/udp/${p2pPort}/quic-v1/p2p/${peerId}`,
+      p2pAddress: `/ip4/${dialHost}/udp/${p2pPort}/quic-v1/p2p/${peerId}`,
       fundedKeys: Array.from({ length: KEYS_PER_NODE }, (_, k) => zkKey(KEYS_PER_NODE * i + k)),
       voucherMaster: zkKey(1000 + 3 * i),
       blendZk: zkKey(1001 + 3 * i),
@@ -224,7 +237,7 @@ export function nodeConfigYaml(plan: NodePlan, all: readonly NodePlan[]): string
     'network:',
     '  backend:',
     '    swarm:',
-    `      host: ${q(HOST)}`,
+    `      host: ${q(plan.p2pHost)}`,
     `      port: ${plan.p2pPort}`,
     `      node_key: ${q(plan.nodeKey)}  # peer id ${plan.peerId}`,
     `    initial_peers:${list(

@@ -1,6 +1,6 @@
 /**
- * Checks, before any node starts, that every port of the devnet is free on 127.0.0.1: each API port
- * (TCP) and each P2P port (UDP, QUIC). A port is free when this process can bind it; it is released at
+ * Checks, before any node starts, that every port of the devnet is free: each API port (TCP, on
+ * 127.0.0.1) and each P2P port (UDP, QUIC, on the P2P host). A port is free when this process can bind it; it is released at
  * once. Every taken port is reported, not only the first.
  */
 import { createSocket } from 'node:dgram';
@@ -17,15 +17,15 @@ export function tcpFree(port: number): Promise<string | undefined> {
   });
 }
 
-/** Undefined when `port` can be bound on 127.0.0.1 over UDP, else why not. */
-export function udpFree(port: number): Promise<string | undefined> {
+/** Undefined when `port` can be bound on `host` over UDP, else why not. */
+export function udpFree(port: number, host = HOST): Promise<string | undefined> {
   return new Promise((resolve) => {
     const s = createSocket('udp4');
     s.once('error', (e: NodeJS.ErrnoException) => {
       s.close();
       resolve(e.code ?? e.message);
     });
-    s.bind({ address: HOST, port, exclusive: true }, () => s.close(() => resolve(undefined)));
+    s.bind({ address: host, port, exclusive: true }, () => s.close(() => resolve(undefined)));
   });
 }
 
@@ -35,8 +35,8 @@ export async function checkPortsFree(plans: readonly NodePlan[]): Promise<void> 
   for (const p of plans) {
     const api = await tcpFree(p.apiPort);
     if (api !== undefined) taken.push(`${p.name} API ${HOST}:${p.apiPort}/tcp (${api})`);
-    const p2p = await udpFree(p.p2pPort);
-    if (p2p !== undefined) taken.push(`${p.name} P2P ${HOST}:${p.p2pPort}/udp (${p2p})`);
+    const p2p = await udpFree(p.p2pPort, p.p2pHost);
+    if (p2p !== undefined) taken.push(`${p.name} P2P ${p.p2pHost}:${p.p2pPort}/udp (${p2p})`);
   }
   if (taken.length > 0)
     throw new DevnetError(

@@ -200,6 +200,19 @@ test('a folder that is not a devnet folder is neither used nor deleted; a check 
   assert.equal(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'mine');
 });
 
+test('--p2p-host: the nodes listen there and dial each other on 127.0.0.1 when it is 0.0.0.0', async () => {
+  const plans = await planDevnet({ nodes: 2, apiPortBase: 8080, p2pPortBase: 3000, p2pHost: '0.0.0.0' });
+  const yaml = nodeConfigYaml(plans[0]!, plans);
+  assert.match(yaml, /host: '0\.0\.0\.0'/);
+  assert.ok(yaml.includes(`- '/ip4/127.0.0.1/udp/3001/quic-v1/p2p/${plans[1]!.peerId}'`));
+  const lan = await planDevnet({ nodes: 2, apiPortBase: 8080, p2pPortBase: 3000, p2pHost: '10.1.2.3' });
+  assert.equal(lan[1]!.p2pAddress, `/ip4/10.1.2.3/udp/3001/quic-v1/p2p/${lan[1]!.peerId}`);
+  await assert.rejects(
+    planDevnet({ nodes: 2, apiPortBase: 8080, p2pPortBase: 3000, p2pHost: 'example.org' }),
+    /--p2p-host: expected an IPv4 address/,
+  );
+});
+
 test('the node reads IBD peers as peer ids, as the reference writes them', () => {
   const id = '12D3KooWELgSMgfiQJnwL1Uh9Qi8Jpi4ou9qtTGCprcZ1ZhrsuEB';
   parseUserConfig(`cryptarchia: { network: { bootstrap: { ibd: { peers: ['${id}'] } } } }`);
