@@ -1,6 +1,6 @@
 /**
- * The command line: `start` (a node from a config; without one, the local devnet), `init` (a new
- * node's config with fresh keys), `version`.
+ * The command line: `start` (a node from a config; without one, the local devnet), `devnet` (a local
+ * network of several nodes), `init` (a new node's config with fresh keys), `version`.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -9,6 +9,7 @@ import { bytesToHex } from './codec/hex.ts';
 import { ed25519GenerateSecretKey, ed25519PublicKey } from './crypto/ed25519.ts';
 import { frToBytes } from './crypto/field.ts';
 import { zkGenerateSecretKey, zkPublicKey } from './crypto/zk-keys.ts';
+import { DEFAULT_DEVNET_DIR, MAX_NODES, MIN_NODES, runDevnet } from './devnet/index.ts';
 import { type Deployment, parseDeployment } from './ledger/deployment.ts';
 import { parseUserConfig, type UserConfig } from './node/config.ts';
 import { devnetConfig, fundedDevnetKeys } from './node/devnet.ts';
@@ -60,6 +61,11 @@ export function readConfigFile(path: string): UserConfig {
 }
 
 const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty'];
+
+function intOption(v: string): number {
+  if (!/^\d+$/.test(v)) throw new InvalidArgumentError('expected a whole number');
+  return Number(v);
+}
 
 function logFormatOption(v: string): LogFormat {
   if (!(LOG_FORMATS as readonly string[]).includes(v))
@@ -227,6 +233,64 @@ export function buildCli(): Command {
         }
         process.on('SIGINT', () => shutdown('SIGINT'));
         process.on('SIGTERM', () => shutdown('SIGTERM'));
+      },
+    );
+
+  program
+    .command('devnet')
+    .description(
+      `run a local devnet of ${MIN_NODES} to ${MAX_NODES} nodes on this machine (state in ${DEFAULT_DEVNET_DIR})`,
+    )
+    .option('-n, --nodes <n>', "how many nodes (default: the folder's devnet, else 4)", intOption)
+    .option('--dir <path>', 'the devnet folder', DEFAULT_DEVNET_DIR)
+    .option(
+      '--api-port-base <port>',
+      'API port of node 0; node i listens on base + i (default 8080)',
+      intOption,
+    )
+    .option(
+      '--p2p-port-base <port>',
+      'P2P (UDP, QUIC) port of node 0; node i on base + i (default 3000)',
+      intOption,
+    )
+    .option(
+      '--p2p-host <ipv4>',
+      'where the nodes listen for peers (default 127.0.0.1; 0.0.0.0 for other machines)',
+    )
+    .option('--reset', 'delete the devnet folder first and start a new chain')
+    .option('--stop-on-exit', 'stop every node when one exits (default: the others keep running)')
+    .option('--keys <dir>', 'folder of the Groth16 circuit keys (default: the shipped devnet keys)')
+    .option(
+      '--log-format <json|pretty>',
+      'log lines as JSON or as readable text (default: pretty on a terminal, JSON otherwise)',
+      logFormatOption,
+    )
+    .action(
+      async (o: {
+        nodes?: number;
+        dir: string;
+        apiPortBase?: number;
+        p2pPortBase?: number;
+        p2pHost?: string;
+        reset?: boolean;
+        stopOnExit?: boolean;
+        keys?: string;
+        logFormat?: LogFormat;
+      }) => {
+        const pretty = (o.logFormat ?? defaultLogFormat()) === 'pretty';
+        const code = await runDevnet({
+          dir: resolve(o.dir),
+          ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
+          ...(o.apiPortBase !== undefined ? { apiPortBase: o.apiPortBase } : {}),
+          ...(o.p2pPortBase !== undefined ? { p2pPortBase: o.p2pPortBase } : {}),
+          ...(o.p2pHost !== undefined ? { p2pHost: o.p2pHost } : {}),
+          reset: o.reset === true,
+          stopOnExit: o.stopOnExit === true,
+          pretty,
+          color: pretty && process.stdout.isTTY === true && process.env.NO_COLOR === undefined,
+          ...(o.keys !== undefined ? { keysDir: resolve(o.keys) } : {}),
+        });
+        process.exit(code);
       },
     );
 

@@ -155,6 +155,13 @@ export function multiaddr(v: unknown, path: string): string {
   return v;
 }
 
+/** A libp2p peer id in its text form (base58btc, e.g. `12D3KooW…`), as a `/p2p/` multiaddr part is. */
+export function peerId(v: unknown, path: string): string {
+  if (typeof v !== 'string' || !MULTIADDR_ARGS.p2p!(v))
+    throw new ConfigError(`${path}: expected a peer id such as 12D3KooW… (got ${JSON.stringify(v)})`);
+  return v;
+}
+
 /** Key layout of a section read later: `true` = any value below this key. */
 export type Layout = { readonly [key: string]: true | Layout };
 

@@ -39,7 +39,10 @@ test('unknown commands and options are refused', async () => {
 });
 
 test('an unknown command is named as such, with the list of commands', async () => {
-  await assert.rejects(run(['frobnicate']), /unknown command 'frobnicate' \(commands: start, init, version/);
+  await assert.rejects(
+    run(['frobnicate']),
+    /unknown command 'frobnicate' \(commands: start, devnet, init, version/,
+  );
   await assert.rejects(run(['frobnicate', '--config', 'x.yaml']), /unknown command 'frobnicate'/);
 });
 

@@ -1,0 +1,106 @@
+/**
+ * The `devnet` command: a local network of N nodes on this machine with one command. It prepares the
+ * devnet folder (shared genesis, one configuration per node; folder.ts), checks that every port is free
+ * (ports.ts), prints what it runs (the table below) and runs the nodes until a signal stops them
+ * (supervisor.ts). This file is the only way into the folder.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type PreparedDevnet, prepareDevnetFolder } from './folder.ts';
+import { DEFAULT_API_PORT_BASE, DEFAULT_P2P_PORT_BASE, type NodePlan } from './plan.ts';
+import { checkPortsFree } from './ports.ts';
+import { superviseDevnet } from './supervisor.ts';
+
+export { DevnetError } from './errors.ts';
+export {
+  DEFAULT_API_PORT_BASE,
+  DEFAULT_P2P_PORT_BASE,
+  genesisNotes,
+  MAX_NODES,
+  MIN_NODES,
+  type NodePlan,
+  peerIdOfNodeKey,
+  planDevnet,
+  TOTAL_STAKE,
+} from './plan.ts';
+
+export const DEFAULT_DEVNET_DIR = './.devnet-multi';
+export const DEFAULT_DEVNET_NODES = 4;
+
+const BASE_DEPLOYMENT = new URL('../../deployments/devnet.yaml', import.meta.url);
+
+export interface DevnetOptions {
+  readonly dir: string;
+  readonly nodes?: number;
+  readonly apiPortBase?: number;
+  readonly p2pPortBase?: number;
+  readonly p2pHost?: string;
+  readonly reset: boolean;
+  readonly pretty: boolean;
+  readonly color: boolean;
+  readonly stopOnExit: boolean;
+  readonly keysDir?: string;
+  readonly out?: NodeJS.WritableStream;
+}
+
+/** What the devnet runs: folder, genesis, and per node its API, P2P address and funded keys. */
+export function devnetTable(d: PreparedDevnet): string {
+  const genesis = new Date(d.meta.genesis_time * 1000).toISOString();
+  const rows = d.plans.map((p: NodePlan) => ({
+    node: p.name,
+    api: `http://127.0.0.1:${p.apiPort}`,
+    p2p: p.p2pAddress,
+    keys: p.fundedKeys.map((k) => k.index).join(','),
+  }));
+  const w = (k: 'node' | 'api' | 'p2p') => Math.max(k.length, ...rows.map((r) => r[k].length)) + 2;
+  const [wn, wa, wp] = [w('node'), w('api'), w('p2p')];
+  const lines = [
+    '',
+    `  Logos devnet: ${d.plans.length} node(s), ${d.created ? 'a new chain' : 'restarting its chain'}, genesis at ${genesis}`,
+    `  folder   ${resolve(d.dir)}`,
+    `           deployment.yaml (shared genesis), node-<i>/user_config.yaml, node-<i>/state/`,
+    '',
+    `  ${'node'.padEnd(wn)}${'API'.padEnd(wa)}${'P2P address'.padEnd(wp)}funded devnet keys`,
+    ...rows.map((r) => `  ${r.node.padEnd(wn)}${r.api.padEnd(wa)}${r.p2p.padEnd(wp)}${r.keys}`),
+    '',
+    '  Funded devnet keys (public test keys, for this local chain only):',
+    `  ${'#'.padEnd(4)}${'node'.padEnd(wn)}${'public key'.padEnd(66)}secret key`,
+    ...d.plans.flatMap((p) =>
+      p.fundedKeys.map(
+        (k) => `  ${String(k.index).padEnd(4)}${p.name.padEnd(wn)}${k.publicKey}  ${k.secretKey}`,
+      ),
+    ),
+    '',
+    '  Ctrl-C stops every node.',
+    '',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** Prepares the folder, checks the ports, prints the table and runs the nodes; resolves with the exit code. */
+export async function runDevnet(o: DevnetOptions): Promise<number> {
+  const out = o.out ?? process.stdout;
+  const devnet = await prepareDevnetFolder({
+    dir: o.dir,
+    ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
+    defaultNodes: DEFAULT_DEVNET_NODES,
+    ...(o.apiPortBase !== undefined ? { apiPortBase: o.apiPortBase } : {}),
+    ...(o.p2pPortBase !== undefined ? { p2pPortBase: o.p2pPortBase } : {}),
+    defaultApiPortBase: DEFAULT_API_PORT_BASE,
+    defaultP2pPortBase: DEFAULT_P2P_PORT_BASE,
+    ...(o.p2pHost !== undefined ? { p2pHost: o.p2pHost } : {}),
+    reset: o.reset,
+    baseDeployment: readFileSync(BASE_DEPLOYMENT, 'utf8'),
+    nowMs: Date.now(),
+    check: checkPortsFree,
+  });
+  out.write(devnetTable(devnet));
+  return superviseDevnet({
+    devnet,
+    pretty: o.pretty,
+    color: o.color,
+    stopOnExit: o.stopOnExit,
+    ...(o.keysDir !== undefined ? { keysDir: o.keysDir } : {}),
+    out,
+  });
+}
