@@ -250,6 +250,9 @@ describe('transactions through the wallet', () => {
       change_public_key: a,
       funding_public_keys: [a],
       max_tx_fee: 1_000_000_000,
+      // The execution gas price moves with every block: a reserve keeps the transaction funded if a
+      // block lands between funding and inclusion (the exact fee is the priority-fee test's subject).
+      priority_fee_percent: 100,
     });
     assert.equal(funded.status, 200, funded.text);
     const j = JSON.parse(funded.text) as { funded_tx: unknown; transfer_proof: unknown };
