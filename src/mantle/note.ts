@@ -3,6 +3,7 @@
  * was created (op id, output index) and what it holds.
  */
 
+import { bytesToHex } from '../codec/hex.ts';
 import { hashArray } from '../codec/primitives.ts';
 import { type Codec, fr, struct, u32, u64 } from '../codec/schema.ts';
 import { type Fr, frFromAscii, frFromBytesModOrder } from '../crypto/field.ts';
@@ -42,7 +43,7 @@ const recentIds = new Map<string, Fr>();
 
 /** Note id = Poseidon2 digest [NOTE_ID_V1, op_id mod p, output_index, value, pk]. */
 export function noteId(opId: Uint8Array, outputIndex: number, n: Note): Fr {
-  const key = `${Buffer.from(opId.buffer, opId.byteOffset, opId.byteLength).toString('hex')}:${outputIndex}:${n.value}:${n.pk}`;
+  const key = `${bytesToHex(opId)}:${outputIndex}:${n.value}:${n.pk}`;
   const known = recentIds.get(key);
   if (known !== undefined) return known;
   const id = digest([NOTE_ID_V1, frFromBytesModOrder(opId), BigInt(outputIndex), n.value, n.pk]);
