@@ -67,6 +67,15 @@ function intOption(v: string): number {
   return Number(v);
 }
 
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
+
+function logLevelOption(v: string): string {
+  const l = v.toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(l))
+    throw new InvalidArgumentError(`expected one of ${LOG_LEVELS.join(', ')}`);
+  return l;
+}
+
 function logFormatOption(v: string): LogFormat {
   if (!(LOG_FORMATS as readonly string[]).includes(v))
     throw new InvalidArgumentError(`expected ${LOG_FORMATS.join(' or ')}`);
@@ -171,6 +180,11 @@ export function buildCli(): Command {
       'log lines as JSON or as readable text (default: pretty on a terminal, JSON otherwise)',
       logFormatOption,
     )
+    .option(
+      '--log-level <level>',
+      "trace, debug, info, warn or error (default: the config's tracing.level)",
+      logLevelOption,
+    )
     .option('--new-chain', 'start a new chain in a data folder that was used before but lost its chain file')
     .action(
       async (o: {
@@ -179,13 +193,14 @@ export function buildCli(): Command {
         keys?: string;
         insecureTestProofs?: boolean;
         logFormat?: LogFormat;
+        logLevel?: string;
         newChain?: boolean;
       }) => {
         // Everything is checked before the node touches its storage.
         const config = o.config ? readConfigFile(o.config) : devnetConfig();
         const deployment = loadDeployment(o.deployment);
         const format = o.logFormat ?? defaultLogFormat();
-        const logger = createRootLogger({ level: config.tracing.level.toLowerCase(), format });
+        const logger = createRootLogger({ level: o.logLevel ?? config.tracing.level.toLowerCase(), format });
         const failed = runSelfCheck().filter((r) => !r.ok);
         if (failed.length > 0)
           throw new Error(`cryptographic self-check failed: ${failed.map((r) => r.name).join(', ')}`);
@@ -265,8 +280,14 @@ export function buildCli(): Command {
       'log lines as JSON or as readable text (default: pretty on a terminal, JSON otherwise)',
       logFormatOption,
     )
+    .option(
+      '--log-level <level>',
+      "every node's log level: trace, debug, info, warn or error (default info)",
+      logLevelOption,
+    )
     .action(
       async (o: {
+        logLevel?: string;
         nodes?: number;
         dir: string;
         apiPortBase?: number;
@@ -289,6 +310,7 @@ export function buildCli(): Command {
           pretty,
           color: pretty && process.stdout.isTTY === true && process.env.NO_COLOR === undefined,
           ...(o.keys !== undefined ? { keysDir: resolve(o.keys) } : {}),
+          ...(o.logLevel !== undefined ? { logLevel: o.logLevel } : {}),
         });
         process.exit(code);
       },

@@ -26,7 +26,7 @@ import { epochSchedule } from '../ledger/parameters.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
 import { decodeLedgerState } from '../ledger/snapshot.ts';
 import type { LedgerState } from '../ledger/state.ts';
-import type { ChainStore, ChainUpdate } from '../storage/chain-store.ts';
+import type { ChainStore, ChainUpdate, StoredBlockInfo } from '../storage/chain-store.ts';
 import { blockUpdate, genesisUpdate, processedBlock, SnapshotSchedule } from './blocks/import-block.ts';
 import { checkBlockTime, verifyBlock } from './blocks/verify-block.ts';
 import type { SlotClock } from './clock.ts';
@@ -126,6 +126,35 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     return chain;
   }
 
+  /**
+   * After a restart the tree is rebuilt from storage, where the order in which forks of equal length
+   * arrived is lost. Blocks are replayed with the stored canonical block first at each height, so ties
+   * keep the stored chain; should fork choice still pick another tip, the stored canonical chain is
+   * moved to it, since every later block is committed against the tree's chain.
+   */
+  private async alignStoredTip(): Promise<void> {
+    const { store, logger } = this.deps;
+    const tip = this.engine.tip;
+    const storedTip = store.meta().tip;
+    if (storedTip !== undefined && bytesToHex(storedTip) === tip.id) return;
+    const chain = this.engine.ancestors(tip.id).reverse();
+    await store.commit({
+      blocks: [],
+      canonical: chain.map((b) => ({ height: BigInt(b.length), id: hexToBytes(b.id), slot: b.slot })),
+      removeCanonicalAbove: BigInt(tip.length),
+      meta: {
+        tip: hexToBytes(tip.id),
+        lib: hexToBytes(this.engine.lib.id),
+        state: this.engine.state,
+        ...(store.meta().lastOnlineMs !== undefined ? { lastOnlineMs: store.meta().lastOnlineMs } : {}),
+      },
+    });
+    logger.warn(
+      { stored_tip: storedTip ? bytesToHex(storedTip) : null, tip: tip.id, height: tip.length },
+      'fork choice over the stored blocks picked another tip than the stored one; the canonical chain follows it',
+    );
+  }
+
   /** Refuses new blocks and waits for those being processed and the last state recording. */
   async close(): Promise<void> {
     this.closed = true;
@@ -169,7 +198,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
         from = snap.info.height + 1n;
       }
       let n = 0;
-      for (const info of store.allBlocks(from)) {
+      for (const info of canonicalFirst(store, store.allBlocks(from))) {
         const parent = this.states.get(bytesToHex(info.parent));
         const bytes = store.block(info.id);
         if (!parent || !bytes) continue; // a fork that left the tree before its blocks were deleted
@@ -182,6 +211,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
         );
         n++;
       }
+      await this.alignStoredTip();
       const ms = performance.now() - t0;
       logger.info(
         {
@@ -471,4 +501,28 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
   private txHashesOf(hexId: string): Uint8Array[] {
     return this.deps.store.blockTxHashes(hexToBytes(hexId)) ?? [];
   }
+}
+
+/**
+ * Stored blocks in height order, with the canonical block of each height before the other blocks of
+ * that height (storage orders a height's blocks by id).
+ */
+function* canonicalFirst(
+  store: { canonicalAt(height: bigint): Uint8Array | undefined },
+  blocks: Iterable<StoredBlockInfo>,
+): Iterable<StoredBlockInfo> {
+  let height: bigint | undefined;
+  let others: StoredBlockInfo[] = [];
+  let canonical: Uint8Array | undefined;
+  for (const info of blocks) {
+    if (info.height !== height) {
+      yield* others;
+      others = [];
+      height = info.height;
+      canonical = store.canonicalAt(height);
+    }
+    if (canonical !== undefined && bytesToHex(canonical) === bytesToHex(info.id)) yield info;
+    else others.push(info);
+  }
+  yield* others;
 }

@@ -40,6 +40,8 @@ export interface DevnetOptions {
   readonly color: boolean;
   readonly stopOnExit: boolean;
   readonly keysDir?: string;
+  /** Every node's `--log-level`. */
+  readonly logLevel?: string;
   readonly out?: NodeJS.WritableStream;
 }
 
@@ -101,6 +103,7 @@ export async function runDevnet(o: DevnetOptions): Promise<number> {
     color: o.color,
     stopOnExit: o.stopOnExit,
     ...(o.keysDir !== undefined ? { keysDir: o.keysDir } : {}),
+    ...(o.logLevel !== undefined ? { logLevel: o.logLevel } : {}),
     out,
   });
 }

@@ -34,6 +34,8 @@ export interface SupervisorOptions {
   readonly stopOnExit: boolean;
   /** `start --keys`. */
   readonly keysDir?: string;
+  /** Passed to every node as `--log-level`. */
+  readonly logLevel?: string;
   readonly out?: NodeJS.WritableStream;
 }
 
@@ -109,6 +111,7 @@ export function superviseDevnet(o: SupervisorOptions): Promise<number> {
       '--log-format',
       'json',
       ...(o.keysDir ? ['--keys', o.keysDir] : []),
+      ...(o.logLevel ? ['--log-level', o.logLevel] : []),
     ];
     const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const child: Child = { plan: p, proc, exited: false };

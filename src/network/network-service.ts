@@ -11,6 +11,7 @@ import type { Connection, PeerId, Stream } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { multiaddr } from '@multiformats/multiaddr';
 import type { Logger } from 'pino';
+import { deadline } from '../util/abort.ts';
 import type { NetworkSection } from './config.ts';
 import { DialFailed, FrameTimeout, FrameTooLarge, NetworkError, StreamTruncated } from './errors.ts';
 import { encodeFrame, FrameReader } from './framing.ts';
@@ -223,16 +224,22 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
   ): AsyncIterable<Uint8Array> {
     // The dial has its own bound; then each frame has the frame timeout (FrameReader), however long
     // the whole answer takes. The caller's signal, if any, ends the exchange at any point.
-    const timeout = AbortSignal.timeout(DIAL_TIMEOUT_MS);
-    const dialSignal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
-    const stream = await this.node.dialProtocol(peerIdFromString(peer), protocol, { signal: dialSignal });
+    const dial = deadline(DIAL_TIMEOUT_MS, opts.signal);
+    let stream: Stream;
+    try {
+      stream = await this.node.dialProtocol(peerIdFromString(peer), protocol, { signal: dial.signal });
+    } catch (e) {
+      dial.clear();
+      throw e;
+    }
     const onAbort = () => stream.abort(new Error('request aborted'));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const reader = new FrameReader(stream, opts.maxFrameBytes, opts.frameTimeoutMs);
     let ok = false;
     try {
-      if (!stream.send(encodeFrame(request))) await stream.onDrain({ signal: dialSignal });
-      await stream.close({ signal: dialSignal });
+      if (!stream.send(encodeFrame(request))) await stream.onDrain({ signal: dial.signal });
+      await stream.close({ signal: dial.signal });
+      dial.clear();
       for (;;) {
         opts.signal?.throwIfAborted();
         const frame = await reader.next();
@@ -241,6 +248,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
       }
       ok = true;
     } finally {
+      dial.clear();
       opts.signal?.removeEventListener('abort', onAbort);
       if (!ok) stream.abort(new Error('request abandoned'));
       await reader.close().catch(() => {});

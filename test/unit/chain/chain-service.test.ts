@@ -215,3 +215,52 @@ test('block events carry the blocks that joined and left the canonical chain, ev
     s.close();
   }
 });
+
+test('a restart keeps the stored tip among forks of equal length, and the next block extends it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'logos-chain-'));
+  dirs.push(dir);
+  const open = async () => {
+    const store = await openStore(dir);
+    const clock = new SlotClock(
+      1_700_000_000_000,
+      DEVNET.slot_duration_ms,
+      () => 1_700_000_000_000 + 10 ** 9,
+    );
+    const chain = new ChainService(
+      { deployment: DEVNET, genesisTimeMs: 1_700_000_000_000, online: false },
+      { store: store.chain, proofs: INSECURE_TEST_PROOFS, clock, logger: pino({ level: 'silent' }) },
+    );
+    await chain.start();
+    return { chain, store };
+  };
+  // Two one-block forks on genesis; the first to arrive is the tip. Storage orders a height's blocks
+  // by id, so the test makes the tip the one with the larger id: replayed in storage order, the other
+  // one would arrive first and stay the tip.
+  const a = new TestChain();
+  const b = new TestChain();
+  const blockA = a.block([], 1n);
+  const blockB = b.block([], 1n, 8n);
+  const [first, firstChain, second] =
+    bytesToHex(headerId(blockA.header)) > bytesToHex(headerId(blockB.header))
+      ? [blockA, a, blockB]
+      : [blockB, b, blockA];
+  let s = await open();
+  await s.chain.submit(first);
+  await s.chain.submit(second);
+  assert.equal(bytesToHex(s.chain.tip().id), bytesToHex(headerId(first.header)));
+  await s.chain.close();
+  await s.store.close();
+
+  s = await open();
+  try {
+    assert.equal(bytesToHex(s.chain.tip().id), bytesToHex(headerId(first.header)), 'the stored tip');
+    firstChain.apply([], 1n, first === blockB ? 8n : undefined);
+    const child = firstChain.block([], 2n, first === blockB ? 8n : undefined);
+    const p = await s.chain.submit(child);
+    assert.equal(p.height, 2);
+    assert.equal(bytesToHex(s.chain.tip().id), bytesToHex(headerId(child.header)));
+  } finally {
+    await s.chain.close();
+    await s.store.close();
+  }
+});
