@@ -107,7 +107,12 @@ export class FrameReader {
   }
 
   /** Stops reading (releases the underlying iterator). */
+  /**
+   * Stops reading. The source's `return` is not awaited: a stream that never ends (a peer that
+   * keeps it open) would hold the caller forever.
+   */
   async close(): Promise<void> {
-    await this.it.return?.();
+    const r = this.it.return?.();
+    if (r) void Promise.resolve(r).catch(() => {});
   }
 }

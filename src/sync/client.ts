@@ -60,9 +60,9 @@ export class SyncClient {
           ...(signal ? { signal } : {}),
         },
       )) {
-        if (answer)
-          throw new WireError('WIRE_MALFORMED', 'more than one frame', { message: 'GetTipResponse' });
+        // One frame is the whole answer: the stream's end is not waited for.
         answer = decodeTipResponse(frame);
+        break;
       }
     } catch (e) {
       throw this.peerFailure(peer, 'tip request', e);
@@ -114,14 +114,11 @@ export class SyncClient {
         frameTimeoutMs: this.opts.frameTimeoutMs,
         ...(signal ? { signal } : {}),
       })) {
-        if (ended)
-          throw new WireError('WIRE_MALFORMED', 'a frame after the end', {
-            message: 'DownloadBlocksResponse',
-          });
         const msg = decodeBlocksResponse(frame);
         if (msg.kind === 'NoMoreBlocks') {
+          // The end of the answer: the stream's own end is not waited for.
           ended = true;
-          continue;
+          break;
         }
         if (msg.kind === 'Failure')
           throw new SyncError('SYNC_UNAVAILABLE', `Block provider unavailable: ${reasonText(msg.reason)}`, {
