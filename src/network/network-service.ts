@@ -11,7 +11,7 @@ import type { Connection, PeerId, Stream } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { multiaddr } from '@multiformats/multiaddr';
 import type { Logger } from 'pino';
-import { deadline } from '../util/abort.ts';
+import { deadline, within } from '../util/abort.ts';
 import type { NetworkSection } from './config.ts';
 import { DialFailed, FrameTimeout, FrameTooLarge, NetworkError, StreamTruncated } from './errors.ts';
 import { encodeFrame, FrameReader } from './framing.ts';
@@ -42,6 +42,9 @@ const DIAL_TIMEOUT_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 5_000;
 /** How often idle connections are looked for. */
 const IDLE_SWEEP_MS = 30_000;
+// inferred: F dials its initial peers at start only (3 retries); this node redials a lost one (docs/fidelity.md)
+/** How often initial peers that are not connected are dialled again. */
+export const INITIAL_PEER_REDIAL_MS = 15_000;
 
 export interface NetworkServiceConfig {
   readonly network: NetworkSection;
@@ -76,6 +79,8 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
   private readonly discovered = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly idleSince = new Map<string, number>();
+  /** Initial peer addresses being dialled. */
+  private readonly dialling = new Set<string>();
   private closed = false;
 
   private constructor(
@@ -134,6 +139,12 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     const sweep = setInterval(() => svc.closeIdleConnections(Date.now()), IDLE_SWEEP_MS);
     sweep.unref();
     svc.timers.add(sweep);
+    const redial = setInterval(
+      () => svc.redialInitialPeers(config.network.backend.initial_peers),
+      INITIAL_PEER_REDIAL_MS * svc.backoffScale,
+    );
+    redial.unref();
+    svc.timers.add(redial);
     deps.signal.addEventListener('abort', () => void svc.close(), { once: true });
     return svc;
   }
@@ -343,11 +354,43 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     }
   }
 
+  /**
+   * Dials again, once, each initial peer (with a `/p2p/` part) that is neither connected, nor banned,
+   * nor being dialled: a node that lost its peers (an outage, a partition) rejoins them once they
+   * answer again, and a node started before its peers finds them after the start-up retries.
+   */
+  redialInitialPeers(addrs: readonly string[]): void {
+    if (this.closed) return;
+    for (const addr of addrs) {
+      const peer = /\/p2p\/([^/]+)$/.exec(addr)?.[1];
+      if (peer === undefined || this.dialling.has(addr)) continue;
+      let connected: boolean;
+      try {
+        connected = this.node.getConnections(peerIdFromString(peer)).length > 0;
+      } catch {
+        continue; // not a peer id
+      }
+      if (connected || this.scores.isBanned(peer, Date.now())) continue;
+      this.dialling.add(addr);
+      this.dial(addr)
+        .then(
+          (p) => this.log.info({ peer: p, addr }, 'reconnected to initial peer'),
+          (e: Error) => this.log.debug({ addr, err: e.message }, 'initial peer still unreachable'),
+        )
+        .finally(() => this.dialling.delete(addr));
+    }
+  }
+
   /** Dials an initial peer; a failure is retried up to 3 times after 5, 25 and 125 s (F). */
   private dialWithRetries(addr: string, retry: number): void {
+    this.dialling.add(addr);
     this.dial(addr).then(
-      (peer) => this.log.info({ peer, addr }, 'connected to initial peer'),
+      (peer) => {
+        this.dialling.delete(addr);
+        this.log.info({ peer, addr }, 'connected to initial peer');
+      },
       (e: Error) => {
+        this.dialling.delete(addr);
         const next = retry + 1;
         const retryInS = next <= MAX_RETRY ? BACKOFF_BASE_S ** next : undefined;
         this.log.info({ addr, err: e.message, retry_in_s: retryInS ?? null }, 'dial failed');
@@ -401,9 +444,11 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
       this.node
         .getConnections()
         .map((c) =>
-          c.close({ signal: AbortSignal.timeout(1000) }).catch(() => c.abort(new Error('network stopping'))),
+          within(c.close(), 1000, 'closing a connection').catch(() => c.abort(new Error('network stopping'))),
         ),
     );
-    await this.node.stop();
+    await within(Promise.resolve(this.node.stop()), 5000, 'stopping libp2p').catch((e: Error) =>
+      this.log.warn({ err: e.message }, 'libp2p did not stop in time; going on'),
+    );
   }
 }

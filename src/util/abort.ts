@@ -27,3 +27,15 @@ export function deadline(ms: number, parent?: AbortSignal): Deadline {
     },
   };
 }
+
+/** `p`, or a `TimeoutError` after `ms` if it has not settled by then (`p` itself goes on). */
+export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new DOMException(`${what}: timed out after ${ms} ms`, 'TimeoutError')),
+      ms,
+    );
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}

@@ -293,3 +293,42 @@ test('an initial peer that is not up yet is dialled again (backoff 5^n s, scaled
     await Promise.all([e.close(), f?.close()]);
   }
 });
+
+test('an initial peer lost after the start-up dials is dialled again once it is back', async () => {
+  const d = DEFAULT_NETWORK.backend;
+  const nodeKey = new Uint8Array(32).fill(43);
+  const id = peerIdFromPrivateKey(await nodeIdentity(nodeKey)).toString();
+  const peerAt = (port: number) =>
+    NetworkService.init(
+      {
+        network: { backend: { ...d, swarm: { ...d.swarm, host: '127.0.0.1', port, node_key: nodeKey } } },
+        protocols: PROTOCOLS,
+      },
+      { logger: silent, signal: new AbortController().signal },
+    );
+  let f = await peerAt(0);
+  const port = Number(/udp\/(\d+)/.exec(f.info().listen_addresses[0]!)![1]);
+  const e = await NetworkService.init(
+    {
+      network: {
+        backend: {
+          ...d,
+          swarm: { ...d.swarm, host: '127.0.0.1', port: 0 },
+          initial_peers: [`/ip4/127.0.0.1/udp/${port}/quic-v1/p2p/${id}`],
+        },
+      },
+      protocols: PROTOCOLS,
+      backoffScale: 0.1, // initial peers looked at every 1.5 s
+    },
+    { logger: silent, signal: new AbortController().signal },
+  );
+  try {
+    await until('connected', () => e.connectedPeers().includes(id));
+    await f.close();
+    await until('the peer is gone', () => !e.connectedPeers().includes(id), 15_000);
+    f = await peerAt(port);
+    await until('reconnected', () => e.connectedPeers().includes(id), 15_000);
+  } finally {
+    await Promise.all([e.close(), f.close()]);
+  }
+});
