@@ -295,7 +295,13 @@ export class SimCluster {
       async () => {
         const chains = await Promise.all(nodes.map((n) => n.chain(genesis).catch(() => [] as string[])));
         prefix = commonPrefix(chains);
-        last = chains.map((c, i) => `${nodes[i]!.name}: height ${c.length - 1}`).join(', ');
+        last = chains
+          .map((c, i) =>
+            c.length > 0
+              ? `${nodes[i]!.name}: height ${c.length - 1}`
+              : `${nodes[i]!.name}: no answer (${nodes[i]!.running ? 'running' : 'exited'}); its last output:\n${nodes[i]!.tail(15)}\n`,
+          )
+          .join(', ');
         const slack = opts.slack ?? 2;
         return (
           prefix.length - 1 >= (opts.minHeight ?? 1) && chains.every((c) => c.length - prefix.length <= slack)
