@@ -198,6 +198,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
         from = snap.info.height + 1n;
       }
       let n = 0;
+      // inferred: ties between stored forks keep the stored tip (docs/fidelity.md)
       for (const info of canonicalFirst(store, store.allBlocks(from))) {
         const parent = this.states.get(bytesToHex(info.parent));
         const bytes = store.block(info.id);

@@ -60,7 +60,7 @@ export class SyncClient {
           ...(signal ? { signal } : {}),
         },
       )) {
-        // One frame is the whole answer: the stream's end is not waited for.
+        // inferred: one frame is the whole answer; the stream's end is not waited for (docs/fidelity.md)
         answer = decodeTipResponse(frame);
         break;
       }
@@ -116,7 +116,7 @@ export class SyncClient {
       })) {
         const msg = decodeBlocksResponse(frame);
         if (msg.kind === 'NoMoreBlocks') {
-          // The end of the answer: the stream's own end is not waited for.
+          // inferred: the end of the answer; the stream's own end is not waited for (docs/fidelity.md)
           ended = true;
           break;
         }
