@@ -18,31 +18,14 @@ import { LogosNode } from '../src/node/node.ts';
 import { INSECURE_TEST_PROOFS } from '../src/zk/insecure-test-proofs.ts';
 import { feedBlocks, followerConfig } from '../test/mocks/chain-feed.ts';
 import { fastDeployment } from '../test/mocks/fast-deployment.ts';
+import { nodeChildExit } from './child-exit.ts';
 
 type Msg = { type: string; [k: string]: unknown };
 
 const send = (m: Msg) => process.send?.(m);
 
 let node: LogosNode | undefined;
-let stopping = false;
-
-async function shutdown(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    const timer = setTimeout(() => process.exit(code), 10_000);
-    timer.unref();
-    try {
-      await node?.stop();
-    } catch {
-      // exiting anyway
-    }
-  }
-  process.exit(code);
-}
-
-process.on('disconnect', () => void shutdown(0));
-process.on('SIGTERM', () => void shutdown(0));
-process.on('SIGINT', () => void shutdown(0));
+const shutdown = nodeChildExit(() => node);
 process.on('message', (m: Msg) => {
   if (m.type === 'stop') void shutdown(0);
 });
