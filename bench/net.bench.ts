@@ -84,6 +84,13 @@ function quantile(values: readonly number[], q: number): number {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
 }
 
+/** Min, p90 and max of the samples, for stderr. */
+function spread(ms: readonly number[]): string {
+  return ms.length === 0
+    ? 'none'
+    : `min ${Math.min(...ms)} ms, p90 ${quantile(ms, 0.9)} ms, max ${Math.max(...ms)} ms`;
+}
+
 // ---------- IBD against replay ----------
 
 type Msg = { type: string; [k: string]: unknown };
@@ -384,7 +391,7 @@ async function clusterRun(): Promise<ClusterFigures> {
     await sleep(3000);
     const gossip = gossipLatencies(net.nodes, from, to);
     process.stderr.write(
-      `net: ${gossip.ms.length} proposal samples in ${GOSSIP_S} s, ${gossip.missing} (block, node) pairs without a gossip arrival\n`,
+      `net: ${gossip.ms.length} proposal samples in ${GOSSIP_S} s (${spread(gossip.ms)}), ${gossip.missing} (block, node) pairs without a gossip arrival\n`,
     );
 
     // Transactions, from node 0 to the others.
@@ -417,7 +424,7 @@ async function clusterRun(): Promise<ClusterFigures> {
       }
     }
     process.stderr.write(
-      `net: ${txMs.length} transaction samples, ${txMissing} (transaction, node) pairs without an arrival\n`,
+      `net: ${txMs.length} transaction samples (${spread(txMs)}), ${txMissing} (transaction, node) pairs without an arrival\n`,
     );
     return { gossipMs: gossip.ms, txMs };
   } finally {
