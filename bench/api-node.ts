@@ -23,6 +23,7 @@ import { LogosNode } from '../src/node/node.ts';
 import { INSECURE_TEST_PROOFS } from '../src/zk/insecure-test-proofs.ts';
 import { feedBlocks, followerConfig } from '../test/mocks/chain-feed.ts';
 import { fastDeployment } from '../test/mocks/fast-deployment.ts';
+import { nodeChildExit } from './child-exit.ts';
 
 type Msg = { type: string; [k: string]: unknown };
 
@@ -38,28 +39,14 @@ function nodeConfig(dir: string, leaderKeys: boolean): UserConfig {
 }
 
 let node: LogosNode | undefined;
-let stopping = false;
 const dataDir = process.argv[3];
-
-async function shutdown(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    const timer = setTimeout(() => process.exit(code), 10_000);
-    timer.unref();
-    try {
-      await node?.stop();
-    } catch {
-      // exiting anyway
-    }
-    // The parent removes the directory too; this covers a parent that was killed.
+// The parent removes the directory too; the clean-up covers a parent that was killed.
+const shutdown = nodeChildExit(
+  () => node,
+  () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  }
-  process.exit(code);
-}
-
-process.on('disconnect', () => void shutdown(0));
-process.on('SIGTERM', () => void shutdown(0));
-process.on('SIGINT', () => void shutdown(0));
+  },
+);
 
 /**
  * Canonical blocks of slots [0, slotTo], read by pages of `batch` as the blocks_range stream does, each

@@ -351,7 +351,10 @@ export class GossipService implements IGossip {
     this.txBytesInFlight += data.length;
     try {
       const r = await this.deps.mempool.add(tx, 'network');
-      if (r.outcome === 'added') this.counters.txsAdded++;
+      if (r.outcome === 'added') {
+        this.counters.txsAdded++;
+        this.deps.logger.debug({ tx: bytesToHex(r.hash), peer: from }, 'gossiped transaction added');
+      }
     } catch (e) {
       if (e instanceof LedgerError) {
         this.counters.txsRejected++;

@@ -103,6 +103,7 @@ function setup(
   outcome: (b: Block, attempt: number) => Error | undefined = () => undefined,
   libSlot = 0n,
   ibd: Promise<unknown> = Promise.resolve(),
+  logger = silent,
 ) {
   const bus = new FakeNetworkBus();
   const [net, peer] = bus.mesh(2) as [ReturnType<FakeNetworkBus['node']>, ReturnType<FakeNetworkBus['node']>];
@@ -111,7 +112,7 @@ function setup(
   const sink = orphans();
   const gossip = GossipService.init(
     { ...gossipConfig({ blockTopic: BLOCKS, txTopic: TXS }), futureBlockRetryDelayMs: 5 },
-    { network: net, chain: fc.chain, mempool, orphans: sink, ibd, logger: silent },
+    { network: net, chain: fc.chain, mempool, orphans: sink, ibd, logger },
   );
   return { bus, net, peer, ...fc, mempool, sink, gossip };
 }
@@ -267,10 +268,18 @@ test('own blocks and local transactions are published; network ones are not', as
 });
 
 test('received transactions are added as network ones; a failed preverification is a minor offence', async () => {
-  const s = setup();
+  const lines: { msg: string; tx?: string; peer?: string }[] = [];
+  const logger = pino({ level: 'debug' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+  const s = setup(undefined, 0n, Promise.resolve(), logger);
   await s.peer.publish(TXS, encodeTxGossip(TX));
   await waitUntil(() => s.gossip.counters.txsAdded === 1, 2_000, 'the transaction added');
   assert.deepEqual(s.mempool.added, ['network']);
+  // The debug line of an admitted transaction names it (the network benchmarks time propagation by it).
+  const added = lines.filter((l) => l.msg === 'gossiped transaction added');
+  assert.deepEqual(
+    added.map((l) => [l.tx, l.peer]),
+    [[bytesToHex(txHash(TX.mantle_tx)), s.peer.peerId]],
+  );
   s.mempool.failWith = new LedgerError('InvalidZkSignature', 'bad');
   await s.peer.publish(TXS, encodeTxGossip(sampleSignedTx()));
   await waitUntil(() => s.net.penalties.length === 1, 2_000, 'a penalty');
