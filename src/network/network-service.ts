@@ -319,9 +319,14 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
   penalize(peer: string, offence: Offence, reason: string): void {
     const now = Date.now();
     const { score, banned } = this.scores.penalize(peer, offence, now);
-    this.log.info({ peer, offence, reason, score: Math.round(score * 100) / 100 }, 'peer penalized');
+    const rounded = Math.round(score * 100) / 100;
+    this.log.info({ peer, offence, reason, score: rounded }, 'peer penalized');
     if (!banned) return;
-    this.log.info({ peer }, 'peer banned: disconnected, and refused for a while');
+    // The ban line says why on its own: the offence that reached the threshold, and the score.
+    this.log.info(
+      { peer, reason, score: rounded, banned_for_s: Math.round(this.scores.banMs / 1000) },
+      'peer banned: disconnected, and refused for a while',
+    );
     this.discovered.delete(peer);
     try {
       void this.node.hangUp(peerIdFromString(peer)).catch(() => {});
