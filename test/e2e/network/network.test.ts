@@ -20,7 +20,7 @@ const TOPIC = '/logos-blockchain-test/cryptarchia/1.0.0';
 const ECHO = '/logos-blockchain-test/echo/1.0.0';
 const silent = pino({ level: 'silent' });
 
-async function start(initialPeers: string[] = []): Promise<NetworkService> {
+async function start(initialPeers: string[] = [], logger = silent): Promise<NetworkService> {
   const d = DEFAULT_NETWORK.backend;
   return NetworkService.init(
     {
@@ -38,7 +38,7 @@ async function start(initialPeers: string[] = []): Promise<NetworkService> {
       },
       protocols: PROTOCOLS,
     },
-    { logger: silent, signal: new AbortController().signal },
+    { logger, signal: new AbortController().signal },
   );
 }
 
@@ -191,6 +191,38 @@ test('a peer penalized above the threshold is disconnected and refused', async (
     await until('d refused by c', () => !c.connectedPeers().includes(d.peerId));
   } finally {
     await d.close();
+  }
+});
+
+test('the log says which peer was penalized and banned, and why', async () => {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+  const e = await start([], logger);
+  try {
+    const p = b.peerId;
+    e.penalize(p, 'minor', 'chain sync: bad frame');
+    e.penalize(p, 'major', 'invalid block X');
+    e.penalize(p, 'major', 'invalid block Y');
+    const pick = (m: string) =>
+      lines
+        .filter((l) => String(l.msg).startsWith(m))
+        .map(({ peer, offence, reason, score, banned_for_s }) => ({
+          peer,
+          offence,
+          reason,
+          score,
+          banned_for_s,
+        }));
+    assert.deepEqual(pick('peer penalized'), [
+      { peer: p, offence: 'minor', reason: 'chain sync: bad frame', score: 1, banned_for_s: undefined },
+      { peer: p, offence: 'major', reason: 'invalid block X', score: 11, banned_for_s: undefined },
+      { peer: p, offence: 'major', reason: 'invalid block Y', score: 21, banned_for_s: undefined },
+    ]);
+    assert.deepEqual(pick('peer banned'), [
+      { peer: p, offence: undefined, reason: 'invalid block Y', score: 21, banned_for_s: 1800 },
+    ]);
+  } finally {
+    await e.close();
   }
 });
 
