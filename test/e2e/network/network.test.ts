@@ -194,6 +194,25 @@ test('a peer penalized above the threshold is disconnected and refused', async (
   }
 });
 
+test('a peer that drops our connection at once is not redialled at once (a ban by the other side)', async () => {
+  const d = await start();
+  const e = await start();
+  try {
+    const addrE = `${e.info().listen_addresses[0]}/p2p/${e.peerId}`;
+    e.penalize(d.peerId, 'major', 'test');
+    e.penalize(d.peerId, 'major', 'test');
+    // The transport connects, then e's gater closes the connection.
+    await d.dial(addrE).catch(() => {});
+    await until('d disconnected from e', () => !d.connectedPeers().includes(e.peerId));
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = Date.now();
+    await assert.rejects(d.dial(addrE), /blocked by gater/, "d's own gater holds the redial back");
+    assert.ok(Date.now() - t0 < 500, 'refused without a handshake');
+  } finally {
+    await Promise.all([d.close(), e.close()]);
+  }
+});
+
 test('the log says which peer was penalized and banned, and why', async () => {
   const lines: Record<string, unknown>[] = [];
   const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
