@@ -16,6 +16,8 @@
  * (its log says why), drops the connection (`/network/info` no longer lists the peer) and refuses a
  * new dial at once; throughout, node 0's API answers, its chain keeps growing with node 1 on the same
  * chain, node 1 stays connected to node 0, and no forged block is ever a tip or stored on either node.
+ * Not covered: a gossip message over gossipsub's own 16 MiB transport limit, hostile answers to node 0's
+ * own chain-sync requests. The flood itself is not penalized (the limit is shared by all peers).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -83,6 +85,13 @@ test('a hostile peer is penalized for each bad input, then banned; the node stay
 
   await net.start();
   await net.converged({ minHeight: 2 });
+  // Chain sync is served and proposals are taken once the node follows the chain.
+  await until(
+    'node 0 follows',
+    async () => (await n0.info()).phase === 'Following',
+    30_000,
+    () => n0.tail(),
+  );
   const startHeight = (await n0.info()).height;
 
   // Every tip node 0 shows while under attack.
@@ -95,20 +104,24 @@ test('a hostile peer is penalized for each bad input, then banned; the node stay
   }, 250);
 
   // ---- the hostile peer: the product's libp2p node, the deployment's names, a fresh identity.
+  const n0Id = peerIdFromString(n0.peerId);
   evil = await createLibp2pNode(
     {
       host: '127.0.0.1',
       port: 0,
       gossipsub: { ...DEFAULT_GOSSIPSUB, heartbeat_interval_ms: 200 },
       protocols: { kademlia: names.kademlia_protocol_name, identify: names.identify_protocol_name },
-      gater: {},
+      // It speaks to node 0 only (Kademlia would otherwise connect it to node 1 as well).
+      gater: {
+        denyDialPeer: (p) => !p.equals(n0Id),
+        denyInboundEncryptedConnection: (p) => !p.equals(n0Id),
+      },
     },
     await nodeIdentity(null),
   );
   await evil.start();
   const node = evil;
   const me = node.peerId.toString();
-  const n0Id = peerIdFromString(n0.peerId);
   await node.dial(multiaddr(n0.p2pAddress), { signal: AbortSignal.timeout(5000) });
   const connectedTo0 = async () =>
     (await n0.get<{ connected_peers: string[] }>('/network/info')).connected_peers.includes(me);
@@ -333,4 +346,64 @@ test('a hostile peer is penalized for each bad input, then banned; the node stay
   const n1Blames = n1.logs.filter((l) => l.msg === 'peer penalized' && l.peer === n0.peerId).length;
   process.stdout.write(`# node 0 penalties of the hostile peer:\n#   ${reasons.join('\n#   ')}\n`);
   process.stdout.write(`# node 1 penalties of node 0 (forwarded gossip): ${n1Blames}\n`);
+  process.stdout.write(`# the hostile peer's new dial: ${redial}\n`);
+  // Its libp2p redials node 0 in a loop (refused each time); node 0's per-address inbound limit then
+  // refuses every peer on 127.0.0.1 for as long as the loop lasts.
+  await node.stop();
+  evil = undefined;
+});
+
+/**
+ * Known weakness, kept visible: a gossip offence is charged to the peer that forwarded the message, and
+ * node 0 forwards what it has not judged yet (as the reference does). Node 1 has been charged for the 7
+ * gossip offences of the test above, which node 0 relayed; a second hostile peer, connected to node 0
+ * alone, publishes undecodable proposals until node 0 bans it (about 15). Node 1 receives them through
+ * node 0, and bans node 0 in the same second: the two honest nodes are cut apart for the ban's 30 minutes.
+ * Runs after the test above, on the same cluster.
+ */
+test('gossip garbage relayed by an honest node does not get it banned by its neighbours', {
+  todo: 'forwarded gossip offences reach the ban threshold of the forwarder',
+}, async () => {
+  const [n0, n1] = net.nodes as [SimNode, SimNode];
+  const names = parseDeployment(readFileSync(join(net.dir, 'net', 'deployment.yaml'), 'utf8')).network;
+  const n0Id = peerIdFromString(n0.peerId);
+  const relay = await createLibp2pNode(
+    {
+      host: '127.0.0.1',
+      port: 0,
+      gossipsub: { ...DEFAULT_GOSSIPSUB, heartbeat_interval_ms: 200 },
+      protocols: { kademlia: names.kademlia_protocol_name, identify: names.identify_protocol_name },
+      gater: {
+        denyDialPeer: (p) => !p.equals(n0Id),
+        denyInboundEncryptedConnection: (p) => !p.equals(n0Id),
+      },
+    },
+    await nodeIdentity(null),
+  );
+  try {
+    await new Promise((r) => setTimeout(r, 1500)); // past node 0's one-second inbound rate window
+    await relay.start();
+    await relay.dial(multiaddr(n0.p2pAddress), { signal: AbortSignal.timeout(5000) });
+    await until(
+      'the second hostile peer sees node 0 on the block topic',
+      () => relay.services.pubsub.getSubscribers(names.block_topic).some((p) => p.equals(n0Id)),
+      10_000,
+      () => n0.tail(10),
+    );
+    for (let i = 0; i < 16; i++) {
+      const sent = await relay.services.pubsub
+        .publish(names.block_topic, concat(Uint8Array.of(7), randomBytes(400)))
+        .then(
+          () => true,
+          () => false,
+        );
+      if (!sent) break; // banned by node 0
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+    const n1Bans = n1.logs.filter((l) => l.msg.startsWith('peer banned') && l.peer === n0.peerId);
+    assert.deepEqual(n1Bans, [], 'node 1 does not ban node 0 for what node 0 relayed');
+  } finally {
+    await relay.stop();
+  }
 });
