@@ -4,7 +4,8 @@
  * publishes and receives gossip (own messages delivered to own subscribers once published, a publish
  * without subscribed peers retried 3 times, F `swarm/gossipsub.rs`), serves and makes framed
  * request/response streams (framing.ts), closes connections idle for 5 minutes, and keeps a score per
- * peer (scoring.ts, beyond the reference) that bans repeat offenders through a connection gater.
+ * peer (scoring.ts, beyond the reference) that bans repeat offenders through a connection gater; the
+ * gater also holds back redials to a peer that drops this node's connections at once (redial.ts).
  */
 import { EventEmitter } from 'node:events';
 import type { Connection, PeerId, Stream } from '@libp2p/interface';
@@ -31,6 +32,7 @@ import {
   nodeIdentity,
   type ProtocolNames,
 } from './libp2p-node.ts';
+import { DEFAULT_REDIAL, RedialBackoff, type RedialSettings } from './redial.ts';
 import { DEFAULT_SCORING, PeerScores, type ScoringSettings } from './scoring.ts';
 
 /** F `MAX_RETRY` and `BACKOFF`: a failed dial or a publish without peers is retried 3 times, after 5^n s. */
@@ -51,6 +53,8 @@ export interface NetworkServiceConfig {
   /** The deployment's protocol names. */
   readonly protocols: ProtocolNames;
   readonly scoring?: ScoringSettings;
+  /** The hold on redialling a peer that drops this node's connections at once. */
+  readonly redial?: RedialSettings;
   /** Scales the retry backoffs (tests); 1 by default. */
   readonly backoffScale?: number;
 }
@@ -86,6 +90,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
   private constructor(
     private readonly node: LogosLibp2p,
     private readonly scores: PeerScores,
+    private readonly redial: RedialBackoff,
     private readonly log: Logger,
     private readonly backoffScale: number,
   ) {
@@ -101,6 +106,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     const log = deps.logger;
     const scores = new PeerScores(config.scoring ?? DEFAULT_SCORING);
     const banned = (p: PeerId) => scores.isBanned(p.toString(), Date.now());
+    const redial = new RedialBackoff(config.redial ?? DEFAULT_REDIAL);
     const key = await nodeIdentity(swarm.node_key);
     const node = await createLibp2pNode(
       {
@@ -109,7 +115,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
         gossipsub: swarm.gossipsub,
         protocols: config.protocols,
         gater: {
-          denyDialPeer: banned,
+          denyDialPeer: (p) => banned(p) || redial.held(p.toString(), Date.now()),
           denyInboundEncryptedConnection: banned,
           denyOutboundEncryptedConnection: banned,
         },
@@ -125,7 +131,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
         `network.backend.swarm: cannot listen on udp ${swarm.host}:${swarm.port}: ${(e as Error).message}`,
       );
     }
-    const svc = new NetworkService(node, scores, log, config.backoffScale ?? 1);
+    const svc = new NetworkService(node, scores, redial, log, config.backoffScale ?? 1);
     svc.wire();
     log.info(
       {
@@ -161,6 +167,19 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
       const p = evt.detail.toString();
       this.log.debug({ peer: p }, 'peer disconnected');
       this.emit('peer:disconnect', p);
+    });
+    node.addEventListener('connection:close', (evt) => {
+      const c = evt.detail;
+      if (c.direction !== 'outbound' || this.closed) return;
+      const p = c.remotePeer.toString();
+      const now = Date.now();
+      const lived = now - c.timeline.open;
+      const hold = this.redial.closed(p, lived, now);
+      if (hold > 0)
+        this.log.debug(
+          { peer: p, lived_ms: lived, redial_in_ms: hold },
+          'peer closed our connection at once',
+        );
     });
     node.addEventListener('peer:discovery', (evt) => {
       const p = evt.detail.id.toString();
@@ -330,9 +349,14 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
   penalize(peer: string, offence: Offence, reason: string): void {
     const now = Date.now();
     const { score, banned } = this.scores.penalize(peer, offence, now);
-    this.log.info({ peer, offence, reason, score: Math.round(score * 100) / 100 }, 'peer penalized');
+    const rounded = Math.round(score * 100) / 100;
+    this.log.info({ peer, offence, reason, score: rounded }, 'peer penalized');
     if (!banned) return;
-    this.log.info({ peer }, 'peer banned: disconnected, and refused for a while');
+    // The ban line says why on its own: the offence that reached the threshold, and the score.
+    this.log.info(
+      { peer, reason, score: rounded, banned_for_s: Math.round(this.scores.banMs / 1000) },
+      'peer banned: disconnected, and refused for a while',
+    );
     this.discovered.delete(peer);
     try {
       void this.node.hangUp(peerIdFromString(peer)).catch(() => {});

@@ -36,6 +36,11 @@ export class PeerScores {
 
   constructor(private readonly s: ScoringSettings = DEFAULT_SCORING) {}
 
+  /** How long a ban lasts. */
+  get banMs(): number {
+    return this.s.banMs;
+  }
+
   private decayed(e: Entry, now: number): number {
     return e.score * 0.5 ** (Math.max(0, now - e.at) / this.s.halfLifeMs);
   }

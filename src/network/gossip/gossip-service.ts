@@ -178,9 +178,14 @@ export class GossipService implements IGossip {
    * two an attacker injected elsewhere.
    * inferred: which offence each failure is; F has no peer scoring (docs/fidelity.md)
    */
-  private penalize(peer: string, reason: string): void {
+  private penalize(
+    peer: string,
+    what: 'proposal' | 'transaction',
+    e: { code: string; message: string },
+  ): void {
     if (peer === this.deps.network.peerId) return;
-    this.deps.network.penalize(peer, 'minor', reason);
+    // The reason says what was wrong (topic, code, the check's message), so a ban is explained in the log.
+    this.deps.network.penalize(peer, 'minor', `gossip ${what} ${e.code}: ${e.message}`);
   }
 
   // ---------- incoming proposals ----------
@@ -196,7 +201,7 @@ export class GossipService implements IGossip {
       if (!(e instanceof WireError)) throw e;
       this.deps.logger.debug({ peer: from, err: e.message }, 'undecodable proposal');
       this.counters.proposalsRejected++;
-      this.penalize(from, e.code);
+      this.penalize(from, 'proposal', e);
       return;
     }
     if (this.proposals.length >= this.config.maxPendingProposals) {
@@ -246,7 +251,7 @@ export class GossipService implements IGossip {
       log.warn({ block: hex, peer: from, err: e.message }, 'proposal header refused');
       this.counters.proposalsRejected++;
       this.deps.orphans.markRejected(id);
-      this.penalize(from, e.code);
+      this.penalize(from, 'proposal', e);
       return;
     }
     // 3-5. The block from the mempool's transactions.
@@ -267,7 +272,7 @@ export class GossipService implements IGossip {
         // inferred: references that contradict the signed header are useless data from the sender (docs/fidelity.md)
         this.counters.proposalsRejected++;
         log.debug({ block: hex, peer: from, err: e.message }, 'proposal does not rebuild its block');
-        this.penalize(from, e.code);
+        this.penalize(from, 'proposal', e);
       }
       return;
     }
@@ -318,7 +323,7 @@ export class GossipService implements IGossip {
       this.counters.proposalsRejected++;
       this.deps.orphans.markRejected(id);
       log.warn({ block: hex, peer: from, code: e.code, err: e.message }, 'proposal block refused');
-      this.penalize(from, e.code);
+      this.penalize(from, 'proposal', e);
       return;
     }
     // The node failed (storage, stopping): the block may be fine, nobody is blamed.
@@ -336,7 +341,7 @@ export class GossipService implements IGossip {
       if (!(e instanceof WireError)) throw e;
       this.counters.txsRejected++;
       this.deps.logger.debug({ peer: from, err: e.message }, 'undecodable transaction');
-      this.penalize(from, e.code);
+      this.penalize(from, 'transaction', e);
       return;
     }
     if (
@@ -359,10 +364,10 @@ export class GossipService implements IGossip {
       if (e instanceof LedgerError) {
         this.counters.txsRejected++;
         this.deps.logger.debug({ peer: from, err: e.message }, 'gossiped transaction fails preverification');
-        this.penalize(from, e.code);
+        this.penalize(from, 'transaction', e);
       } else if (e instanceof MempoolError) {
         // A full pool is not the sender's doing; a transaction too large for any block is useless data.
-        if (e.code === 'MEMPOOL_ITEM_TOO_LARGE') this.penalize(from, e.code);
+        if (e.code === 'MEMPOOL_ITEM_TOO_LARGE') this.penalize(from, 'transaction', e);
         this.deps.logger.debug({ peer: from, err: e.message }, 'gossiped transaction not admitted');
       } else if (!this.closed) {
         this.deps.logger.warn(

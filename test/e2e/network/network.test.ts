@@ -20,7 +20,7 @@ const TOPIC = '/logos-blockchain-test/cryptarchia/1.0.0';
 const ECHO = '/logos-blockchain-test/echo/1.0.0';
 const silent = pino({ level: 'silent' });
 
-async function start(initialPeers: string[] = []): Promise<NetworkService> {
+async function start(initialPeers: string[] = [], logger = silent): Promise<NetworkService> {
   const d = DEFAULT_NETWORK.backend;
   return NetworkService.init(
     {
@@ -38,7 +38,7 @@ async function start(initialPeers: string[] = []): Promise<NetworkService> {
       },
       protocols: PROTOCOLS,
     },
-    { logger: silent, signal: new AbortController().signal },
+    { logger, signal: new AbortController().signal },
   );
 }
 
@@ -191,6 +191,57 @@ test('a peer penalized above the threshold is disconnected and refused', async (
     await until('d refused by c', () => !c.connectedPeers().includes(d.peerId));
   } finally {
     await d.close();
+  }
+});
+
+test('a peer that drops our connection at once is not redialled at once (a ban by the other side)', async () => {
+  const d = await start();
+  const e = await start();
+  try {
+    const addrE = `${e.info().listen_addresses[0]}/p2p/${e.peerId}`;
+    e.penalize(d.peerId, 'major', 'test');
+    e.penalize(d.peerId, 'major', 'test');
+    // The transport connects, then e's gater closes the connection.
+    await d.dial(addrE).catch(() => {});
+    await until('d disconnected from e', () => !d.connectedPeers().includes(e.peerId));
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = Date.now();
+    await assert.rejects(d.dial(addrE), /blocked by gater/, "d's own gater holds the redial back");
+    assert.ok(Date.now() - t0 < 500, 'refused without a handshake');
+  } finally {
+    await Promise.all([d.close(), e.close()]);
+  }
+});
+
+test('the log says which peer was penalized and banned, and why', async () => {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+  const e = await start([], logger);
+  try {
+    const p = b.peerId;
+    e.penalize(p, 'minor', 'chain sync: bad frame');
+    e.penalize(p, 'major', 'invalid block X');
+    e.penalize(p, 'major', 'invalid block Y');
+    const pick = (m: string) =>
+      lines
+        .filter((l) => String(l.msg).startsWith(m))
+        .map(({ peer, offence, reason, score, banned_for_s }) => ({
+          peer,
+          offence,
+          reason,
+          score,
+          banned_for_s,
+        }));
+    assert.deepEqual(pick('peer penalized'), [
+      { peer: p, offence: 'minor', reason: 'chain sync: bad frame', score: 1, banned_for_s: undefined },
+      { peer: p, offence: 'major', reason: 'invalid block X', score: 11, banned_for_s: undefined },
+      { peer: p, offence: 'major', reason: 'invalid block Y', score: 21, banned_for_s: undefined },
+    ]);
+    assert.deepEqual(pick('peer banned'), [
+      { peer: p, offence: undefined, reason: 'invalid block Y', score: 21, banned_for_s: 1800 },
+    ]);
+  } finally {
+    await e.close();
   }
 });
 

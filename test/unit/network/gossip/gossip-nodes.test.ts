@@ -34,7 +34,11 @@ let L: TestNode;
 let F: TestNode;
 let G: TestNode;
 
-const penaltiesBy = (n: FakeNetwork) => n.penalties.map((p) => `${p.peer}:${p.offence}:${p.reason}`);
+/** `peer:offence:code`, the code read from the reason (`gossip <what> <code>: <message>`). */
+const penaltiesBy = (n: FakeNetwork) =>
+  n.penalties.map(
+    (p) => `${p.peer}:${p.offence}:${/^gossip (?:proposal|transaction) (\w+): /.exec(p.reason)?.[1]}`,
+  );
 
 before(async () => {
   // The followers first, so that they hear the leader's first block.

@@ -224,7 +224,9 @@ test('an invalid block is recorded as rejected and its sender penalised; a node 
   await waitUntil(() => s.submitted.length === 2, 2_000, 'both submitted');
   await s.gossip.close();
   assert.deepEqual(s.sink.rejected, [idOf(bad)]);
-  assert.deepEqual(s.net.penalties, [{ peer: s.peer.peerId, offence: 'minor', reason: 'BLOCK_LEDGER' }]);
+  assert.deepEqual(s.net.penalties, [
+    { peer: s.peer.peerId, offence: 'minor', reason: 'gossip proposal BLOCK_LEDGER: ledger says no' },
+  ]);
 });
 
 test('a missing transaction drops the proposal without blame and without recording it', async () => {

@@ -1,0 +1,409 @@
+/**
+ * A hostile peer against a real node process. Two nodes run as processes (fast test deployment,
+ * insecure test proofs); the test process runs a libp2p node of its own (the product's libp2p node,
+ * on the deployment's protocol names and topics, with a fresh random identity) that connects to node 0
+ * and sends it, one kind at a time, waiting each time for node 0 to penalize it:
+ * - chain sync (`/<ns>/chainsync/1.0.0`): garbage after a valid length prefix, a u32 LE length prefix
+ *   far over the limit, a frame truncated by the end of the stream;
+ * - the block topic: garbage, a message over the proposal size limit, a proposal of a real header with
+ *   a bad signature, proposals of invalid blocks correctly signed by the sender's own key (a proof of
+ *   leadership that is not for that key; a slot not after the parent's);
+ * - the transaction topic: garbage behind a correct length, a length prefix over the 2 MiB cap;
+ * - a flood of chain-sync streams beyond `max_inbound_requests` (streams held open while the excess is
+ *   refused without an answer; the held ones are then answered, and node 0 serves again);
+ * then chain-sync garbage until the score reaches the ban threshold.
+ * Asserted: every hostile input is penalized with its reason in node 0's log; node 0 bans the peer
+ * (its log says why), drops the connection (`/network/info` no longer lists the peer) and refuses a
+ * new dial at once; throughout, node 0's API answers, its chain keeps growing with node 1 on the same
+ * chain, node 1 stays connected to node 0, and no forged block is ever a tip or stored on either node.
+ * Not covered: a gossip message over gossipsub's own 16 MiB transport limit, hostile answers to node 0's
+ * own chain-sync requests. The flood itself is not penalized (the limit is shared by all peers).
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Stream } from '@libp2p/interface';
+import { peerIdFromString } from '@libp2p/peer-id';
+import { multiaddr } from '@multiformats/multiaddr';
+import { parse } from 'yaml';
+import { bodyRoot } from '../../src/block/block.ts';
+import { encodeHeader, type Header, header, headerId } from '../../src/block/header.ts';
+import { bytesToHex, hexToBytes } from '../../src/codec/hex.ts';
+import type { Json } from '../../src/codec/json.ts';
+import { ed25519GenerateSecretKey, ed25519PublicKey, ed25519Sign } from '../../src/crypto/ed25519.ts';
+import { parseDeployment } from '../../src/ledger/deployment.ts';
+import { DEFAULT_GOSSIPSUB } from '../../src/network/config.ts';
+import { FrameReader } from '../../src/network/framing.ts';
+import { createLibp2pNode, type LogosLibp2p, nodeIdentity } from '../../src/network/libp2p-node.ts';
+import { encodeProposal, MAX_PROPOSAL_BYTES } from '../../src/network/wire/proposal.ts';
+import { decodeTipResponse, encodeRequest } from '../../src/network/wire/sync-messages.ts';
+import { MAX_GOSSIP_TX_BYTES } from '../../src/network/wire/tx-gossip.ts';
+import { DEFAULT_SYNC } from '../../src/sync/config.ts';
+import { type LogLine, SimCluster, type SimNode, until } from '../utils/sim-cluster.ts';
+
+let net: SimCluster;
+let evil: LogosLibp2p | undefined;
+let sampler: NodeJS.Timeout | undefined;
+
+before(async () => {
+  net = await SimCluster.create({ nodes: 2 });
+});
+after(async () => {
+  clearInterval(sampler);
+  await Promise.resolve(evil?.stop()).catch(() => {});
+  await net?.close();
+});
+
+const u32le = (n: number) => {
+  const b = new Uint8Array(4);
+  new DataView(b.buffer).setUint32(0, n, true);
+  return b;
+};
+const u64le = (n: bigint) => {
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setBigUint64(0, n, true);
+  return b;
+};
+const concat = (...xs: Uint8Array[]) => Uint8Array.from(Buffer.concat(xs));
+
+interface ApiBlock {
+  header: { id: string; parent_block: string; slot: number } & Record<string, Json>;
+}
+
+test('a hostile peer is penalized for each bad input, then banned; the node stays up', async () => {
+  const [n0, n1] = net.nodes as [SimNode, SimNode];
+  const deployment = parseDeployment(readFileSync(join(net.dir, 'net', 'deployment.yaml'), 'utf8'));
+  const names = deployment.network;
+  const userConfig = parse(readFileSync(join(net.dir, 'net', n0.name, 'user_config.yaml'), 'utf8'), {
+    logLevel: 'error',
+  });
+  const maxInbound: number =
+    userConfig?.network?.backend?.swarm?.chain_sync?.max_inbound_requests ??
+    DEFAULT_SYNC.max_inbound_requests;
+
+  await net.start();
+  await net.converged({ minHeight: 2 });
+  // Chain sync is served and proposals are taken once the node follows the chain.
+  await until(
+    'node 0 follows',
+    async () => (await n0.info()).phase === 'Following',
+    30_000,
+    () => n0.tail(),
+  );
+  const startHeight = (await n0.info()).height;
+
+  // Every tip node 0 shows while under attack.
+  const tips = new Set<string>();
+  sampler = setInterval(() => {
+    n0.info().then(
+      (i) => tips.add(i.tip),
+      () => {},
+    );
+  }, 250);
+
+  // ---- the hostile peer: the product's libp2p node, the deployment's names, a fresh identity.
+  const n0Id = peerIdFromString(n0.peerId);
+  evil = await createLibp2pNode(
+    {
+      host: '127.0.0.1',
+      port: 0,
+      gossipsub: { ...DEFAULT_GOSSIPSUB, heartbeat_interval_ms: 200 },
+      protocols: { kademlia: names.kademlia_protocol_name, identify: names.identify_protocol_name },
+      // It speaks to node 0 only (Kademlia would otherwise connect it to node 1 as well).
+      gater: {
+        denyDialPeer: (p) => !p.equals(n0Id),
+        denyInboundEncryptedConnection: (p) => !p.equals(n0Id),
+      },
+    },
+    await nodeIdentity(null),
+  );
+  await evil.start();
+  const node = evil;
+  const me = node.peerId.toString();
+  await node.dial(multiaddr(n0.p2pAddress), { signal: AbortSignal.timeout(5000) });
+  const connectedTo0 = async () =>
+    (await n0.get<{ connected_peers: string[] }>('/network/info')).connected_peers.includes(me);
+  await until('node 0 lists the hostile peer', connectedTo0, 10_000);
+  const pubsub = node.services.pubsub;
+  await until(
+    'the hostile peer sees node 0 on both topics',
+    () =>
+      [names.block_topic, names.tx_topic].every((t) => pubsub.getSubscribers(t).some((p) => p.equals(n0Id))),
+    10_000,
+  );
+
+  // ---- what node 0 says of the hostile peer
+  const ofMe = (n: SimNode, msg: string) => n.logs.filter((l) => l.msg.startsWith(msg) && l.peer === me);
+  const penalties = () => ofMe(n0, 'peer penalized');
+  const reasons: string[] = [];
+  /** Runs `act`, then waits for node 0 to log one more penalty of the hostile peer, matching `reason`. */
+  async function penalized(what: string, reason: RegExp, act: () => Promise<void>): Promise<LogLine> {
+    const before = penalties().length;
+    await act();
+    await until(
+      `node 0 penalizes: ${what}`,
+      () => penalties().length > before,
+      10_000,
+      () => n0.tail(10),
+    );
+    const line = penalties()[before]!;
+    reasons.push(`${what}: ${String(line.reason)}`);
+    assert.match(String(line.reason), reason, `${what}: ${JSON.stringify(line)}`);
+    assert.equal(line.offence, 'minor', what);
+    return line;
+  }
+
+  // ---- chain sync: raw streams
+  const openSync = async (): Promise<Stream> =>
+    node.dialProtocol(n0Id, names.chain_sync_protocol_name, { signal: AbortSignal.timeout(5000) });
+  /** Sends the bytes on a new stream, closes the writing side, and returns the answer's frames. */
+  async function exchange(...chunks: Uint8Array[]): Promise<Uint8Array[]> {
+    const s = await openSync();
+    for (const c of chunks) s.send(c);
+    await s.close({ signal: AbortSignal.timeout(5000) }).catch(() => {});
+    return readFrames(s);
+  }
+  async function readFrames(s: Stream): Promise<Uint8Array[]> {
+    const reader = new FrameReader(s, 1 << 20, 5000);
+    const frames: Uint8Array[] = [];
+    try {
+      for (let f = await reader.next(); f !== undefined; f = await reader.next()) frames.push(f);
+    } catch {
+      // reset by node 0: no more frames
+    } finally {
+      await reader.close();
+    }
+    return frames;
+  }
+  const getTip = encodeRequest({ kind: 'GetTip' });
+  const frame = (b: Uint8Array) => concat(u32le(b.length), b);
+
+  // Sanity: a well-formed request is answered.
+  const tip0 = await exchange(frame(getTip));
+  assert.equal(tip0.length, 1, 'a GetTip is answered with one frame');
+  assert.equal(decodeTipResponse(tip0[0]!).kind, 'Tip');
+
+  const garbage = () => concat(Uint8Array.of(0xff, 0xff, 0xff, 0x7f), randomBytes(36));
+  await penalized(
+    'chain sync: garbage after a valid length prefix',
+    /chain sync: RequestMessage/,
+    async () => {
+      assert.deepEqual(await exchange(frame(garbage())), [], 'no answer to garbage');
+    },
+  );
+  await penalized(
+    'chain sync: a length prefix far over the limit',
+    /bad request frame: .*exceeds|too large/i,
+    async () => {
+      assert.deepEqual(await exchange(u32le(0xfffffff0), randomBytes(64)), []);
+    },
+  );
+  await penalized('chain sync: a truncated frame', /bad request frame: .*(truncated|ended)/i, async () => {
+    assert.deepEqual(await exchange(u32le(200), randomBytes(20)), []);
+  });
+
+  // ---- gossip
+  const publish = async (topic: string, data: Uint8Array) => {
+    const r = await pubsub.publish(topic, data);
+    assert.ok(
+      r.recipients.some((p) => p.equals(n0Id)),
+      `published to node 0 on ${topic}`,
+    );
+  };
+  await penalized('block topic: garbage', /WIRE_MALFORMED/, () =>
+    publish(names.block_topic, concat(Uint8Array.of(7), randomBytes(400))),
+  );
+  await penalized('block topic: over the proposal size limit', /WIRE_TOO_LARGE/, () =>
+    publish(names.block_topic, randomBytes(MAX_PROPOSAL_BYTES + 1000)),
+  );
+
+  // Proposals built on node 0's current tip (a real header, from its API).
+  const tipId = (await n0.info()).tip;
+  const apiTip = await n0.get<ApiBlock>(`/cryptarchia/blocks/${tipId}`);
+  const { id: _id, ...fields } = apiTip.header;
+  const real: Header = header.fromJson({ version: 'Bedrock', ...fields });
+  const key = ed25519GenerateSecretKey();
+  const emptyRoot = bodyRoot([], []);
+  const forged: string[] = [];
+  const proposalOf = (h: Header, signature: Uint8Array) => {
+    forged.push(bytesToHex(headerId(h)));
+    return encodeProposal({ header: h, uncle_headers: [], references: [], signature });
+  };
+
+  // A real header moved one slot on, under its leader's key but not signed by it.
+  const moved: Header = { ...real, slot: real.slot + 1n };
+  await penalized('block topic: a proposal with a bad signature', /PROPOSAL_INVALID_HEADER/, () =>
+    publish(names.block_topic, proposalOf(moved, ed25519Sign(key, encodeHeader(moved)))),
+  );
+
+  // Signed by the sender's own key: valid as a header alone, invalid as a block.
+  const mine = (h: Header): Header => ({
+    ...h,
+    body_root: emptyRoot,
+    proof_of_leadership: { ...h.proof_of_leadership, leader_key: ed25519PublicKey(key) },
+  });
+  const badProof = mine({ ...real, parent_block: hexToBytes(tipId), slot: real.slot + 1n });
+  await penalized('block topic: a block with a bad proof of leadership', /BLOCK_/, () =>
+    publish(names.block_topic, proposalOf(badProof, ed25519Sign(key, encodeHeader(badProof)))),
+  );
+  const badSlot = mine({ ...real, parent_block: hexToBytes(tipId), slot: real.slot });
+  await penalized('block topic: a block whose slot is not after its parent', /BLOCK_/, () =>
+    publish(names.block_topic, proposalOf(badSlot, ed25519Sign(key, encodeHeader(badSlot)))),
+  );
+
+  await penalized('tx topic: garbage', /WIRE_MALFORMED/, () =>
+    publish(names.tx_topic, concat(u64le(300n), randomBytes(300))),
+  );
+  await penalized('tx topic: a length over the cap', /WIRE_TOO_LARGE/, () =>
+    publish(names.tx_topic, concat(u64le(BigInt(MAX_GOSSIP_TX_BYTES) + 1n), randomBytes(100))),
+  );
+
+  // ---- a flood of chain-sync streams beyond max_inbound_requests: `maxInbound` streams are held open
+  // (a request's first bytes only), then more requests come: refused without an answer. The held
+  // requests, completed, are answered; then node 0 serves again.
+  const held = await Promise.all(
+    Array.from({ length: maxInbound }, async () => {
+      const s = await openSync();
+      s.send(u32le(getTip.length));
+      return s;
+    }),
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  // Refused: the stream is reset, at times before its protocol is even confirmed to the dialler.
+  const excess = await Promise.all(
+    Array.from({ length: 2 * maxInbound }, () => exchange(frame(getTip)).catch(() => [] as Uint8Array[])),
+  );
+  assert.deepEqual(
+    excess.map((f) => f.length),
+    excess.map(() => 0),
+    `requests beyond max_inbound_requests (${maxInbound}) are refused without an answer`,
+  );
+  const heldAnswers = await Promise.all(
+    held.map(async (s) => {
+      s.send(getTip);
+      await s.close({ signal: AbortSignal.timeout(5000) }).catch(() => {});
+      return readFrames(s);
+    }),
+  );
+  for (const a of heldAnswers) {
+    assert.equal(a.length, 1, 'a held request, completed within the timeout, is answered');
+    assert.equal(decodeTipResponse(a[0]!).kind, 'Tip');
+  }
+  assert.equal((await exchange(frame(getTip))).length, 1, 'node 0 serves again after the flood');
+  assert.ok(await n0.up(), 'node 0 answers during the attack');
+
+  // ---- chain-sync garbage until the ban threshold
+  const base = penalties().length;
+  for (let i = 0; i < 30 && ofMe(n0, 'peer banned').length === 0; i++) {
+    try {
+      await exchange(frame(garbage()));
+    } catch {
+      // node 0 hung up: the dial fails
+    }
+    await until(
+      'the penalty logged',
+      () => penalties().length > base + i || ofMe(n0, 'peer banned').length > 0,
+      5000,
+    );
+  }
+  const banned = ofMe(n0, 'peer banned');
+  assert.equal(banned.length, 1, `node 0 bans the hostile peer: ${reasons.join('\n')}`);
+  assert.match(String(banned[0]!.reason), /chain sync/, 'the ban line says why');
+  assert.ok(Number(banned[0]!.score) >= 15, 'at the threshold');
+  await until('node 0 no longer lists the hostile peer', async () => !(await connectedTo0()), 10_000);
+
+  // A new dial is refused, or the connection dropped at once.
+  const redial = await node.dial(multiaddr(n0.p2pAddress), { signal: AbortSignal.timeout(5000) }).then(
+    () => 'connected',
+    (e: Error) => `refused: ${e.message}`,
+  );
+  if (redial === 'connected')
+    await until('the new connection dropped', () => node.getConnections(n0Id).length === 0, 3000);
+  await assert.rejects(openSync(), 'no chain-sync stream to node 0 after the ban');
+  assert.equal(await connectedTo0(), false, 'node 0 does not list the hostile peer after its new dial');
+
+  // ---- node 0 is fine: up, growing, with node 1 on its chain and connected to it.
+  await until(
+    'node 0 grows',
+    async () => (await n0.info()).height >= startHeight + 4,
+    30_000,
+    () => n0.tail(),
+  );
+  await net.converged({ minHeight: startHeight + 3 });
+  clearInterval(sampler);
+  for (const id of forged) {
+    assert.ok(!tips.has(id), `a forged block was node 0's tip: ${id}`);
+    for (const n of [n0, n1])
+      await assert.rejects(n.get(`/cryptarchia/blocks/${id}`), /404/, `${n.name} stores no forged block`);
+  }
+  assert.ok(tips.size > 1, 'tips were sampled');
+  const n1Info = await n1.get<{ connected_peers: string[] }>('/network/info');
+  assert.ok(n1Info.connected_peers.includes(n0.peerId), 'node 1 stays connected to node 0');
+  assert.ok(n0.running && n1.running);
+  // Node 1 received the gossip through node 0 and blamed its forwarder, without banning it.
+  const n1Blames = n1.logs.filter((l) => l.msg === 'peer penalized' && l.peer === n0.peerId).length;
+  process.stdout.write(`# node 0 penalties of the hostile peer:\n#   ${reasons.join('\n#   ')}\n`);
+  process.stdout.write(`# node 1 penalties of node 0 (forwarded gossip): ${n1Blames}\n`);
+  process.stdout.write(`# the hostile peer's new dial: ${redial}\n`);
+  // Its libp2p redials node 0 in a loop (refused each time); node 0's per-address inbound limit then
+  // refuses every peer on 127.0.0.1 for as long as the loop lasts.
+  await node.stop();
+  evil = undefined;
+});
+
+/**
+ * Known weakness, kept visible: a gossip offence is charged to the peer that forwarded the message, and
+ * node 0 forwards what it has not judged yet (as the reference does). Node 1 has been charged for the 7
+ * gossip offences of the test above, which node 0 relayed; a second hostile peer, connected to node 0
+ * alone, publishes undecodable proposals until node 0 bans it (about 15). Node 1 receives them through
+ * node 0, and bans node 0 in the same second: the two honest nodes are cut apart for the ban's 30 minutes.
+ * Runs after the test above, on the same cluster.
+ */
+test('gossip garbage relayed by an honest node does not get it banned by its neighbours', {
+  todo: 'forwarded gossip offences reach the ban threshold of the forwarder',
+}, async () => {
+  const [n0, n1] = net.nodes as [SimNode, SimNode];
+  const names = parseDeployment(readFileSync(join(net.dir, 'net', 'deployment.yaml'), 'utf8')).network;
+  const n0Id = peerIdFromString(n0.peerId);
+  const relay = await createLibp2pNode(
+    {
+      host: '127.0.0.1',
+      port: 0,
+      gossipsub: { ...DEFAULT_GOSSIPSUB, heartbeat_interval_ms: 200 },
+      protocols: { kademlia: names.kademlia_protocol_name, identify: names.identify_protocol_name },
+      gater: {
+        denyDialPeer: (p) => !p.equals(n0Id),
+        denyInboundEncryptedConnection: (p) => !p.equals(n0Id),
+      },
+    },
+    await nodeIdentity(null),
+  );
+  try {
+    await new Promise((r) => setTimeout(r, 1500)); // past node 0's one-second inbound rate window
+    await relay.start();
+    await relay.dial(multiaddr(n0.p2pAddress), { signal: AbortSignal.timeout(5000) });
+    await until(
+      'the second hostile peer sees node 0 on the block topic',
+      () => relay.services.pubsub.getSubscribers(names.block_topic).some((p) => p.equals(n0Id)),
+      10_000,
+      () => n0.tail(10),
+    );
+    for (let i = 0; i < 16; i++) {
+      const sent = await relay.services.pubsub
+        .publish(names.block_topic, concat(Uint8Array.of(7), randomBytes(400)))
+        .then(
+          () => true,
+          () => false,
+        );
+      if (!sent) break; // banned by node 0
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+    const n1Bans = n1.logs.filter((l) => l.msg.startsWith('peer banned') && l.peer === n0.peerId);
+    assert.deepEqual(n1Bans, [], 'node 1 does not ban node 0 for what node 0 relayed');
+  } finally {
+    await relay.stop();
+  }
+});
