@@ -145,12 +145,12 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     const sweep = setInterval(() => svc.closeIdleConnections(Date.now()), IDLE_SWEEP_MS);
     sweep.unref();
     svc.timers.add(sweep);
-    const redial = setInterval(
+    const rejoin = setInterval(
       () => svc.redialInitialPeers(config.network.backend.initial_peers),
       INITIAL_PEER_REDIAL_MS * svc.backoffScale,
     );
-    redial.unref();
-    svc.timers.add(redial);
+    rejoin.unref();
+    svc.timers.add(rejoin);
     deps.signal.addEventListener('abort', () => void svc.close(), { once: true });
     return svc;
   }
