@@ -39,8 +39,12 @@ export interface HandleOptions {
 /** Serves one request: the response frames, in order; the stream is closed after the last. */
 export type RequestHandler = (request: Uint8Array, peer: string) => AsyncIterable<Uint8Array>;
 
-/** How bad a peer's offence is: `minor` (undecodable or useless data), `major` (invalid signed data). */
-export type Offence = 'minor' | 'major';
+/**
+ * `major`: invalid data a peer sent itself (10); `minor`: undecodable or oversized data it sent itself
+ * (1); `relayed`: bad gossip the peer forwarded, which it may not have written (1, and never past the
+ * relay cap: relayed offences alone never ban a peer).
+ */
+export type Offence = 'minor' | 'major' | 'relayed';
 
 export interface NetworkEvents {
   'peer:connect': [string];

@@ -1,6 +1,7 @@
 /**
  * Peer scoring, beyond the reference (it neither scores nor bans peers on its main swarm): each
- * offence adds to a peer's score (major 10, minor 1), the score decays by half every `halfLifeMs`,
+ * offence adds to a peer's score (major 10, minor 1; a relayed one 1 but never past 10, so gossip a
+ * peer only forwarded can never get it banned by itself), the score decays by half every `halfLifeMs`,
  * and a peer whose score reaches the threshold is banned for `banMs`: disconnected, and its dials
  * and inbound connections refused (the connection gater asks `isBanned`). Pure: time is passed in.
  */
@@ -9,6 +10,8 @@ import type { Offence } from './interface.ts';
 export interface ScoringSettings {
   readonly major: number;
   readonly minor: number;
+  /** A relayed offence adds `minor` but never lifts the score past this (below `threshold`). */
+  readonly relayedCap: number;
   readonly threshold: number;
   readonly halfLifeMs: number;
   readonly banMs: number;
@@ -18,6 +21,7 @@ export interface ScoringSettings {
 export const DEFAULT_SCORING: ScoringSettings = {
   major: 10,
   minor: 1,
+  relayedCap: 10,
   threshold: 15,
   halfLifeMs: 10 * 60_000,
   banMs: 30 * 60_000,
@@ -54,8 +58,11 @@ export class PeerScores {
   /** Adds an offence; `banned` is true when this offence starts a ban. */
   penalize(peer: string, offence: Offence, now: number): PenaltyOutcome {
     const e = this.scores.get(peer);
+    const before = e === undefined ? 0 : this.decayed(e, now);
     const score =
-      (e === undefined ? 0 : this.decayed(e, now)) + (offence === 'major' ? this.s.major : this.s.minor);
+      offence === 'relayed'
+        ? Math.max(before, Math.min(before + this.s.minor, this.s.relayedCap))
+        : before + (offence === 'major' ? this.s.major : this.s.minor);
     if (score >= this.s.threshold) {
       this.scores.delete(peer);
       const already = this.isBanned(peer, now);

@@ -151,7 +151,8 @@ test('a hostile peer is penalized for each bad input, then banned; the node stay
     const line = penalties()[before]!;
     reasons.push(`${what}: ${String(line.reason)}`);
     assert.match(String(line.reason), reason, `${what}: ${JSON.stringify(line)}`);
-    assert.equal(line.offence, 'minor', what);
+    // Gossip may be relayed by an honest peer: it never counts past the relay cap (see the last test).
+    assert.equal(line.offence, String(line.reason).startsWith('gossip') ? 'relayed' : 'minor', what);
     return line;
   }
 
@@ -354,16 +355,13 @@ test('a hostile peer is penalized for each bad input, then banned; the node stay
 });
 
 /**
- * Known weakness, kept visible: a gossip offence is charged to the peer that forwarded the message, and
- * node 0 forwards what it has not judged yet (as the reference does). Node 1 has been charged for the 7
- * gossip offences of the test above, which node 0 relayed; a second hostile peer, connected to node 0
- * alone, publishes undecodable proposals until node 0 bans it (about 15). Node 1 receives them through
- * node 0, and bans node 0 in the same second: the two honest nodes are cut apart for the ban's 30 minutes.
- * Runs after the test above, on the same cluster.
+ * A gossip offence is charged to the peer that forwarded the message, and node 0 forwards what it has
+ * not judged yet (as the reference does). So gossip offences are `relayed`: they raise a score only up
+ * to the relay cap, below the ban threshold. A second hostile peer, connected to node 0 alone,
+ * publishes undecodable proposals, more than would ban a direct offender; node 1 receives them through
+ * node 0 and must not ban node 0 for them. Runs after the test above, on the same cluster.
  */
-test('gossip garbage relayed by an honest node does not get it banned by its neighbours', {
-  todo: 'forwarded gossip offences reach the ban threshold of the forwarder',
-}, async () => {
+test('gossip garbage relayed by an honest node does not get it banned by its neighbours', async () => {
   const [n0, n1] = net.nodes as [SimNode, SimNode];
   const names = parseDeployment(readFileSync(join(net.dir, 'net', 'deployment.yaml'), 'utf8')).network;
   const n0Id = peerIdFromString(n0.peerId);
@@ -397,12 +395,20 @@ test('gossip garbage relayed by an honest node does not get it banned by its nei
           () => true,
           () => false,
         );
-      if (!sent) break; // banned by node 0
+      assert.ok(sent, 'gossip alone gets no peer banned, not even the author');
       await new Promise((r) => setTimeout(r, 50));
     }
     await new Promise((r) => setTimeout(r, 2000));
     const n1Bans = n1.logs.filter((l) => l.msg.startsWith('peer banned') && l.peer === n0.peerId);
     assert.deepEqual(n1Bans, [], 'node 1 does not ban node 0 for what node 0 relayed');
+    assert.ok(
+      n1.logs.some((l) => l.msg === 'peer penalized' && l.peer === n0.peerId && l.offence === 'relayed'),
+      'node 1 did count what node 0 relayed',
+    );
+    assert.ok(
+      n1.running &&
+        (await n1.get<{ connected_peers: string[] }>('/network/info')).connected_peers.includes(n0.peerId),
+    );
   } finally {
     await relay.stop();
   }

@@ -174,8 +174,9 @@ export class GossipService implements IGossip {
    * The peer named is the one that forwarded the message, not necessarily its author: gossipsub forwards
    * a message before this node has judged it (as the reference, which validates nothing before
    * forwarding), so an honest neighbour may relay a forged proposal. Every gossip offence therefore
-   * counts as minor: a neighbour is banned only for a sustained stream of bad messages, never for one or
-   * two an attacker injected elsewhere.
+   * counts as `relayed`: it raises the peer's score, but never to the ban by itself (an attacker could
+   * otherwise inject garbage elsewhere until honest neighbours ban each other); a peer is banned only
+   * when it also misbehaves in exchanges it alone answers for (chain sync).
    * inferred: which offence each failure is; F has no peer scoring (docs/fidelity.md)
    */
   private penalize(
@@ -185,7 +186,7 @@ export class GossipService implements IGossip {
   ): void {
     if (peer === this.deps.network.peerId) return;
     // The reason says what was wrong (topic, code, the check's message), so a ban is explained in the log.
-    this.deps.network.penalize(peer, 'minor', `gossip ${what} ${e.code}: ${e.message}`);
+    this.deps.network.penalize(peer, 'relayed', `gossip ${what} ${e.code}: ${e.message}`);
   }
 
   // ---------- incoming proposals ----------

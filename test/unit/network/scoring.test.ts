@@ -30,3 +30,17 @@ test('a major offence long after the last one does not ban', () => {
   s.penalize('p', 'major', 0);
   assert.equal(s.penalize('p', 'major', 2 * S.halfLifeMs).banned, false);
 });
+
+test('relayed offences raise the score up to the relay cap only; a direct offence on top bans', () => {
+  const s = new PeerScores();
+  for (let i = 0; i < 100; i++) assert.equal(s.penalize('p', 'relayed', 0).banned, false);
+  assert.equal(s.score('p', 0), S.relayedCap);
+  // A score above the cap (from direct offences) is not lowered by a relayed one.
+  const t = new PeerScores();
+  t.penalize('q', 'major', 0);
+  t.penalize('q', 'minor', 0);
+  assert.equal(t.penalize('q', 'relayed', 0).score, 11);
+  // Relayed offences then direct ones: the ban comes from the direct ones.
+  for (let i = 0; i < 4; i++) assert.equal(s.penalize('p', 'minor', 0).banned, false);
+  assert.equal(s.penalize('p', 'minor', 0).banned, true);
+});

@@ -116,7 +116,7 @@ test('a proposal with a forged signature penalises its sender and changes nothin
   const heightBefore = F.node.chain.tip().height;
   netF.inject(BLOCKS, forged, 'mallory');
   await waitUntil(() => netF.penalties.length > 0, 2_000, 'a penalty');
-  assert.deepEqual(penaltiesBy(netF), ['mallory:minor:PROPOSAL_INVALID_HEADER']);
+  assert.deepEqual(penaltiesBy(netF), ['mallory:relayed:PROPOSAL_INVALID_HEADER']);
   assert.ok(F.node.sync.isRejected(headerId(header)));
   assert.ok(!F.node.chain.has(headerId(header)));
   assert.ok(F.node.chain.tip().height >= heightBefore);
@@ -146,7 +146,7 @@ test('a correctly signed proposal of an invalid block penalises its sender', asy
   netF.inject(BLOCKS, bytes, 'mallory');
   await waitUntil(() => netF.penalties.length > 0, 5_000, 'a penalty');
   assert.equal(netF.penalties[0]!.peer, 'mallory');
-  assert.equal(netF.penalties[0]!.offence, 'minor', 'the forwarder may not be the author');
+  assert.equal(netF.penalties[0]!.offence, 'relayed', 'the forwarder may not be the author');
   assert.ok(F.node.sync.isRejected(headerId(header)));
   assert.ok(!F.node.chain.has(headerId(header)));
   netF.penalties.length = 0;
@@ -165,10 +165,10 @@ test('garbage on both topics penalises the sender and changes nothing', async ()
   netF.inject(TXS, encodeTxGossip(forged), 'mallory');
   await waitUntil(() => netF.penalties.length >= 4, 5_000, 'four penalties');
   assert.deepEqual(penaltiesBy(netF).sort(), [
-    'mallory:minor:LEDGER_INVALID_ZK_SIGNATURE',
-    'mallory:minor:WIRE_MALFORMED',
-    'mallory:minor:WIRE_MALFORMED',
-    'mallory:minor:WIRE_MALFORMED',
+    'mallory:relayed:LEDGER_INVALID_ZK_SIGNATURE',
+    'mallory:relayed:WIRE_MALFORMED',
+    'mallory:relayed:WIRE_MALFORMED',
+    'mallory:relayed:WIRE_MALFORMED',
   ]);
   assert.ok(F.node.chain.tip().height >= tipBefore);
   assert.equal(F.node.mempool.metrics().pending_items, pendingBefore);

@@ -225,7 +225,7 @@ test('an invalid block is recorded as rejected and its sender penalised; a node 
   await s.gossip.close();
   assert.deepEqual(s.sink.rejected, [idOf(bad)]);
   assert.deepEqual(s.net.penalties, [
-    { peer: s.peer.peerId, offence: 'minor', reason: 'gossip proposal BLOCK_LEDGER: ledger says no' },
+    { peer: s.peer.peerId, offence: 'relayed', reason: 'gossip proposal BLOCK_LEDGER: ledger says no' },
   ]);
 });
 
@@ -285,7 +285,7 @@ test('received transactions are added as network ones; a failed preverification 
   s.mempool.failWith = new LedgerError('InvalidZkSignature', 'bad');
   await s.peer.publish(TXS, encodeTxGossip(sampleSignedTx()));
   await waitUntil(() => s.net.penalties.length === 1, 2_000, 'a penalty');
-  assert.equal(s.net.penalties[0]!.offence, 'minor');
+  assert.equal(s.net.penalties[0]!.offence, 'relayed');
   await s.gossip.close();
 });
 
