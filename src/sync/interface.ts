@@ -4,15 +4,14 @@
  * orphan downloader, the rejected-blocks cache and the bootstrap phase it runs).
  */
 
-/** Where a block whose parent is missing is handed for download (F `OrphanBlocksDownloader::enqueue`). */
-export interface OrphanSink {
-  /**
-   * Queues a download of the chain up to `blockId` (its parent `parentId` when known). Returns false when
-   * it was not queued: already queued, known to be rejected (the block or its parent), or the queue is full.
-   */
-  enqueue(blockId: Uint8Array, parentId?: Uint8Array): boolean;
-  /** Records a block the chain refused as invalid, so neither it nor its descendants are downloaded. */
-  markRejected(blockId: Uint8Array): void;
+import type { OrphanSink as GossipOrphanSink } from '../network/gossip/interface.ts';
+
+/**
+ * Where a block whose parent is missing is handed for download (F `OrphanBlocksDownloader::enqueue`):
+ * what gossip uses of it (`enqueue` is false when the block was not queued: already queued, known to be
+ * rejected (the block or its parent), or the queue is full), and the rejected-blocks cache lookup.
+ */
+export interface OrphanSink extends GossipOrphanSink {
   /** Whether a block (by id) is in the rejected-blocks cache. */
   isRejected(blockId: Uint8Array): boolean;
 }
