@@ -49,10 +49,6 @@ export interface NetworkSection {
       /** The 32-byte Ed25519 secret; null: a random identity at each start. */
       readonly node_key: Uint8Array | null;
       readonly gossipsub: GossipsubSettings;
-      readonly chain_sync: {
-        readonly peer_response_timeout_ms: number;
-        readonly max_inbound_requests: number;
-      };
     };
     readonly initial_peers: readonly string[];
   };
@@ -89,7 +85,6 @@ export const DEFAULT_NETWORK: NetworkSection = {
       port: 3000,
       node_key: null,
       gossipsub: DEFAULT_GOSSIPSUB,
-      chain_sync: { peer_response_timeout_ms: 5000, max_inbound_requests: 10 },
     },
     initial_peers: [],
   },
@@ -213,9 +208,8 @@ export function parseNetworkSection(v: unknown): NetworkSection {
   const swarm = mapping(backend.swarm, p);
   only(swarm, ['host', 'port', 'node_key', 'gossipsub', 'kademlia', 'identify', 'chain_sync', 'nat'], p);
   // Kademlia, identify and NAT settings: libp2p defaults apply (their mappings are accepted as they are).
+  // `chain_sync` is the sync service's (src/sync/config.ts reads and checks it).
   for (const k of ['kademlia', 'identify', 'nat']) mapping(swarm[k], `${p}.${k}`);
-  const cs = mapping(swarm.chain_sync, `${p}.chain_sync`);
-  only(cs, ['peer_response_timeout', 'max_inbound_requests'], `${p}.chain_sync`);
   const D = DEFAULT_NETWORK.backend;
   const peersRaw = backend.initial_peers ?? [];
   if (!Array.isArray(peersRaw))
@@ -228,21 +222,6 @@ export function parseNetworkSection(v: unknown): NetworkSection {
         port: swarm.port === undefined ? D.swarm.port : port(swarm.port, `${p}.port`),
         node_key: nodeKey(swarm.node_key, `${p}.node_key`),
         gossipsub: parseGossipsub(swarm.gossipsub, `${p}.gossipsub`),
-        chain_sync: {
-          // F: `peer_response_timeout` in milliseconds (`DurationMilliSeconds<u64>`, serde/chainsync.rs).
-          peer_response_timeout_ms: int(
-            cs.peer_response_timeout,
-            D.swarm.chain_sync.peer_response_timeout_ms,
-            `${p}.chain_sync.peer_response_timeout`,
-            1,
-          ),
-          max_inbound_requests: int(
-            cs.max_inbound_requests,
-            D.swarm.chain_sync.max_inbound_requests,
-            `${p}.chain_sync.max_inbound_requests`,
-            1,
-          ),
-        },
       },
       initial_peers,
     },

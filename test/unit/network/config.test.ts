@@ -14,7 +14,6 @@ test('defaults: 0.0.0.0:3000, random identity, the reference gossipsub parameter
   assert.equal(n.backend.swarm.port, 3000);
   assert.equal(n.backend.swarm.node_key, null);
   assert.equal(n.backend.swarm.gossipsub.mesh_n, 6);
-  assert.equal(n.backend.swarm.chain_sync.peer_response_timeout_ms, 5000);
 });
 
 test('the reference layout: {secs, nanos} durations, node_key, initial peers, kademlia/identify/nat kept', () => {
@@ -37,7 +36,6 @@ backend:
   assert.equal(s.node_key?.[0], 0xe0);
   assert.equal(s.gossipsub.mesh_n, 8);
   assert.equal(s.gossipsub.heartbeat_interval_ms, 2500);
-  assert.deepEqual(s.chain_sync, { peer_response_timeout_ms: 3000, max_inbound_requests: 4 });
   assert.equal(n.backend.initial_peers.length, 1);
 });
 
@@ -57,5 +55,4 @@ test('bad values are refused with their key', () => {
   bad('backend: { swarm: { gossipsub: { history_gossip: 6 } } }', /history_gossip ≤ history_length/);
   bad('backend: { swarm: { gossipsub: { typo: 1 } } }', /gossipsub\.typo: unknown key/);
   bad('backend: { initial_peers: [nope] }', /initial_peers\[0\]/);
-  bad('backend: { swarm: { chain_sync: { max_inbound_requests: 0 } } }', /max_inbound_requests/);
 });
