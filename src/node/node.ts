@@ -24,6 +24,7 @@ import { OpsService } from '../ops/index.ts';
 import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase, SyncService } from '../sync/index.ts';
 import { ConfigError } from '../util/config-fields.ts';
+import { deferred } from '../util/deferred.ts';
 import { leaderKeys, Wallet } from '../wallet/index.ts';
 import { createProofSystem, pooledVerifier } from '../zk/index.ts';
 import { buildInfo } from './build-info.ts';
@@ -83,22 +84,54 @@ function listenFailure(e: NodeJS.ErrnoException): string {
   }
 }
 
+/** What a started node is made of: its services, and what it needs to stop them. */
+interface NodeParts {
+  readonly chain: ChainService;
+  readonly mempool: Mempool;
+  readonly network: INetwork;
+  readonly leader: LeaderService;
+  readonly gossip: GossipService;
+  readonly sync: SyncService;
+  readonly api: ApiServer;
+  readonly clock: SlotClock;
+  readonly dataDir: string;
+  readonly phases: BootstrapPhases;
+  readonly loggers: ModuleLoggers;
+  readonly controller: AbortController;
+  /** Stop functions, in start order (run in reverse). */
+  readonly stops: Stop[];
+}
+
 export class LogosNode {
-  private constructor(
-    readonly chain: ChainService,
-    readonly mempool: Mempool,
-    readonly network: INetwork,
-    readonly leader: LeaderService,
-    readonly gossip: GossipService,
-    readonly sync: SyncService,
-    readonly api: ApiServer,
-    readonly clock: SlotClock,
-    readonly dataDir: string,
-    private readonly phases: BootstrapPhases,
-    private readonly loggers: ModuleLoggers,
-    private readonly controller: AbortController,
-    private readonly stops: Stop[],
-  ) {}
+  readonly chain: ChainService;
+  readonly mempool: Mempool;
+  readonly network: INetwork;
+  readonly leader: LeaderService;
+  readonly gossip: GossipService;
+  readonly sync: SyncService;
+  readonly api: ApiServer;
+  readonly clock: SlotClock;
+  readonly dataDir: string;
+  private readonly phases: BootstrapPhases;
+  private readonly loggers: ModuleLoggers;
+  private readonly controller: AbortController;
+  private readonly stops: Stop[];
+
+  private constructor(parts: NodeParts) {
+    this.chain = parts.chain;
+    this.mempool = parts.mempool;
+    this.network = parts.network;
+    this.leader = parts.leader;
+    this.gossip = parts.gossip;
+    this.sync = parts.sync;
+    this.api = parts.api;
+    this.clock = parts.clock;
+    this.dataDir = parts.dataDir;
+    this.phases = parts.phases;
+    this.loggers = parts.loggers;
+    this.controller = parts.controller;
+    this.stops = parts.stops;
+  }
 
   get phase(): Phase {
     return this.phases.phase;
@@ -264,16 +297,7 @@ export class LogosNode {
     );
 
     const net = network;
-    let ibdResolve!: () => void;
-    let ibdReject!: (e: unknown) => void;
-    const ibdDone = {
-      promise: new Promise<void>((res, rej) => {
-        ibdResolve = res;
-        ibdReject = rej;
-      }),
-      resolve: () => ibdResolve(),
-      reject: (e: unknown) => ibdReject(e),
-    };
+    const ibdDone = deferred<void>();
     // Gossip waits for it; a failed IBD stops the node, so the rejection needs no other handler.
     ibdDone.promise.catch(() => {});
     const sync = own(
@@ -397,9 +421,9 @@ export class LogosNode {
     );
     own(Notifier.init({ chain: c, clock, phases, logger: log('node'), signal }));
 
-    return new LogosNode(
-      c,
-      pool,
+    return new LogosNode({
+      chain: c,
+      mempool: pool,
       network,
       leader,
       gossip,
@@ -411,7 +435,7 @@ export class LogosNode {
       loggers,
       controller,
       stops,
-    );
+    });
   }
 
   /** Log levels per module (`chain`, `leader`, `api`, ...); `*` sets the node's default level. */
