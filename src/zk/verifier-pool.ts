@@ -2,7 +2,8 @@
  * Groth16 verification off the event loop: a pool of worker threads, each holding the circuits'
  * prepared verification keys and its own WebAssembly curve. Requests arriving within a short window
  * (1 ms) are collected and sent as one message per worker, spread so that every worker gets a share
- * and none holds more than a few (the others wait for the next answer); each answer is one boolean per
+ * and none holds more than 32 (the others wait for the next answer); a worker verifies the proofs of
+ * one circuit in a message as one batch (`WasmGroth16.verifyBatch`); each answer is one boolean per
  * proof. A worker that dies fails its requests (never answers true)
  * and is replaced.
  *
@@ -26,8 +27,12 @@ import { pocPublic, zkSignPublic } from './groth16-system.ts';
 const WORKER = new URL('./verifier-worker.mjs', import.meta.url);
 /** How long requests are collected before a batch is sent. */
 const BATCH_WINDOW_MS = 1;
-/** Proofs a worker holds at most (sent and not answered). */
-const MAX_IN_FLIGHT = 4;
+/**
+ * Proofs a worker holds at most (sent and not answered). A worker checks the proofs of one circuit it
+ * receives together as one batch, so larger groups cost less per proof; the cap keeps every worker
+ * busy when many proofs wait.
+ */
+const MAX_IN_FLIGHT = 32;
 
 export class VerifierPoolError extends LogosError {
   constructor(message: string) {

@@ -46,6 +46,8 @@ export {
   terminate as terminateCurve,
   verify,
   verify as groth16Verify,
+  verifyBatch,
+  verifyBatch as groth16VerifyBatch,
   verifyNoble,
   WasmGroth16,
   wasmVerifier,

@@ -20,6 +20,7 @@
  * for public inputs outside [0, r). Use `decodeProof` (proof.ts) to learn why a proof is malformed.
  * Throws {@link Groth16Error} only for caller bugs: a public input count different from the key's.
  */
+import { randomBytes } from 'node:crypto';
 import { bn254 } from '@noble/curves/bn254.js';
 import type { Bn128Curve, WasmExports } from 'ffjavascript';
 import { buildBn128 } from 'ffjavascript';
@@ -197,6 +198,15 @@ const XI: Fp2 = { c0: 9n, c1: 1n };
 const PSI_X: Fp2 = F2.pow(XI, (FP_MODULUS - 1n) / 3n);
 const PSI_Y: Fp2 = F2.pow(XI, (FP_MODULUS - 1n) / 2n);
 
+/** A well-formed proof of a batch: its position, public inputs and decoded points (B affine, or null at infinity). */
+interface BatchItem {
+  readonly index: number;
+  readonly inputs: readonly bigint[];
+  readonly a: G1Point;
+  readonly b: { x: Fp2; y: Fp2 } | null;
+  readonly c: G1Point;
+}
+
 /** WebAssembly state of one verification key. */
 interface WasmKey {
   /** IC_0 … IC_n, affine Montgomery (64 B each). */
@@ -205,6 +215,10 @@ interface WasmKey {
   readonly pPreDelta: number;
   /** Miller loop (no final exponentiation) of (α, β). */
   readonly pAlphaBeta: number;
+  /** β prepared for the Miller loop (batches pair it with Σ rᵢ·α). */
+  readonly pPreBeta: number;
+  /** α, jacobian Montgomery. */
+  readonly pAlpha: number;
 }
 
 /** The WebAssembly BN254 verifier: one per process (see {@link wasmVerifier}). */
@@ -223,6 +237,8 @@ export class WasmGroth16 {
   private readonly pTmp: number;
   private readonly pTmpG2: number;
   private readonly pSixU2: number;
+  /** A 32-byte scalar scratch (batch coefficients). */
+  private readonly pSixU2Scratch: number;
   private readonly pPsi: number;
   private readonly pPreP: number;
   private readonly pPreQ: number;
@@ -244,6 +260,7 @@ export class WasmGroth16 {
     this.pTmp = this.alloc(G1_JAC);
     this.pTmpG2 = this.alloc(G2_JAC);
     this.pSixU2 = this.alloc(32);
+    this.pSixU2Scratch = this.alloc(32);
     this.pPsi = this.alloc(128);
     this.pPreP = this.alloc(curve.prePSize);
     this.pPreQ = this.alloc(curve.preQSize);
@@ -339,6 +356,8 @@ export class WasmGroth16 {
     const pPreGamma = this.alloc(this.curve.preQSize);
     const pPreDelta = this.alloc(this.curve.preQSize);
     const pAlphaBeta = this.alloc(FP12);
+    const pPreBeta = this.alloc(this.curve.preQSize);
+    const pAlpha = this.alloc(G1_JAC);
     const g2 = (p: G2Point) => {
       const a = p.toAffine();
       this.putG2Jac(this.pB, a.x, a.y);
@@ -348,11 +367,11 @@ export class WasmGroth16 {
     g2(vk.delta);
     ex.bn128_prepareG2!(this.pB, pPreDelta);
     g2(vk.beta);
-    ex.bn128_prepareG2!(this.pB, this.pPreQ);
-    this.putG1(this.pA, vk.alpha, true);
-    ex.bn128_prepareG1!(this.pA, this.pPreP);
-    ex.bn128_millerLoop!(this.pPreP, this.pPreQ, pAlphaBeta);
-    const k: WasmKey = { pIc, pPreGamma, pPreDelta, pAlphaBeta };
+    ex.bn128_prepareG2!(this.pB, pPreBeta);
+    this.putG1(pAlpha, vk.alpha, true);
+    ex.bn128_prepareG1!(pAlpha, this.pPreP);
+    ex.bn128_millerLoop!(this.pPreP, pPreBeta, pAlphaBeta);
+    const k: WasmKey = { pIc, pPreGamma, pPreDelta, pAlphaBeta, pPreBeta, pAlpha };
     this.keys.set(vk.fingerprint, k);
     return k;
   }
@@ -388,6 +407,141 @@ export class WasmGroth16 {
     this.putFp(this.pPsi + 64, py.c0);
     this.putFp(this.pPsi + 96, py.c1);
     return ex.g2m_eqMixed!(this.pTmpG2, this.pPsi) !== 0;
+  }
+
+  /** Growable scratch buffers for batches (bases and scalars), allocated once per size class. */
+  private readonly buffers = new Map<string, { ptr: number; capacity: number }>();
+
+  private buffer(name: string, bytes: number): number {
+    const b = this.buffers.get(name);
+    if (b !== undefined && b.capacity >= bytes) return b.ptr;
+    const capacity = Math.max(bytes, 2 * (b?.capacity ?? 0));
+    const ptr = this.alloc(capacity);
+    this.buffers.set(name, { ptr, capacity });
+    return ptr;
+  }
+
+  /**
+   * Verifies many proofs of one key at once; one boolean per item, in order, each `true` iff that
+   * proof verifies (the contract of {@link verify}, item by item). Malformed items are `false` and stay
+   * out of the batch. The well-formed ones are checked together with a random linear combination
+   * (random 128-bit rᵢ from `random`, a CSPRNG by default):
+   *   Π e(−rᵢ·Aᵢ, Bᵢ) · e((Σrᵢ)·α, β) · e(Σ rᵢ·vk_xᵢ, γ) · e(Σ rᵢ·Cᵢ, δ) == 1,
+   * the vk_x folded into one MSM over IC (scalars Σrᵢ and Σ rᵢ·sᵢⱼ) and the Cᵢ into one MSM: n + 3
+   * Miller loops and one final exponentiation. A failing batch is split in halves until each bad
+   * proof stands alone, so the result names exactly the proofs that do not verify.
+   */
+  verifyBatch(
+    vk: PreparedVerifyingKey,
+    items: readonly { readonly publicInputs: readonly bigint[]; readonly proof: Uint8Array }[],
+    random: (bytes: number) => Uint8Array = randomBytes,
+  ): boolean[] {
+    const results = items.map(() => false);
+    const decoded: BatchItem[] = [];
+    items.forEach((item, index) => {
+      if (!inputsInField(vk, item.publicInputs) || !isProofBytes(item.proof)) return;
+      let a: G1Point;
+      let b: { x: Fp2; y: Fp2 } | null;
+      let c: G1Point;
+      try {
+        a = decompressG1(item.proof.subarray(0, 32));
+        b = decompressG2Affine(item.proof.subarray(32, 96));
+        c = decompressG1(item.proof.subarray(96, 128));
+      } catch {
+        return;
+      }
+      if (b !== null && !this.g2InSubgroup(b.x, b.y)) return;
+      decoded.push({ index, inputs: item.publicInputs, a, b, c });
+    });
+    const settle = (group: BatchItem[]): void => {
+      if (group.length === 0) return;
+      if (this.batchHolds(vk, group, random)) {
+        for (const it of group) results[it.index] = true;
+        return;
+      }
+      if (group.length === 1) return;
+      const half = group.length >> 1;
+      settle(group.slice(0, half));
+      settle(group.slice(half));
+    };
+    settle(decoded);
+    return results;
+  }
+
+  /** Whether the random linear combination of the (well-formed) items' equations holds. */
+  private batchHolds(
+    vk: PreparedVerifyingKey,
+    group: readonly BatchItem[],
+    random: (bytes: number) => Uint8Array,
+  ): boolean {
+    const ex = this.ex;
+    const k = this.key(vk);
+    const n = group.length;
+    const nPub = vk.nPublic;
+    // Random 128-bit coefficients, never 0.
+    const rs = group.map(() => {
+      let r = 0n;
+      while (r === 0n) {
+        const bytes = random(16);
+        r = 0n;
+        for (let i = 0; i < 16; i++) r = (r << 8n) | BigInt(bytes[i]!);
+      }
+      return r;
+    });
+    let sumR = 0n;
+    for (const r of rs) sumR += r;
+    sumR %= FR_ORDER;
+    const t = new Array<bigint>(nPub).fill(0n);
+    group.forEach((it, i) => {
+      const r = rs[i]!;
+      for (let j = 0; j < nPub; j++) if (it.inputs[j] !== 0n) t[j] = t[j]! + r * it.inputs[j]!;
+    });
+
+    ex.ftm_copy!(this.curve.tm.pOneT, this.pF);
+    // Π e(−rᵢ·Aᵢ, Bᵢ)
+    for (let i = 0; i < n; i++) {
+      const it = group[i]!;
+      if (it.a.is0() || it.b === null) continue;
+      const { x, y } = it.a.toAffine();
+      this.putG1Jac(this.pA, x, y === 0n ? 0n : this.q - y);
+      const rLen = this.putScalar(this.pSixU2Scratch, rs[i]!);
+      ex.g1m_timesScalar!(this.pA, this.pSixU2Scratch, rLen, this.pTmp);
+      this.putG2Jac(this.pB, it.b.x, it.b.y);
+      ex.bn128_prepareG2!(this.pB, this.pPreQ);
+      this.millerInto(this.pTmp, this.pPreQ);
+    }
+    // e((Σrᵢ)·α, β)
+    if (sumR !== 0n) {
+      const len = this.putScalar(this.pSixU2Scratch, sumR);
+      ex.g1m_timesScalar!(k.pAlpha, this.pSixU2Scratch, len, this.pTmp);
+      this.millerInto(this.pTmp, k.pPreBeta);
+    }
+    // e(Σ rᵢ·vk_xᵢ, γ): one MSM over IC_0..IC_n with scalars Σrᵢ, Σ rᵢ·sᵢⱼ (mod r).
+    const icScalars = this.buffer('icScalars', 32 * (nPub + 1));
+    this.putScalar(icScalars, sumR);
+    for (let j = 0; j < nPub; j++) this.putScalar(icScalars + 32 * (j + 1), t[j]! % FR_ORDER);
+    ex.g1m_multiexpAffine!(k.pIc, icScalars, 32, nPub + 1, this.pAcc);
+    if (!ex.g1m_isZero!(this.pAcc)) this.millerInto(this.pAcc, k.pPreGamma);
+    // e(Σ rᵢ·Cᵢ, δ): one MSM over the Cᵢ not at infinity.
+    const cs = group.map((it, i) => [it.c, rs[i]!] as const).filter(([c]) => !c.is0());
+    if (cs.length > 0) {
+      const bases = this.buffer('cBases', G1_AFF * cs.length);
+      const scalars = this.buffer('cScalars', 16 * cs.length);
+      cs.forEach(([c, r], i) => {
+        this.putG1(bases + G1_AFF * i, c, false);
+        this.putScalar16(scalars + 16 * i, r);
+      });
+      ex.g1m_multiexpAffine!(bases, scalars, 16, cs.length, this.pAcc2);
+      if (!ex.g1m_isZero!(this.pAcc2)) this.millerInto(this.pAcc2, k.pPreDelta);
+    }
+    ex.bn128_finalExponentiation!(this.pF, this.pF);
+    return ex.ftm_eq!(this.pF, this.curve.tm.pOneT) !== 0;
+  }
+
+  /** A 128-bit scalar, 16 bytes little-endian. */
+  private putScalar16(ptr: number, s: bigint): void {
+    this.view.setBigUint64(ptr, s & MASK64, true);
+    this.view.setBigUint64(ptr + 8, (s >> 64n) & MASK64, true);
   }
 
   /** Synchronous verify; same contract as {@link verify}. */
@@ -466,6 +620,14 @@ export async function verify(
   proof128: Uint8Array,
 ): Promise<boolean> {
   return (await wasmVerifier()).verify(vk, publicInputs, proof128);
+}
+
+/** {@link WasmGroth16.verifyBatch} on the process-wide WebAssembly verifier. */
+export async function verifyBatch(
+  vk: PreparedVerifyingKey,
+  items: readonly { readonly publicInputs: readonly bigint[]; readonly proof: Uint8Array }[],
+): Promise<boolean[]> {
+  return (await wasmVerifier()).verifyBatch(vk, items);
 }
 
 /** Drops the WebAssembly curve (single-threaded: no workers to stop). The next verify rebuilds it. */
