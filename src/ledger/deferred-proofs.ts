@@ -2,20 +2,23 @@
  * Deferred proof checks: the ledger runs with checks that record each statement and say yes; the
  * recorded statements are then verified by the real (asynchronous) backend, all at once.
  */
+import { bytesToHex } from '../codec/hex.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
 import { LedgerError, type LedgerErrorCode } from './errors.ts';
 import type {
   PocPublicInputs,
   PolPublicInputs,
   ProofChecks,
+  ProofSite,
   ProofSystem,
   ZkSignStatement,
 } from './proof-system.ts';
 
-type Obligation =
+type Obligation = (
   | { kind: 'zksign'; statement: ZkSignStatement; signature: ZkSignature }
   | { kind: 'pol'; inputs: PolPublicInputs; proof: Uint8Array }
-  | { kind: 'poc'; inputs: PocPublicInputs; proof: Uint8Array };
+  | { kind: 'poc'; inputs: PocPublicInputs; proof: Uint8Array }
+) & { site?: ProofSite };
 
 const FAILURE: Record<Obligation['kind'], [LedgerErrorCode, string]> = {
   zksign: ['InvalidZkSignature', 'a ZK signature does not verify'],
@@ -26,8 +29,8 @@ const FAILURE: Record<Obligation['kind'], [LedgerErrorCode, string]> = {
 export class DeferredProofChecks implements ProofChecks {
   readonly obligations: Obligation[] = [];
 
-  verifyZkSign(statement: ZkSignStatement, signature: ZkSignature): boolean {
-    this.obligations.push({ kind: 'zksign', statement, signature });
+  verifyZkSign(statement: ZkSignStatement, signature: ZkSignature, site?: ProofSite): boolean {
+    this.obligations.push({ kind: 'zksign', statement, signature, ...(site ? { site } : {}) });
     return true;
   }
 
@@ -36,18 +39,25 @@ export class DeferredProofChecks implements ProofChecks {
     return true;
   }
 
-  verifyPoc(inputs: PocPublicInputs, proof: Uint8Array): boolean {
-    this.obligations.push({ kind: 'poc', inputs, proof });
+  verifyPoc(inputs: PocPublicInputs, proof: Uint8Array, site?: ProofSite): boolean {
+    this.obligations.push({ kind: 'poc', inputs, proof, ...(site ? { site } : {}) });
     return true;
   }
 
-  /** Verifies every recorded statement; throws the LedgerError of the first that fails (in record order). */
+  /**
+   * Verifies every recorded statement (all at once, so a pooled backend checks them as batches); throws
+   * the LedgerError of the first that fails (in record order), naming its transaction and operation.
+   */
   async settle(system: ProofSystem): Promise<void> {
     const results = await Promise.all(this.obligations.map((o) => verifyOne(system, o)));
     const bad = results.findIndex((ok) => !ok);
     if (bad >= 0) {
-      const [code, message] = FAILURE[this.obligations[bad]!.kind];
-      throw new LedgerError(code, message);
+      const o = this.obligations[bad]!;
+      const [code, message] = FAILURE[o.kind];
+      if (o.site === undefined) throw new LedgerError(code, message);
+      throw new LedgerError(code, `${message} (transaction ${bytesToHex(o.site.txHash)})`, {
+        opIndex: o.site.opIndex,
+      });
     }
   }
 }

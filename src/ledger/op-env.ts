@@ -34,7 +34,12 @@ export function requireZkSignature(env: OpEnv, proof: OpProof, keys: readonly Fr
     fail('TooManyZkKeys', `${keys.length} signing keys, at most ${ZKSIGN_MAX_KEYS}`, env.opIndex);
   }
   const sig = zkSignatureOf(proof, env.opIndex);
-  if (!env.ctx.proofs.verifyZkSign({ msg: env.txMsg, publicKeys: keys }, sig)) {
+  if (
+    !env.ctx.proofs.verifyZkSign({ msg: env.txMsg, publicKeys: keys }, sig, {
+      txHash: env.txHash,
+      opIndex: env.opIndex,
+    })
+  ) {
     fail(
       'InvalidZkSignature',
       'the ZK signature does not verify for the input keys and this transaction',

@@ -72,6 +72,7 @@ export function preverifyTx(tx: SignedMantleTx, proofs: ProofChecks): Preverifie
               mantle_tx_hash: txHashToFr(hash),
             },
             proof.proof,
+            { txHash: hash, opIndex: i },
           )
         ) {
           fail('InvalidProofOfClaim', 'the proof of claim does not verify', i);

@@ -73,9 +73,15 @@ export interface PocWitness {
 
 /** The checks the ledger asks for, answered synchronously. */
 export interface ProofChecks {
-  verifyZkSign(statement: ZkSignStatement, signature: ZkSignature): boolean;
+  verifyZkSign(statement: ZkSignStatement, signature: ZkSignature, site?: ProofSite): boolean;
   verifyPol(inputs: PolPublicInputs, proof: Uint8Array): boolean;
-  verifyPoc(inputs: PocPublicInputs, proof: Uint8Array): boolean;
+  verifyPoc(inputs: PocPublicInputs, proof: Uint8Array, site?: ProofSite): boolean;
+}
+
+/** Where a proof sits, so that a failure deferred to later still names its transaction and operation. */
+export interface ProofSite {
+  readonly txHash: Uint8Array;
+  readonly opIndex: number;
 }
 
 /** A proof backend: makes and verifies proofs of the three statements. */

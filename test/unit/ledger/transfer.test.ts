@@ -6,6 +6,7 @@ import { LedgerError } from '../../../src/ledger/errors.ts';
 import { genesisParameter } from '../../../src/ledger/genesis.ts';
 import { applyBlockVerified } from '../../../src/ledger/verified.ts';
 import { Opcode } from '../../../src/mantle/ops.ts';
+import { txHash } from '../../../src/mantle/tx.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
 import {
   CTX,
@@ -236,6 +237,36 @@ describe('deferred proof verification', () => {
     await assert.rejects(
       applyBlockVerified(c.state, badLeader, c.ctx.config, INSECURE_TEST_PROOFS),
       (e: unknown) => e instanceof LedgerError && e.ledgerCode === 'InvalidLeaderProof',
+    );
+  });
+
+  test('a block with one invalid ZK signature among 100 transfers is refused naming that transaction', async () => {
+    const c = new TestChain();
+    const [fund] = genesisNotes(c.genesis);
+    const owner = fund!.note.pk;
+    const split = transfer(
+      c.state,
+      [fund!],
+      Array.from({ length: 100 }, () => ({ value: 900_000n, pk: owner })),
+    );
+    c.apply([split.tx]);
+    const txs = split.outputs.slice(0, 100).map((n) => transfer(c.state, [n], []).tx);
+    // Transaction 57 carries the signature of transaction 58: valid, but not for its own hash.
+    const bad = { ...txs[57]!, ops_proofs: txs[58]!.ops_proofs };
+    const block = c.block(txs.map((t, i) => (i === 57 ? bad : t)));
+    const badHash = bytesToHex(txHash(bad.mantle_tx));
+    await assert.rejects(
+      applyBlockVerified(c.state, block, c.ctx.config, INSECURE_TEST_PROOFS),
+      (e: unknown) =>
+        e instanceof LedgerError &&
+        e.ledgerCode === 'InvalidZkSignature' &&
+        e.message.includes(badHash) &&
+        e.meta.opIndex === 0,
+    );
+    const good = c.block(txs);
+    assert.equal(
+      (await applyBlockVerified(c.state, good, c.ctx.config, INSECURE_TEST_PROOFS)).state.block_number,
+      2n,
     );
   });
 });
