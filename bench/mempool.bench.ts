@@ -17,98 +17,34 @@
  *   transfers of 5,000 notes): the time to select the first 1,024, median of 5.
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bytesToHex, hexToBytes } from '../src/codec/hex.ts';
 import { stringifyJson } from '../src/codec/json.ts';
 import { selectTransactions } from '../src/leader/block-builder.ts';
-import { type Deployment, parseDeployment } from '../src/ledger/deployment.ts';
-import { buildGenesis, type Genesis } from '../src/ledger/genesis.ts';
 import { PROOFS_ALREADY_VERIFIED } from '../src/ledger/proof-system.ts';
-import {
-  decodeSignedTx,
-  encodeSignedTx,
-  type SignedMantleTx,
-  signedMantleTx,
-  txHash,
-  txHashToFr,
-} from '../src/mantle/tx.ts';
+import { type SignedMantleTx, signedMantleTx, txHash, txHashToFr } from '../src/mantle/tx.ts';
 import { DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
 import { Groth16ProofSystem } from '../src/zk/groth16-system.ts';
 import { VerifierPool, withVerifierPool } from '../src/zk/verifier-pool.ts';
-import { ctxOf, genesisNotes, KEYS, TestChain, transfer } from '../test/mocks/ledger.ts';
+import { genesisNotes, KEYS, TestChain, transfer } from '../test/mocks/ledger.ts';
 import { type Figure, median } from './harness.ts';
+import { provenTxs, type Setup } from './proven-transfers.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const CACHE = join(ROOT, '.bench-cache');
 const N = Number(process.env.BENCH_MEMPOOL_TXS ?? 192);
+
 const W = Number(process.env.BENCH_MEMPOOL_WORKERS ?? availableParallelism());
 const CLIENTS = 16;
 /** Admissions before the timed run (the verify bound warms its curves too). */
 const WARMUP = CLIENTS;
 
 /** The devnet deployment with `n` genesis notes of 1e8, all of devnet key 0. */
-function benchDeploymentYaml(n: number): string {
-  const devnet = readFileSync(join(ROOT, 'deployments/devnet.yaml'), 'utf8');
-  const lines = devnet.split('\n');
-  const start = lines.findIndex((l) => l.trim() === 'notes:');
-  const pk = /pk: ([0-9a-f]{64})/.exec(lines[start + 1]!)![1]; // devnet key 0
-  let end = start + 1;
-  while (end < lines.length && lines[end]!.trimStart().startsWith('- {')) end++;
-  const notes = Array.from({ length: n }, () => `    - { value: 100000000, pk: ${pk} }`);
-  return [...lines.slice(0, start + 1), ...notes, ...lines.slice(end)]
-    .join('\n')
-    .replace('name: devnet', 'name: mempool-bench')
-    .replace('genesis_time: null', 'genesis_time: 1700000000');
-}
-
-interface Setup {
-  readonly yaml: string;
-  readonly deployment: Deployment;
-  readonly genesis: Genesis;
-}
-
-function setup(n: number): Setup {
-  const yaml = benchDeploymentYaml(n);
-  const deployment = parseDeployment(yaml, 'mempool-bench');
-  return { yaml, deployment, genesis: buildGenesis(deployment, ctxOf(deployment)) };
-}
-
-/** N transfers with real ZkSig proofs, from the cache when it matches the deployment and the keys. */
-async function provenTxs(): Promise<{ s: Setup; txs: SignedMantleTx[] }> {
-  const s = setup(N);
-  const keysManifest = readFileSync(join(DEFAULT_KEYS_DIR, 'manifest.json'), 'utf8');
-  const tag = createHash('sha256').update(s.yaml).update(keysManifest).digest('hex').slice(0, 16);
-  const file = join(CACHE, `mempool-transfers-${N}-${tag}.json`);
-  if (existsSync(file)) {
-    const hexes = JSON.parse(readFileSync(file, 'utf8')) as string[];
-    return { s, txs: hexes.map((h) => decodeSignedTx(hexToBytes(h))) };
-  }
-  const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR, provers: availableParallelism() });
-  try {
-    const notes = genesisNotes(s.genesis);
-    const txs = await Promise.all(
-      notes.slice(0, N).map(async (note) => {
-        const t = transfer(s.genesis.state, [note], [{ value: 10n, pk: KEYS[3]!.publicKey }]).tx;
-        const sig = await zk.proveZkSign(txHashToFr(txHash(t.mantle_tx)), [note.sk]);
-        return { ...t, ops_proofs: [{ type: 'ZkSig' as const, signature: sig }] };
-      }),
-    );
-    mkdirSync(CACHE, { recursive: true });
-    writeFileSync(file, JSON.stringify(txs.map((t) => bytesToHex(encodeSignedTx(t)))));
-    return { s, txs };
-  } finally {
-    await zk.close();
-  }
-}
-
 let proven: Promise<{ s: Setup; txs: SignedMantleTx[] }> | undefined;
 const getProven = () => {
-  proven ??= provenTxs();
+  proven ??= provenTxs(N);
   return proven;
 };
 
