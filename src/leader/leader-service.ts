@@ -5,23 +5,32 @@
  * off the event loop), sign it with a fresh one-time key, and hand it to the chain service. One block
  * is produced at a time; a proof that finishes after its slot still makes a valid block, since a
  * block's slot only has to be after its parent's and not in the future.
+ *
+ * Proofs ahead of time: the lottery of a slot depends on the epoch only, and a proof of leadership
+ * commits to the slot, the note, the one-time key, the voucher and the UTXO root of the parent, not to
+ * the block's transactions. So at every slot and every new tip the leader looks ahead (within the
+ * epoch) for its next won slot and proves it at once against the tip's UTXO root; at that slot, if the
+ * tip's root is still the same, the block is built around the ready proof. A tip that changes the root
+ * before the slot starts the proof again (with the same key and voucher); a proof left unused is
+ * dropped.
  */
 import type { Logger } from 'pino';
 import { bodyRoot } from '../block/block.ts';
-import { encodeHeader, type Header } from '../block/header.ts';
+import { encodeHeader, type Header, type SignedHeader } from '../block/header.ts';
 import type { IChain, SlotClock } from '../chain/index.ts';
 import { entropyContribution, isWinningTicket, leaderThreshold, leaderTicket } from '../consensus/lottery.ts';
 import { Ed25519Signer, ed25519GenerateSecretKey } from '../crypto/ed25519.ts';
 import type { Fr } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { epochStateAt, polPublicInputs } from '../ledger/apply.ts';
+import { epochOf, epochSchedule } from '../ledger/parameters.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
 import type { EpochState, LedgerState, NoteRecord } from '../ledger/state.ts';
-import { txHash } from '../mantle/tx.ts';
+import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
 import type { IMempool } from '../mempool/index.ts';
 import type { BlockPublisher } from '../network/gossip/index.ts';
 import { selectTransactions } from './block-builder.ts';
-import type { VoucherGenerator } from './vouchers.ts';
+import type { Voucher, VoucherGenerator } from './vouchers.ts';
 
 /**
  * Where a leader gets candidate transactions for its block (the mempool), in FIFO order. Their proofs
@@ -61,6 +70,20 @@ interface OwnedNote {
   readonly sk: Fr;
 }
 
+/** How many slots ahead the leader looks for its next win (within the epoch of the next slot). */
+export const LOOKAHEAD_SLOTS = 64n;
+
+/** A proof of leadership made before its slot, against the UTXO root of the tip of that time. */
+interface Prepared {
+  readonly slot: bigint;
+  readonly noteId: Fr;
+  readonly latestRoot: bigint;
+  readonly epochNonce: Fr;
+  readonly leaderKey: Ed25519Signer;
+  readonly voucher: Voucher;
+  readonly proof: Promise<Uint8Array>;
+}
+
 export class LeaderService {
   private timer: NodeJS.Timeout | undefined;
   private producing = false;
@@ -70,7 +93,12 @@ export class LeaderService {
   private readonly keys: Map<Fr, Fr>;
   private readonly ownByEpoch = new WeakMap<EpochState, OwnedNote[]>();
   private lastSlotTried = -1n;
+  private prepared: Prepared | undefined;
+  private preparing = false;
+  private readonly onBlock = () => void this.prepareAhead();
   produced = 0;
+  /** Blocks made around a proof prepared before their slot. */
+  producedAhead = 0;
   /** Slot start to block applied, per produced block (most recent last, at most 100 kept). */
   readonly latenciesMs: number[] = [];
 
@@ -91,7 +119,9 @@ export class LeaderService {
   start(): void {
     this.stopped = false;
     this.deps.signal?.addEventListener('abort', () => this.close(), { once: true });
+    this.deps.chain.on('block', this.onBlock);
     this.schedule();
+    void this.prepareAhead();
   }
 
   /**
@@ -103,13 +133,15 @@ export class LeaderService {
     this.stopped = true;
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    this.deps.chain.off('block', this.onBlock);
+    this.prepared = undefined;
   }
 
   private schedule(): void {
     if (this.stopped) return;
     const next = this.deps.clock.currentSlot() + 1n;
     this.timer = setTimeout(() => {
-      void this.onSlot(this.deps.clock.currentSlot());
+      void this.onSlot(this.deps.clock.currentSlot()).then(() => this.prepareAhead());
       this.schedule();
     }, this.deps.clock.msUntil(next) + 5);
   }
@@ -130,6 +162,68 @@ export class LeaderService {
     return list;
   }
 
+  /** The first of the wallet's notes that wins `slot` on top of `parent` (the note a block would use). */
+  private winner(parent: LedgerState, es: EpochState, slot: bigint): OwnedNote | undefined {
+    for (const n of this.owned(es)) {
+      if (!parent.notes.has(n.id)) continue; // spent since the snapshot
+      const ticket = leaderTicket(es.nonce, slot, n.id, n.sk);
+      if (isWinningTicket(ticket, leaderThreshold(n.record.note.value, es.lottery))) return n;
+    }
+    return undefined;
+  }
+
+  /**
+   * Proves the next won slot ahead of time (see the file's header). Called at every slot and every
+   * new block; keeps a proof in progress or ready when it still fits the tip.
+   */
+  async prepareAhead(): Promise<void> {
+    if (this.closed || this.preparing || this.opts.vouchers === undefined) return;
+    this.preparing = true;
+    try {
+      const tip = this.deps.chain.tip();
+      const parent = tip.state;
+      const root = parent.utxos.root();
+      const now = this.deps.clock.currentSlot();
+      const first = (now > tip.slot ? now : tip.slot) + 1n;
+      const ctx = { config: this.deps.chain.config, proofs: PROOFS_ALREADY_VERIFIED };
+      const es = epochStateAt(parent, ctx, first);
+      const p = this.prepared;
+      if (p !== undefined && p.slot >= first && p.latestRoot === root && p.epochNonce === es.nonce) return;
+      const schedule = epochSchedule(this.deps.chain.config.consensus);
+      const epoch = epochOf(first, schedule);
+      for (let slot = first; slot < first + LOOKAHEAD_SLOTS; slot++) {
+        // Within the epoch of the first slot: a later epoch's lottery may still change.
+        if (epochOf(slot, schedule) !== epoch) break;
+        const n = this.winner(parent, es, slot);
+        if (n === undefined) continue;
+        // The same slot and note as before: keep the key and the voucher, prove for the new root.
+        const same = p !== undefined && p.slot === slot && p.noteId === n.id;
+        const leaderKey = same ? p.leaderKey : new Ed25519Signer(ed25519GenerateSecretKey());
+        const voucher = same ? p.voucher : await this.opts.vouchers.next();
+        const header = this.headerFor(slot, tip.id, n, leaderKey, voucher, []);
+        const proof = this.prove(es, parent, header, n);
+        proof.catch(() => {}); // a stale or failed one is dropped; the slot then proves as usual
+        this.prepared = {
+          slot,
+          noteId: n.id,
+          latestRoot: root,
+          epochNonce: es.nonce,
+          leaderKey,
+          voucher,
+          proof,
+        };
+        this.deps.logger.debug({ slot: Number(slot), now: Number(now) }, 'proving a won slot ahead of time');
+        return;
+      }
+      this.prepared = undefined;
+    } catch (e) {
+      if (!this.closed)
+        this.deps.logger.warn({ err: (e as Error).message }, 'looking ahead for won slots failed');
+    } finally {
+      this.preparing = false;
+    }
+  }
+
   async onSlot(slot: bigint): Promise<void> {
     if (this.producing || slot <= this.lastSlotTried) return;
     this.lastSlotTried = slot;
@@ -141,29 +235,32 @@ export class LeaderService {
       { config: this.deps.chain.config, proofs: PROOFS_ALREADY_VERIFIED },
       slot,
     );
-    for (const n of this.owned(es)) {
-      if (!parent.notes.has(n.id)) continue; // spent since the snapshot
-      const ticket = leaderTicket(es.nonce, slot, n.id, n.sk);
-      if (!isWinningTicket(ticket, leaderThreshold(n.record.note.value, es.lottery))) continue;
-      if (this.opts.vouchers === undefined) {
-        this.deps.logger.error(
-          { slot: Number(slot) },
-          'won the slot, but no voucher master key is configured',
-        );
-        return;
-      }
-      this.producing = true;
-      const vouchers = this.opts.vouchers;
-      try {
-        await this.produce(slot, tip.id, parent, es, n, vouchers);
-      } catch (e) {
-        // A stop in progress is no failure: the proof or the chain was closed under the block.
-        if (!this.closed)
-          this.deps.logger.warn({ slot: Number(slot), err: (e as Error).message }, 'block production failed');
-      } finally {
-        this.producing = false;
-      }
+    const n = this.winner(parent, es, slot);
+    if (n === undefined) return;
+    if (this.opts.vouchers === undefined) {
+      this.deps.logger.error({ slot: Number(slot) }, 'won the slot, but no voucher master key is configured');
       return;
+    }
+    this.producing = true;
+    const vouchers = this.opts.vouchers;
+    const p = this.prepared;
+    const ready =
+      p !== undefined &&
+      p.slot === slot &&
+      p.noteId === n.id &&
+      p.latestRoot === parent.utxos.root() &&
+      p.epochNonce === es.nonce
+        ? p
+        : undefined;
+    if (p !== undefined && p.slot <= slot) this.prepared = undefined;
+    try {
+      await this.produce(slot, tip.id, parent, es, n, vouchers, ready);
+    } catch (e) {
+      // A stop in progress is no failure: the proof or the chain was closed under the block.
+      if (!this.closed)
+        this.deps.logger.warn({ slot: Number(slot), err: (e as Error).message }, 'block production failed');
+    } finally {
+      this.producing = false;
     }
   }
 
@@ -174,6 +271,7 @@ export class LeaderService {
     es: EpochState,
     n: OwnedNote,
     vouchers: VoucherGenerator,
+    ready?: Prepared,
   ): Promise<void> {
     const t0 = performance.now();
     const { txs, invalid } = selectTransactions(
@@ -193,9 +291,51 @@ export class LeaderService {
     }
     // F: chain-leader selects the uncles of the proposal (a proposal without them is still valid).
     const uncles = this.deps.chain.unclesFor(parentId, slot);
-    const leaderKey = new Ed25519Signer(ed25519GenerateSecretKey());
-    const voucher = await vouchers.next();
-    const header: Header = {
+    const leaderKey = ready?.leaderKey ?? new Ed25519Signer(ed25519GenerateSecretKey());
+    const voucher = ready?.voucher ?? (await vouchers.next());
+    const header = this.headerFor(slot, parentId, n, leaderKey, voucher, uncles, txs);
+    // A proof made ahead of time commits to all this header's PoL inputs (not to its body).
+    header.proof_of_leadership.proof = await (ready?.proof ?? this.prove(es, parent, header, n));
+    const tProof = performance.now();
+    const block = {
+      header,
+      signature: leaderKey.sign(encodeHeader(header)),
+      uncle_headers: uncles,
+      transactions: txs,
+    };
+    const done = await this.deps.chain.submit(block, { own: true });
+    this.deps.publisher?.publishBlock(block);
+    this.produced++;
+    if (ready !== undefined) this.producedAhead++;
+    this.latenciesMs.push(Date.now() - this.deps.clock.slotStartMs(slot));
+    if (this.latenciesMs.length > 100) this.latenciesMs.shift();
+    this.deps.logger.info(
+      {
+        slot: Number(slot),
+        height: done.height,
+        txs: txs.length,
+        uncles: uncles.length,
+        voucher_index: Number(voucher.index),
+        prove_ms: Math.round(tProof - t0),
+        proved_ahead: ready !== undefined,
+        total_ms: Math.round(performance.now() - t0),
+        late_slots: Number(this.deps.clock.currentSlot() - slot),
+      },
+      'block produced',
+    );
+  }
+
+  /** The header of a block at `slot` on `parentId` led by note `n` (its PoL proof still empty). */
+  private headerFor(
+    slot: bigint,
+    parentId: Uint8Array,
+    n: OwnedNote,
+    leaderKey: Ed25519Signer,
+    voucher: Voucher,
+    uncles: SignedHeader[],
+    txs: readonly SignedMantleTx[] = [],
+  ): Header {
+    return {
       parent_block: parentId,
       slot,
       body_root: bodyRoot(
@@ -209,9 +349,13 @@ export class LeaderService {
         voucher_cm: voucher.cm,
       },
     };
+  }
+
+  /** Proves leadership of `header`'s slot by note `n` on top of `parent` (in the prover process). */
+  private prove(es: EpochState, parent: LedgerState, header: Header, n: OwnedNote): Promise<Uint8Array> {
     const latest = parent.notes.get(n.id)!;
     const inputs = polPublicInputs(es, parent.utxos.root(), header);
-    header.proof_of_leadership.proof = await this.deps.proofs.provePol(inputs, {
+    return this.deps.proofs.provePol(inputs, {
       secret_key: n.sk,
       note_value: n.record.note.value,
       note_tx_hash: n.record.origin,
@@ -221,30 +365,5 @@ export class LeaderService {
       latest_path: parent.utxos.path(latest.index),
       latest_index: latest.index,
     });
-    const tProof = performance.now();
-    const block = {
-      header,
-      signature: leaderKey.sign(encodeHeader(header)),
-      uncle_headers: uncles,
-      transactions: txs,
-    };
-    const done = await this.deps.chain.submit(block, { own: true });
-    this.deps.publisher?.publishBlock(block);
-    this.produced++;
-    this.latenciesMs.push(Date.now() - this.deps.clock.slotStartMs(slot));
-    if (this.latenciesMs.length > 100) this.latenciesMs.shift();
-    this.deps.logger.info(
-      {
-        slot: Number(slot),
-        height: done.height,
-        txs: txs.length,
-        uncles: uncles.length,
-        voucher_index: Number(voucher.index),
-        prove_ms: Math.round(tProof - t0),
-        total_ms: Math.round(performance.now() - t0),
-        late_slots: Number(this.deps.clock.currentSlot() - slot),
-      },
-      'block produced',
-    );
   }
 }

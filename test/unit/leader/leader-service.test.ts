@@ -18,7 +18,7 @@ import { devnetKeys, devnetSecretKey } from '../../../src/ledger/devnet-keys.ts'
 import { openStore } from '../../../src/storage/open.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
 import { FAST } from '../../mocks/fast-deployment.ts';
-import { TestChain } from '../../mocks/ledger.ts';
+import { genesisNotes, TestChain, transfer } from '../../mocks/ledger.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'logos-leader-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -75,5 +75,86 @@ test('a produced block carries its uncles and the next voucher of the wallet', a
     await chain.drain();
   } finally {
     await store.close();
+  }
+});
+
+test('the next won slot is proved ahead of time and its block built around that proof; a new UTXO root proves again', async () => {
+  const dir2 = mkdtempSync(join(tmpdir(), 'logos-leader-ahead-'));
+  const store = await openStore(dir2);
+  try {
+    const logger = pino({ level: 'silent' });
+    const genesisMs = 1_700_000_000_000;
+    let now = genesisMs;
+    const clock = new SlotClock(genesisMs, FAST.slot_duration_ms, () => now);
+    const at = (slot: bigint) => {
+      now = genesisMs + Number(slot) * FAST.slot_duration_ms + 1;
+    };
+    const chain = new ChainService(
+      { deployment: FAST, genesisTimeMs: genesisMs, online: false },
+      { store: store.chain, proofs: INSECURE_TEST_PROOFS, clock, logger },
+    );
+    await chain.start();
+    const proved: bigint[] = [];
+    const proofs = {
+      ...INSECURE_TEST_PROOFS,
+      provePol: (
+        inputs: Parameters<typeof INSECURE_TEST_PROOFS.provePol>[0],
+        w: Parameters<typeof INSECURE_TEST_PROOFS.provePol>[1],
+      ) => {
+        proved.push(inputs.slot);
+        return INSECURE_TEST_PROOFS.provePol(inputs, w);
+      },
+    };
+    const master = devnetSecretKey(1000);
+    const leader = new LeaderService(
+      {
+        secretKeys: devnetKeys(4).map((k) => k.secretKey),
+        vouchers: new VoucherGenerator(master, store.wallet),
+      },
+      { chain, clock, proofs, txs: NO_TRANSACTIONS, logger },
+    );
+    at(1n);
+    await leader.prepareAhead();
+    assert.equal(proved.length, 1, 'one proof started ahead');
+    const won = proved[0]!;
+    assert.ok(won > 1n);
+    // Called again with nothing changed: the proof in progress is kept.
+    await leader.prepareAhead();
+    assert.equal(proved.length, 1);
+    at(won);
+    await leader.onSlot(won);
+    assert.equal(leader.produced, 1);
+    assert.equal(leader.producedAhead, 1, 'the block used the proof made ahead');
+    assert.equal(proved.length, 1, 'no second proof at the slot');
+    assert.equal(chain.tip().slot, won);
+
+    // The next win, proved ahead; then a block of someone else with a transaction changes the UTXO
+    // root before that slot: the leader proves again, with the same voucher.
+    await leader.prepareAhead();
+    assert.equal(proved.length, 2);
+    const next = proved[1]!;
+    const vouchersUsed = store.wallet.nextVoucherIndex();
+    const t = new TestChain(FAST);
+    // A block of someone else on our tip, with a transfer.
+    t.state = chain.tip().state;
+    t.tip = chain.tip().id;
+    const [fund] = genesisNotes(t.genesis);
+    const tx = transfer(t.state, [fund!], [{ value: 5n, pk: fund!.note.pk }]).tx;
+    const other = t.block([tx], won + 1n, 9n);
+    assert.ok(next > won + 1n, `the next win ${next} leaves a slot for the other block`);
+    at(won + 1n);
+    await chain.submit(other);
+    await leader.prepareAhead();
+    assert.equal(proved.length, 3, 'proved again for the new root');
+    assert.equal(proved[2], next);
+    assert.equal(store.wallet.nextVoucherIndex(), vouchersUsed, 'the same voucher');
+    at(next);
+    await leader.onSlot(next);
+    assert.equal(leader.producedAhead, 2);
+    assert.equal(chain.tip().slot, next);
+    await chain.drain();
+  } finally {
+    await store.close();
+    rmSync(dir2, { recursive: true, force: true });
   }
 });
