@@ -9,7 +9,7 @@
  * Proofs ahead of time: the lottery of a slot depends on the epoch only, and a proof of leadership
  * commits to the slot, the note, the one-time key, the voucher and the UTXO root of the parent, not to
  * the block's transactions. So at every slot and every new tip the leader looks ahead (within the
- * epoch) for its next won slot and proves it at once against the tip's UTXO root; at that slot, if the
+ * epoch) for its next two won slots and proves them at once against the tip's UTXO root; at a won slot, if the
  * tip's root is still the same, the block is built around the ready proof. A tip that changes the root
  * before the slot starts the proof again (with the same key and voucher); a proof left unused is
  * dropped.
@@ -70,8 +70,10 @@ interface OwnedNote {
   readonly sk: Fr;
 }
 
-/** How many slots ahead the leader looks for its next win (within the epoch of the next slot). */
+/** How many slots ahead the leader looks for its next wins (within the epoch of the next slot). */
 export const LOOKAHEAD_SLOTS = 64n;
+/** How many of the next wins are proved ahead (two: a win right after a win is then ready too). */
+export const AHEAD_WINS = 2;
 
 /** A proof of leadership made before its slot, against the UTXO root of the tip of that time. */
 interface Prepared {
@@ -93,12 +95,17 @@ export class LeaderService {
   private readonly keys: Map<Fr, Fr>;
   private readonly ownByEpoch = new WeakMap<EpochState, OwnedNote[]>();
   private lastSlotTried = -1n;
-  private prepared: Prepared | undefined;
+  /** Proofs made ahead, by slot (the next `AHEAD_WINS` wins). */
+  private prepared = new Map<bigint, Prepared>();
   private preparing = false;
   private readonly onBlock = () => void this.prepareAhead();
   produced = 0;
   /** Blocks made around a proof prepared before their slot. */
   producedAhead = 0;
+  /** Slots this wallet won on the tip of their time (a won slot met while busy counts, unmade). */
+  wonSlots = 0;
+  /** Blocks applied before the end of their own slot. */
+  producedInSlot = 0;
   /** Slot start to block applied, per produced block (most recent last, at most 100 kept). */
   readonly latenciesMs: number[] = [];
 
@@ -134,7 +141,7 @@ export class LeaderService {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.deps.chain.off('block', this.onBlock);
-    this.prepared = undefined;
+    this.prepared.clear();
   }
 
   private schedule(): void {
@@ -173,8 +180,8 @@ export class LeaderService {
   }
 
   /**
-   * Proves the next won slot ahead of time (see the file's header). Called at every slot and every
-   * new block; keeps a proof in progress or ready when it still fits the tip.
+   * Proves the next won slots ahead of time (see the file's header). Called at every slot and every
+   * new block; keeps the proofs in progress or ready that still fit the tip.
    */
   async prepareAhead(): Promise<void> {
     if (this.closed || this.preparing || this.opts.vouchers === undefined) return;
@@ -187,23 +194,30 @@ export class LeaderService {
       const first = (now > tip.slot ? now : tip.slot) + 1n;
       const ctx = { config: this.deps.chain.config, proofs: PROOFS_ALREADY_VERIFIED };
       const es = epochStateAt(parent, ctx, first);
-      const p = this.prepared;
-      if (p !== undefined && p.slot >= first && p.latestRoot === root && p.epochNonce === es.nonce) return;
       const schedule = epochSchedule(this.deps.chain.config.consensus);
       const epoch = epochOf(first, schedule);
-      for (let slot = first; slot < first + LOOKAHEAD_SLOTS; slot++) {
+      const wins: { slot: bigint; n: OwnedNote }[] = [];
+      for (let slot = first; slot < first + LOOKAHEAD_SLOTS && wins.length < AHEAD_WINS; slot++) {
         // Within the epoch of the first slot: a later epoch's lottery may still change.
         if (epochOf(slot, schedule) !== epoch) break;
         const n = this.winner(parent, es, slot);
-        if (n === undefined) continue;
+        if (n !== undefined) wins.push({ slot, n });
+      }
+      const kept = new Map<bigint, Prepared>();
+      for (const { slot, n } of wins) {
+        const p = this.prepared.get(slot);
+        if (p !== undefined && p.noteId === n.id && p.latestRoot === root && p.epochNonce === es.nonce) {
+          kept.set(slot, p);
+          continue;
+        }
         // The same slot and note as before: keep the key and the voucher, prove for the new root.
-        const same = p !== undefined && p.slot === slot && p.noteId === n.id;
+        const same = p !== undefined && p.noteId === n.id;
         const leaderKey = same ? p.leaderKey : new Ed25519Signer(ed25519GenerateSecretKey());
         const voucher = same ? p.voucher : await this.opts.vouchers.next();
         const header = this.headerFor(slot, tip.id, n, leaderKey, voucher, []);
         const proof = this.prove(es, parent, header, n);
         proof.catch(() => {}); // a stale or failed one is dropped; the slot then proves as usual
-        this.prepared = {
+        kept.set(slot, {
           slot,
           noteId: n.id,
           latestRoot: root,
@@ -211,11 +225,10 @@ export class LeaderService {
           leaderKey,
           voucher,
           proof,
-        };
+        });
         this.deps.logger.debug({ slot: Number(slot), now: Number(now) }, 'proving a won slot ahead of time');
-        return;
       }
-      this.prepared = undefined;
+      this.prepared = kept;
     } catch (e) {
       if (!this.closed)
         this.deps.logger.warn({ err: (e as Error).message }, 'looking ahead for won slots failed');
@@ -225,7 +238,7 @@ export class LeaderService {
   }
 
   async onSlot(slot: bigint): Promise<void> {
-    if (this.producing || slot <= this.lastSlotTried) return;
+    if (slot <= this.lastSlotTried) return;
     this.lastSlotTried = slot;
     const tip = this.deps.chain.tip();
     if (slot <= tip.slot) return;
@@ -237,22 +250,29 @@ export class LeaderService {
     );
     const n = this.winner(parent, es, slot);
     if (n === undefined) return;
+    this.wonSlots++;
+    if (this.producing) {
+      this.deps.logger.debug(
+        { slot: Number(slot) },
+        'won the slot while the previous block is still being made',
+      );
+      return;
+    }
     if (this.opts.vouchers === undefined) {
       this.deps.logger.error({ slot: Number(slot) }, 'won the slot, but no voucher master key is configured');
       return;
     }
     this.producing = true;
     const vouchers = this.opts.vouchers;
-    const p = this.prepared;
+    const p = this.prepared.get(slot);
     const ready =
       p !== undefined &&
-      p.slot === slot &&
       p.noteId === n.id &&
       p.latestRoot === parent.utxos.root() &&
       p.epochNonce === es.nonce
         ? p
         : undefined;
-    if (p !== undefined && p.slot <= slot) this.prepared = undefined;
+    for (const s of this.prepared.keys()) if (s <= slot) this.prepared.delete(s);
     try {
       await this.produce(slot, tip.id, parent, es, n, vouchers, ready);
     } catch (e) {
@@ -307,6 +327,7 @@ export class LeaderService {
     this.deps.publisher?.publishBlock(block);
     this.produced++;
     if (ready !== undefined) this.producedAhead++;
+    if (this.deps.clock.currentSlot() <= slot) this.producedInSlot++;
     this.latenciesMs.push(Date.now() - this.deps.clock.slotStartMs(slot));
     if (this.latenciesMs.length > 100) this.latenciesMs.shift();
     this.deps.logger.info(

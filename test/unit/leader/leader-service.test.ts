@@ -78,7 +78,7 @@ test('a produced block carries its uncles and the next voucher of the wallet', a
   }
 });
 
-test('the next won slot is proved ahead of time and its block built around that proof; a new UTXO root proves again', async () => {
+test('the next two won slots are proved ahead of time and their blocks built around those proofs; a new UTXO root proves again', async () => {
   const dir2 = mkdtempSync(join(tmpdir(), 'logos-leader-ahead-'));
   const store = await openStore(dir2);
   try {
@@ -115,27 +115,29 @@ test('the next won slot is proved ahead of time and its block built around that 
     );
     at(1n);
     await leader.prepareAhead();
-    assert.equal(proved.length, 1, 'one proof started ahead');
-    const won = proved[0]!;
-    assert.ok(won > 1n);
-    // Called again with nothing changed: the proof in progress is kept.
+    assert.equal(proved.length, 2, 'the next two wins proved ahead');
+    const [won, next] = proved as [bigint, bigint];
+    assert.ok(won > 1n && next > won);
+    // Called again with nothing changed: the proofs in progress are kept.
     await leader.prepareAhead();
-    assert.equal(proved.length, 1);
+    assert.equal(proved.length, 2);
     at(won);
     await leader.onSlot(won);
     assert.equal(leader.produced, 1);
     assert.equal(leader.producedAhead, 1, 'the block used the proof made ahead');
-    assert.equal(proved.length, 1, 'no second proof at the slot');
+    assert.deepEqual([leader.wonSlots, leader.producedInSlot], [1, 1], 'won, and applied within the slot');
+    assert.equal(proved.length, 2, 'no proof at the slot');
     assert.equal(chain.tip().slot, won);
 
-    // The next win, proved ahead; then a block of someone else with a transaction changes the UTXO
-    // root before that slot: the leader proves again, with the same voucher.
+    // An empty block of our own leaves the UTXO root as it was: the second proof is kept, and the
+    // win after it is proved.
     await leader.prepareAhead();
-    assert.equal(proved.length, 2);
-    const next = proved[1]!;
+    assert.equal(proved.length, 3);
+    assert.ok(proved[2]! > next);
+    // A block of someone else with a transaction changes the UTXO root before the next win: the
+    // leader proves both wins again, with the same vouchers.
     const vouchersUsed = store.wallet.nextVoucherIndex();
     const t = new TestChain(FAST);
-    // A block of someone else on our tip, with a transfer.
     t.state = chain.tip().state;
     t.tip = chain.tip().id;
     const [fund] = genesisNotes(t.genesis);
@@ -145,9 +147,8 @@ test('the next won slot is proved ahead of time and its block built around that 
     at(won + 1n);
     await chain.submit(other);
     await leader.prepareAhead();
-    assert.equal(proved.length, 3, 'proved again for the new root');
-    assert.equal(proved[2], next);
-    assert.equal(store.wallet.nextVoucherIndex(), vouchersUsed, 'the same voucher');
+    assert.deepEqual(proved.slice(3), [next, proved[2]], 'proved again for the new root');
+    assert.equal(store.wallet.nextVoucherIndex(), vouchersUsed, 'the same vouchers');
     at(next);
     await leader.onSlot(next);
     assert.equal(leader.producedAhead, 2);
