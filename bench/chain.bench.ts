@@ -3,16 +3,10 @@
  * verified when the blocks were first accepted), and the latency of producing a block with a real
  * proof of leadership (slot start to block applied).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pino } from 'pino';
 import { type Block, decodeBlock, encodeBlock } from '../src/block/block.ts';
-import { loadDeployment } from '../src/cli.ts';
 import { applyBlock } from '../src/ledger/apply.ts';
 import type { LedgerState } from '../src/ledger/state.ts';
-import { devnetConfig } from '../src/node/devnet.ts';
-import { LogosNode } from '../src/node/node.ts';
+import { withDevnetNode } from './devnet-node.ts';
 import { ACCEPT_ALL, context, header, transfers, withNotes } from './fixtures.ts';
 import { type Figure, median } from './harness.ts';
 
@@ -81,28 +75,13 @@ export const figures: Figure[] = [
     unit: 's',
     async measure() {
       // A devnet node with real Groth16 proofs in a fresh directory; the leader's own measure.
-      const dir = mkdtempSync(join(tmpdir(), 'logos-bench-'));
-      const config = {
-        ...devnetConfig(),
-        api: { backend: { ...devnetConfig().api.backend, listen_address: '127.0.0.1:0' } },
-        state: { base_folder: dir },
-      };
-      const node = await LogosNode.start({
-        deployment: loadDeployment('devnet'),
-        config,
-        baseDir: dir,
-        logger: pino({ level: 'warn' }),
-      });
-      try {
+      return withDevnetNode(async (node) => {
         const end = Date.now() + 120_000;
         while (node.leader.latenciesMs.length < 5 && Date.now() < end)
           await new Promise((r) => setTimeout(r, 200));
         if (node.leader.latenciesMs.length === 0) throw new Error('no block produced within two minutes');
         return median(node.leader.latenciesMs) / 1000;
-      } finally {
-        await node.stop();
-        rmSync(dir, { recursive: true, force: true });
-      }
+      });
     },
   },
 ];
