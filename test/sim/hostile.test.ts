@@ -24,7 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Stream } from '@libp2p/interface';
+import type { PeerId, Stream } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { multiaddr } from '@multiformats/multiaddr';
 import { parse } from 'yaml';
@@ -72,6 +72,29 @@ interface ApiBlock {
   header: { id: string; parent_block: string; slot: number } & Record<string, Json>;
 }
 
+/**
+ * A libp2p node of the product's own making on the deployment's protocol names, with a fresh identity,
+ * that speaks to `only` (Kademlia would otherwise connect it to the other nodes as well). Not started.
+ */
+async function peerOf(
+  only: PeerId,
+  names: { kademlia_protocol_name: string; identify_protocol_name: string },
+): Promise<LogosLibp2p> {
+  return createLibp2pNode(
+    {
+      host: '127.0.0.1',
+      port: 0,
+      gossipsub: { ...DEFAULT_GOSSIPSUB, heartbeat_interval_ms: 200 },
+      protocols: { kademlia: names.kademlia_protocol_name, identify: names.identify_protocol_name },
+      gater: {
+        denyDialPeer: (p) => !p.equals(only),
+        denyInboundEncryptedConnection: (p) => !p.equals(only),
+      },
+    },
+    await nodeIdentity(null),
+  );
+}
+
 test('a hostile peer is penalized for each bad input, then banned; the node stays up', async () => {
   const [n0, n1] = net.nodes as [SimNode, SimNode];
   const deployment = parseDeployment(readFileSync(join(net.dir, 'net', 'deployment.yaml'), 'utf8'));
@@ -105,20 +128,7 @@ test('a hostile peer is penalized for each bad input, then banned; the node stay
 
   // ---- the hostile peer: the product's libp2p node, the deployment's names, a fresh identity.
   const n0Id = peerIdFromString(n0.peerId);
-  evil = await createLibp2pNode(
-    {
-      host: '127.0.0.1',
-      port: 0,
-      gossipsub: { ...DEFAULT_GOSSIPSUB, heartbeat_interval_ms: 200 },
-      protocols: { kademlia: names.kademlia_protocol_name, identify: names.identify_protocol_name },
-      // It speaks to node 0 only (Kademlia would otherwise connect it to node 1 as well).
-      gater: {
-        denyDialPeer: (p) => !p.equals(n0Id),
-        denyInboundEncryptedConnection: (p) => !p.equals(n0Id),
-      },
-    },
-    await nodeIdentity(null),
-  );
+  evil = await peerOf(n0Id, names);
   await evil.start();
   const node = evil;
   const me = node.peerId.toString();
@@ -365,19 +375,7 @@ test('gossip garbage relayed by an honest node does not get it banned by its nei
   const [n0, n1] = net.nodes as [SimNode, SimNode];
   const names = parseDeployment(readFileSync(join(net.dir, 'net', 'deployment.yaml'), 'utf8')).network;
   const n0Id = peerIdFromString(n0.peerId);
-  const relay = await createLibp2pNode(
-    {
-      host: '127.0.0.1',
-      port: 0,
-      gossipsub: { ...DEFAULT_GOSSIPSUB, heartbeat_interval_ms: 200 },
-      protocols: { kademlia: names.kademlia_protocol_name, identify: names.identify_protocol_name },
-      gater: {
-        denyDialPeer: (p) => !p.equals(n0Id),
-        denyInboundEncryptedConnection: (p) => !p.equals(n0Id),
-      },
-    },
-    await nodeIdentity(null),
-  );
+  const relay = await peerOf(n0Id, names);
   try {
     await new Promise((r) => setTimeout(r, 1500)); // past node 0's one-second inbound rate window
     await relay.start();

@@ -347,7 +347,7 @@ export async function until(
 }
 
 /** A base with `count` consecutive ports free for TCP and UDP, away from `avoid`'s ranges. */
-async function freeBase(count: number, avoid: number[] = []): Promise<number> {
+export async function freeBase(count: number, avoid: number[] = []): Promise<number> {
   for (;;) {
     const base = 20000 + Math.floor(Math.random() * 20000);
     let ok = true;

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { hexToBytesOrUndefined } from '../../../src/codec/hex.ts';
 import { peerIdOfNodeKey } from '../../../src/devnet/index.ts';
-import { tcpFree, udpFree } from '../../../src/devnet/ports.ts';
 import { spawnCli } from '../../utils/cli-process.ts';
+import { freeBase } from '../../utils/sim-cluster.ts';
 
 const N = 3;
 const tmp = mkdtempSync(join(tmpdir(), 'devnet-e2e-'));
@@ -24,22 +24,6 @@ after(() => {
   for (const c of running) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   rmSync(tmp, { recursive: true, force: true });
 });
-
-/** A base with `count` consecutive ports free for TCP and UDP, in the range the OS does not hand out. */
-async function freeBase(count: number, avoid: number[] = []): Promise<number> {
-  for (;;) {
-    const base = 20000 + Math.floor(Math.random() * 10000);
-    let ok = true;
-    for (let i = 0; i < count && ok; i++) {
-      const p = base + i;
-      ok =
-        !avoid.some((a) => Math.abs(a - p) < count) &&
-        (await tcpFree(p)) === undefined &&
-        (await udpFree(p)) === undefined;
-    }
-    if (ok) return base;
-  }
-}
 
 interface Run {
   readonly proc: ChildProcess;

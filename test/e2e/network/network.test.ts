@@ -297,16 +297,10 @@ test('a UDP port in use stops the service with an error naming the setting', asy
   );
 });
 
-test('an initial peer that is not up yet is dialled again (backoff 5^n s, scaled down here)', async () => {
+/** A service on a free port whose only initial peer is `id` at 127.0.0.1:`port` (backoffs scaled by 0.1). */
+function withInitialPeer(port: number, id: string, logger = silent): Promise<NetworkService> {
   const d = DEFAULT_NETWORK.backend;
-  const nodeKey = new Uint8Array(32).fill(42);
-  // A free UDP port: taken by a throwaway node, then released.
-  const probe = await start();
-  const port = Number(/udp\/(\d+)/.exec(probe.info().listen_addresses[0]!)![1]);
-  await probe.close();
-  const id = peerIdFromPrivateKey(await nodeIdentity(nodeKey)).toString();
-  const lines: string[] = [];
-  const e = await NetworkService.init(
+  return NetworkService.init(
     {
       network: {
         backend: {
@@ -316,12 +310,37 @@ test('an initial peer that is not up yet is dialled again (backoff 5^n s, scaled
         },
       },
       protocols: PROTOCOLS,
-      backoffScale: 0.1, // retries after 0.5, 2.5 and 12.5 s
+      backoffScale: 0.1,
     },
+    { logger, signal: new AbortController().signal },
+  );
+}
+
+/** A service with the identity of `nodeKey` on `port` (0: any free one). */
+function keyedAt(nodeKey: Uint8Array, port: number): Promise<NetworkService> {
+  const d = DEFAULT_NETWORK.backend;
+  return NetworkService.init(
     {
-      logger: pino({ level: 'info' }, { write: (l: string) => void lines.push(l) }),
-      signal: new AbortController().signal,
+      network: { backend: { ...d, swarm: { ...d.swarm, host: '127.0.0.1', port, node_key: nodeKey } } },
+      protocols: PROTOCOLS,
     },
+    { logger: silent, signal: new AbortController().signal },
+  );
+}
+
+test('an initial peer that is not up yet is dialled again (backoff 5^n s, scaled down here)', async () => {
+  const nodeKey = new Uint8Array(32).fill(42);
+  // A free UDP port: taken by a throwaway node, then released.
+  const probe = await start();
+  const port = Number(/udp\/(\d+)/.exec(probe.info().listen_addresses[0]!)![1]);
+  await probe.close();
+  const id = peerIdFromPrivateKey(await nodeIdentity(nodeKey)).toString();
+  const lines: string[] = [];
+  // retries after 0.5, 2.5 and 12.5 s
+  const e = await withInitialPeer(
+    port,
+    id,
+    pino({ level: 'info' }, { write: (l: string) => void lines.push(l) }),
   );
   let f: NetworkService | undefined;
   try {
@@ -331,13 +350,7 @@ test('an initial peer that is not up yet is dialled again (backoff 5^n s, scaled
         .filter((l) => l.msg === 'dial failed');
     // QUIC resends its first packets: the peer comes up only once the first attempt has failed.
     await until('the first dial fails', () => failures().length > 0, 10_000);
-    f = await NetworkService.init(
-      {
-        network: { backend: { ...d, swarm: { ...d.swarm, host: '127.0.0.1', port, node_key: nodeKey } } },
-        protocols: PROTOCOLS,
-      },
-      { logger: silent, signal: new AbortController().signal },
-    );
+    f = await keyedAt(nodeKey, port);
     await until('the retry connects', () => e.connectedPeers().includes(id), 20_000);
     assert.equal(failures()[0]!.retry_in_s, 5);
   } finally {
@@ -346,38 +359,16 @@ test('an initial peer that is not up yet is dialled again (backoff 5^n s, scaled
 });
 
 test('an initial peer lost after the start-up dials is dialled again once it is back', async () => {
-  const d = DEFAULT_NETWORK.backend;
   const nodeKey = new Uint8Array(32).fill(43);
   const id = peerIdFromPrivateKey(await nodeIdentity(nodeKey)).toString();
-  const peerAt = (port: number) =>
-    NetworkService.init(
-      {
-        network: { backend: { ...d, swarm: { ...d.swarm, host: '127.0.0.1', port, node_key: nodeKey } } },
-        protocols: PROTOCOLS,
-      },
-      { logger: silent, signal: new AbortController().signal },
-    );
-  let f = await peerAt(0);
+  let f = await keyedAt(nodeKey, 0);
   const port = Number(/udp\/(\d+)/.exec(f.info().listen_addresses[0]!)![1]);
-  const e = await NetworkService.init(
-    {
-      network: {
-        backend: {
-          ...d,
-          swarm: { ...d.swarm, host: '127.0.0.1', port: 0 },
-          initial_peers: [`/ip4/127.0.0.1/udp/${port}/quic-v1/p2p/${id}`],
-        },
-      },
-      protocols: PROTOCOLS,
-      backoffScale: 0.1, // initial peers looked at every 1.5 s
-    },
-    { logger: silent, signal: new AbortController().signal },
-  );
+  const e = await withInitialPeer(port, id); // initial peers looked at every 1.5 s
   try {
     await until('connected', () => e.connectedPeers().includes(id));
     await f.close();
     await until('the peer is gone', () => !e.connectedPeers().includes(id), 15_000);
-    f = await peerAt(port);
+    f = await keyedAt(nodeKey, port);
     await until('reconnected', () => e.connectedPeers().includes(id), 15_000);
   } finally {
     await Promise.all([e.close(), f.close()]);
