@@ -94,6 +94,7 @@ export class LeaderService {
   private closed = false;
   private readonly keys: Map<Fr, Fr>;
   private readonly ownByEpoch = new WeakMap<EpochState, OwnedNote[]>();
+  private readonly winsByEpoch = new WeakMap<EpochState, Map<bigint, OwnedNote[]>>();
   private lastSlotTried = -1n;
   /** Proofs made ahead, by slot (the next `AHEAD_WINS` wins). */
   private prepared = new Map<bigint, Prepared>();
@@ -171,12 +172,31 @@ export class LeaderService {
 
   /** The first of the wallet's notes that wins `slot` on top of `parent` (the note a block would use). */
   private winner(parent: LedgerState, es: EpochState, slot: bigint): OwnedNote | undefined {
-    for (const n of this.owned(es)) {
-      if (!parent.notes.has(n.id)) continue; // spent since the snapshot
-      const ticket = leaderTicket(es.nonce, slot, n.id, n.sk);
-      if (isWinningTicket(ticket, leaderThreshold(n.record.note.value, es.lottery))) return n;
+    // spent since the snapshot: skipped
+    return this.ticketsWinning(es, slot).find((n) => parent.notes.has(n.id));
+  }
+
+  /**
+   * The wallet's notes whose ticket wins `slot` under the epoch's lottery, in play order; kept per
+   * epoch state, since the lookahead asks for the same slots at every slot and every block.
+   */
+  private ticketsWinning(es: EpochState, slot: bigint): OwnedNote[] {
+    let bySlot = this.winsByEpoch.get(es);
+    if (bySlot === undefined) {
+      bySlot = new Map();
+      this.winsByEpoch.set(es, bySlot);
     }
-    return undefined;
+    let wins = bySlot.get(slot);
+    if (wins === undefined) {
+      wins = this.owned(es).filter((n) =>
+        isWinningTicket(
+          leaderTicket(es.nonce, slot, n.id, n.sk),
+          leaderThreshold(n.record.note.value, es.lottery),
+        ),
+      );
+      bySlot.set(slot, wins);
+    }
+    return wins;
   }
 
   /**
