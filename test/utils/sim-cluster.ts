@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { prepareDevnetFolder } from '../../src/devnet/folder.ts';
 import { tcpFree, udpFree } from '../../src/devnet/ports.ts';
 import { fastDeploymentYaml } from '../mocks/fast-deployment.ts';
+import { waitUntil } from './api-node.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSX = import.meta.resolve('tsx');
@@ -330,19 +331,17 @@ export function commonPrefix(chains: readonly (readonly string[])[]): string[] {
   }
 }
 
-/** Polls `f` every 200 ms until it is true; throws after `ms` with `detail()` in the message. */
+/** `waitUntil` every 200 ms, its failure followed by `detail()` (the nodes' state, their last output). */
 export async function until(
   what: string,
   f: () => boolean | Promise<boolean>,
   ms: number,
   detail?: () => string,
 ): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await f()) return;
-    if (Date.now() > end)
-      throw new Error(`timed out after ${ms} ms waiting for ${what}${detail ? `: ${detail()}` : ''}`);
-    await new Promise((r) => setTimeout(r, 200));
+  try {
+    await waitUntil(f, ms, what, 200);
+  } catch (e) {
+    throw detail ? new Error(`${(e as Error).message}: ${detail()}`) : e;
   }
 }
 

@@ -11,6 +11,7 @@ import { peerIdFromPrivateKey, peerIdFromString } from '@libp2p/peer-id';
 import pino from 'pino';
 import { DEFAULT_NETWORK, FrameTooLarge, NetworkService } from '../../../src/network/index.ts';
 import { type LogosLibp2p, nodeIdentity } from '../../../src/network/libp2p-node.ts';
+import { waitUntil } from '../../utils/api-node.ts';
 
 const PROTOCOLS = {
   kademlia: '/logos-blockchain-test/kad/1.0.0',
@@ -42,13 +43,7 @@ async function start(initialPeers: string[] = [], logger = silent): Promise<Netw
   );
 }
 
-async function until(what: string, f: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!f()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (what: string, f: () => boolean, ms = 10_000): Promise<void> => waitUntil(f, ms, what, 50);
 
 let a: NetworkService;
 let b: NetworkService;
