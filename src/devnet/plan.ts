@@ -193,7 +193,7 @@ export function devnetDeploymentYaml(
   }
   doc.commentBefore =
     ` The shared deployment of a local ${plans.length}-node devnet, written once by \`devnet\` from\n` +
-    ' deployments/devnet.yaml: the same parameters (2 s slots, f = 1/2, k = 10, 200-slot epochs), the\n' +
+    ' deployments/devnet.yaml: the same parameters (1 s slots, f = 1/5, k = 10, 500-slot epochs), the\n' +
     ' genesis time fixed when the devnet was created, and the genesis stake of deployments/devnet.yaml\n' +
     ` (${TOTAL_STAKE} in total, below the reward curve's stake target, so blocks mint rewards) split\n` +
     ` evenly over the nodes' funded devnet keys: node i holds keys ${KEYS_PER_NODE}i..${KEYS_PER_NODE}i+${KEYS_PER_NODE - 1}. These keys are public\n` +

@@ -8,11 +8,13 @@
  *
  * Proofs ahead of time: the lottery of a slot depends on the epoch only, and a proof of leadership
  * commits to the slot, the note, the one-time key, the voucher and the UTXO root of the parent, not to
- * the block's transactions. So at every slot and every new tip the leader looks ahead (within the
- * epoch) for its next two won slots and proves them at once against the tip's UTXO root; at a won slot, if the
- * tip's root is still the same, the block is built around the ready proof. A tip that changes the root
- * before the slot starts the proof again (with the same key and voucher); a proof left unused is
- * dropped.
+ * the block's transactions. So at every slot and every new tip the leader looks ahead for its next
+ * won slots (`AHEAD_WINS` within `LOOKAHEAD_SLOTS`) and has them proved, nearest first, against the
+ * tip's UTXO root; at a won slot, if the proof's public inputs are still those of the tip, the block
+ * is built around the ready proof. A tip that changes them before the slot starts the proof again
+ * (with the same key and voucher); a proof left unused is dropped, and one still waiting for the
+ * prover is withdrawn. The prover runs at a low priority; a proof needed at its slot (none ready) goes
+ * before those made ahead.
  */
 import type { Logger } from 'pino';
 import { bodyRoot } from '../block/block.ts';
@@ -24,7 +26,12 @@ import type { Fr } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { epochStateAt, polPublicInputs } from '../ledger/apply.ts';
 import { epochOf, epochSchedule } from '../ledger/parameters.ts';
-import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
+import {
+  type PolPublicInputs,
+  PROOFS_ALREADY_VERIFIED,
+  type ProofSystem,
+  type ProveOptions,
+} from '../ledger/proof-system.ts';
 import type { EpochState, LedgerState, NoteRecord } from '../ledger/state.ts';
 import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
 import type { IMempool } from '../mempool/index.ts';
@@ -70,20 +77,29 @@ interface OwnedNote {
   readonly sk: Fr;
 }
 
-/** How many slots ahead the leader looks for its next wins (within the epoch of the next slot). */
+/** How many slots ahead the leader looks for its next wins. */
 export const LOOKAHEAD_SLOTS = 64n;
-/** How many of the next wins are proved ahead (two: a win right after a win is then ready too). */
-export const AHEAD_WINS = 2;
+/**
+ * How many of the next wins are proved ahead: wins come in bursts (a few in a few slots) while one
+ * proof takes about two slots, so the prover works through the next several while it is idle.
+ */
+export const AHEAD_WINS = 8;
 
 /** A proof of leadership made before its slot, against the UTXO root of the tip of that time. */
 interface Prepared {
   readonly slot: bigint;
   readonly noteId: Fr;
-  readonly latestRoot: bigint;
-  readonly epochNonce: Fr;
+  /** The statement proved; the proof fits a block whose statement is the same. */
+  readonly inputs: PolPublicInputs;
   readonly leaderKey: Ed25519Signer;
   readonly voucher: Voucher;
   readonly proof: Promise<Uint8Array>;
+  /** Withdraws the request if the prover has not started it. */
+  readonly cancel: AbortController;
+}
+
+function sameStatement(a: PolPublicInputs, b: PolPublicInputs): boolean {
+  return (Object.keys(a) as (keyof PolPublicInputs)[]).every((k) => a[k] === b[k]);
 }
 
 export class LeaderService {
@@ -95,6 +111,7 @@ export class LeaderService {
   private readonly keys: Map<Fr, Fr>;
   private readonly ownByEpoch = new WeakMap<EpochState, OwnedNote[]>();
   private readonly winsByEpoch = new WeakMap<EpochState, Map<bigint, OwnedNote[]>>();
+  private readonly epochStates = new WeakMap<LedgerState, Map<number, EpochState>>();
   private lastSlotTried = -1n;
   /** Proofs made ahead, by slot (the next `AHEAD_WINS` wins). */
   private prepared = new Map<bigint, Prepared>();
@@ -129,6 +146,11 @@ export class LeaderService {
     this.deps.signal?.addEventListener('abort', () => this.close(), { once: true });
     this.deps.chain.on('block', this.onBlock);
     this.schedule();
+    if (this.opts.vouchers !== undefined) {
+      this.deps.proofs.warmPolProver?.().catch((e: Error) => {
+        if (!this.closed) this.deps.logger.warn({ err: e.message }, 'getting the prover ready failed');
+      });
+    }
     void this.prepareAhead();
   }
 
@@ -142,6 +164,7 @@ export class LeaderService {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.deps.chain.off('block', this.onBlock);
+    for (const p of this.prepared.values()) p.cancel.abort();
     this.prepared.clear();
   }
 
@@ -152,6 +175,25 @@ export class LeaderService {
       void this.onSlot(this.deps.clock.currentSlot()).then(() => this.prepareAhead());
       this.schedule();
     }, this.deps.clock.msUntil(next) + 5);
+  }
+
+  /**
+   * The epoch state a block at `slot` on `parent` is led under, kept per parent and epoch: the same
+   * state object then finds the lottery's cached wins.
+   */
+  private epochState(parent: LedgerState, slot: bigint): EpochState {
+    let byEpoch = this.epochStates.get(parent);
+    if (byEpoch === undefined) {
+      byEpoch = new Map();
+      this.epochStates.set(parent, byEpoch);
+    }
+    const epoch = epochOf(slot, epochSchedule(this.deps.chain.config.consensus));
+    let es = byEpoch.get(epoch);
+    if (es === undefined) {
+      es = epochStateAt(parent, { config: this.deps.chain.config, proofs: PROOFS_ALREADY_VERIFIED }, slot);
+      byEpoch.set(epoch, es);
+    }
+    return es;
   }
 
   /** The wallet's notes in an epoch's aged snapshot (computed once per epoch state). */
@@ -212,42 +254,35 @@ export class LeaderService {
       const root = parent.utxos.root();
       const now = this.deps.clock.currentSlot();
       const first = (now > tip.slot ? now : tip.slot) + 1n;
-      const ctx = { config: this.deps.chain.config, proofs: PROOFS_ALREADY_VERIFIED };
-      const es = epochStateAt(parent, ctx, first);
-      const schedule = epochSchedule(this.deps.chain.config.consensus);
-      const epoch = epochOf(first, schedule);
-      const wins: { slot: bigint; n: OwnedNote }[] = [];
+      const wins: { slot: bigint; n: OwnedNote; es: EpochState }[] = [];
       for (let slot = first; slot < first + LOOKAHEAD_SLOTS && wins.length < AHEAD_WINS; slot++) {
-        // Within the epoch of the first slot: a later epoch's lottery may still change.
-        if (epochOf(slot, schedule) !== epoch) break;
+        // A later epoch's lottery, as the tip sees it now, may still change with the tip: its proofs
+        // are then made again or dropped, like any stale one.
+        const es = this.epochState(parent, slot);
         const n = this.winner(parent, es, slot);
-        if (n !== undefined) wins.push({ slot, n });
+        if (n !== undefined) wins.push({ slot, n, es });
       }
       const kept = new Map<bigint, Prepared>();
-      for (const { slot, n } of wins) {
+      for (const { slot, n, es } of wins) {
         const p = this.prepared.get(slot);
-        if (p !== undefined && p.noteId === n.id && p.latestRoot === root && p.epochNonce === es.nonce) {
-          kept.set(slot, p);
-          continue;
-        }
-        // The same slot and note as before: keep the key and the voucher, prove for the new root.
+        // The same slot and note as before: the same key and voucher, so the same statement unless the
+        // tip changed the UTXO root or the epoch's lottery.
         const same = p !== undefined && p.noteId === n.id;
         const leaderKey = same ? p.leaderKey : new Ed25519Signer(ed25519GenerateSecretKey());
         const voucher = same ? p.voucher : await this.opts.vouchers.next();
         const header = this.headerFor(slot, tip.id, n, leaderKey, voucher, []);
-        const proof = this.prove(es, parent, header, n);
+        const inputs = polPublicInputs(es, root, header);
+        if (same && sameStatement(p.inputs, inputs)) {
+          kept.set(slot, p);
+          continue;
+        }
+        const cancel = new AbortController();
+        const proof = this.prove(es, parent, header, n, { signal: cancel.signal });
         proof.catch(() => {}); // a stale or failed one is dropped; the slot then proves as usual
-        kept.set(slot, {
-          slot,
-          noteId: n.id,
-          latestRoot: root,
-          epochNonce: es.nonce,
-          leaderKey,
-          voucher,
-          proof,
-        });
+        kept.set(slot, { slot, noteId: n.id, inputs, leaderKey, voucher, proof, cancel });
         this.deps.logger.debug({ slot: Number(slot), now: Number(now) }, 'proving a won slot ahead of time');
       }
+      for (const [slot, p] of this.prepared) if (kept.get(slot) !== p) p.cancel.abort();
       this.prepared = kept;
     } catch (e) {
       if (!this.closed)
@@ -263,11 +298,7 @@ export class LeaderService {
     const tip = this.deps.chain.tip();
     if (slot <= tip.slot) return;
     const parent = tip.state;
-    const es = epochStateAt(
-      parent,
-      { config: this.deps.chain.config, proofs: PROOFS_ALREADY_VERIFIED },
-      slot,
-    );
+    const es = this.epochState(parent, slot);
     const n = this.winner(parent, es, slot);
     if (n === undefined) return;
     this.wonSlots++;
@@ -285,14 +316,12 @@ export class LeaderService {
     this.producing = true;
     const vouchers = this.opts.vouchers;
     const p = this.prepared.get(slot);
-    const ready =
-      p !== undefined &&
-      p.noteId === n.id &&
-      p.latestRoot === parent.utxos.root() &&
-      p.epochNonce === es.nonce
-        ? p
-        : undefined;
-    for (const s of this.prepared.keys()) if (s <= slot) this.prepared.delete(s);
+    const ready = p !== undefined && p.noteId === n.id ? p : undefined;
+    for (const [s, q] of this.prepared) {
+      if (s > slot) continue;
+      if (q !== ready) q.cancel.abort();
+      this.prepared.delete(s);
+    }
     try {
       await this.produce(slot, tip.id, parent, es, n, vouchers, ready);
     } catch (e) {
@@ -334,8 +363,14 @@ export class LeaderService {
     const leaderKey = ready?.leaderKey ?? new Ed25519Signer(ed25519GenerateSecretKey());
     const voucher = ready?.voucher ?? (await vouchers.next());
     const header = this.headerFor(slot, parentId, n, leaderKey, voucher, uncles, txs);
-    // A proof made ahead of time commits to all this header's PoL inputs (not to its body).
-    header.proof_of_leadership.proof = await (ready?.proof ?? this.prove(es, parent, header, n));
+    // A proof made ahead of time fits when it proved this header's statement (it does not commit to
+    // the body); otherwise the same key and voucher are proved now, before any proof made ahead.
+    const fits =
+      ready !== undefined && sameStatement(ready.inputs, polPublicInputs(es, parent.utxos.root(), header));
+    if (ready !== undefined && !fits) ready.cancel.abort();
+    header.proof_of_leadership.proof = await (fits
+      ? ready.proof
+      : this.prove(es, parent, header, n, { urgent: true }));
     const tProof = performance.now();
     const block = {
       header,
@@ -346,7 +381,7 @@ export class LeaderService {
     const done = await this.deps.chain.submit(block, { own: true });
     this.deps.publisher?.publishBlock(block);
     this.produced++;
-    if (ready !== undefined) this.producedAhead++;
+    if (fits) this.producedAhead++;
     if (this.deps.clock.currentSlot() <= slot) this.producedInSlot++;
     this.latenciesMs.push(Date.now() - this.deps.clock.slotStartMs(slot));
     if (this.latenciesMs.length > 100) this.latenciesMs.shift();
@@ -358,7 +393,7 @@ export class LeaderService {
         uncles: uncles.length,
         voucher_index: Number(voucher.index),
         prove_ms: Math.round(tProof - t0),
-        proved_ahead: ready !== undefined,
+        proved_ahead: fits,
         total_ms: Math.round(performance.now() - t0),
         late_slots: Number(this.deps.clock.currentSlot() - slot),
       },
@@ -393,18 +428,28 @@ export class LeaderService {
   }
 
   /** Proves leadership of `header`'s slot by note `n` on top of `parent` (in the prover process). */
-  private prove(es: EpochState, parent: LedgerState, header: Header, n: OwnedNote): Promise<Uint8Array> {
+  private prove(
+    es: EpochState,
+    parent: LedgerState,
+    header: Header,
+    n: OwnedNote,
+    opts: ProveOptions,
+  ): Promise<Uint8Array> {
     const latest = parent.notes.get(n.id)!;
     const inputs = polPublicInputs(es, parent.utxos.root(), header);
-    return this.deps.proofs.provePol(inputs, {
-      secret_key: n.sk,
-      note_value: n.record.note.value,
-      note_tx_hash: n.record.origin,
-      note_output_index: n.record.output_index,
-      aged_path: es.utxos.path(n.record.index),
-      aged_index: n.record.index,
-      latest_path: parent.utxos.path(latest.index),
-      latest_index: latest.index,
-    });
+    return this.deps.proofs.provePol(
+      inputs,
+      {
+        secret_key: n.sk,
+        note_value: n.record.note.value,
+        note_tx_hash: n.record.origin,
+        note_output_index: n.record.output_index,
+        aged_path: es.utxos.path(n.record.index),
+        aged_index: n.record.index,
+        latest_path: parent.utxos.path(latest.index),
+        latest_index: latest.index,
+      },
+      opts,
+    );
   }
 }

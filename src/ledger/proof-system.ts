@@ -84,6 +84,14 @@ export interface ProofSite {
   readonly opIndex: number;
 }
 
+/** How a proof is queued when the prover is busy. */
+export interface ProveOptions {
+  /** Aborting drops the request if it has not started (a started proof runs to its end, unused). */
+  readonly signal?: AbortSignal;
+  /** Goes before the requests already waiting (a proof needed now rather than ahead of time). */
+  readonly urgent?: boolean;
+}
+
 /** A proof backend: makes and verifies proofs of the three statements. */
 export interface ProofSystem {
   /** Human-readable backend name, shown in logs. */
@@ -95,7 +103,9 @@ export interface ProofSystem {
   proveZkSign(msg: Fr, secretKeys: readonly Fr[]): Promise<ZkSignature>;
 
   verifyPol(inputs: PolPublicInputs, proof: Uint8Array): Promise<boolean>;
-  provePol(inputs: PolPublicInputs, witness: PolWitness): Promise<Uint8Array>;
+  provePol(inputs: PolPublicInputs, witness: PolWitness, opts?: ProveOptions): Promise<Uint8Array>;
+  /** Gets the prover ready for proofs of leadership (keys loaded), where that takes time. */
+  warmPolProver?(): Promise<void>;
 
   verifyPoc(inputs: PocPublicInputs, proof: Uint8Array): Promise<boolean>;
   provePoc(inputs: PocPublicInputs, witness: PocWitness): Promise<Uint8Array>;

@@ -20,6 +20,7 @@ import {
   type PolPublicInputs,
   type PolWitness,
   type ProofSystem,
+  type ProveOptions,
   polPublicInputList,
   ZKSIGN_MAX_KEYS,
   type ZkSignStatement,
@@ -81,6 +82,11 @@ export class Groth16ProofSystem implements ProofSystem {
     };
   }
 
+  /** Has the prover read the leadership circuit's files and build its curve before the first proof. */
+  warmPolProver(): Promise<void> {
+    return this.pool.warm(this.artifacts.pol.wasmPath, this.artifacts.pol.zkeyPath);
+  }
+
   /** R1CS constraint count of a circuit. */
   constraints(circuit: CircuitName): number {
     return this.artifacts[circuit].constraints;
@@ -90,9 +96,10 @@ export class Groth16ProofSystem implements ProofSystem {
     circuit: CircuitName,
     input: Record<string, string | string[]>,
     publicInputs: bigint[],
+    opts: ProveOptions = {},
   ): Promise<Uint8Array> {
     const a = this.artifacts[circuit];
-    const { proof, publicSignals } = await this.pool.prove(a.wasmPath, a.zkeyPath, input);
+    const { proof, publicSignals } = await this.pool.prove(a.wasmPath, a.zkeyPath, input, opts);
     const got = publicSignals.map(BigInt);
     if (got.length !== publicInputs.length || got.some((x, i) => x !== publicInputs[i])) {
       throw new Error(`${circuit}: the circuit's public signals differ from the statement`);
@@ -121,7 +128,7 @@ export class Groth16ProofSystem implements ProofSystem {
     return groth16Verify(this.vks.pol, polPublic(inputs), proof);
   }
 
-  provePol(i: PolPublicInputs, w: PolWitness): Promise<Uint8Array> {
+  provePol(i: PolPublicInputs, w: PolWitness, opts?: ProveOptions): Promise<Uint8Array> {
     return this.prove(
       'pol',
       {
@@ -144,6 +151,7 @@ export class Groth16ProofSystem implements ProofSystem {
         latest_bits: bits(w.latest_index),
       },
       polPublic(i),
+      opts,
     );
   }
 

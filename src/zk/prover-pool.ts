@@ -1,11 +1,13 @@
 /**
  * A pool of prover processes (src/zk/prover-process.mjs). Requests queue and go to the next free
- * prover; a prover that dies fails its request and is replaced by the next request.
+ * prover, urgent ones first; a request aborted while it waits leaves the queue (one already sent runs
+ * to its end). A prover that dies fails its request and is replaced by the next request.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { SnarkjsProof } from 'snarkjs';
 import { LogosError } from '../errors/base.ts';
+import type { ProveOptions } from '../ledger/proof-system.ts';
 
 export class ProverError extends LogosError {
   constructor(message: string) {
@@ -18,6 +20,8 @@ export interface ProveRequest {
   readonly wasmPath: string;
   readonly zkeyPath: string;
   readonly input: Record<string, string | string[]>;
+  /** Only load the circuit's files and build the curve. */
+  readonly warm?: true;
 }
 
 type ProveResponse =
@@ -45,12 +49,48 @@ export class ProverPool {
     wasmPath: string,
     zkeyPath: string,
     input: ProveRequest['input'],
+    opts: ProveOptions = {},
   ): Promise<{ proof: SnarkjsProof; publicSignals: string[] }> {
     if (this.closed) return Promise.reject(new ProverError('the prover is closed'));
+    const { signal } = opts;
+    if (signal?.aborted) return Promise.reject(new ProverError('the proof was no longer needed'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ req: { id: this.nextId++, wasmPath, zkeyPath, input }, resolve, reject });
+      const job: Job = { req: { id: this.nextId++, wasmPath, zkeyPath, input }, resolve, reject };
+      if (opts.urgent) this.queue.unshift(job);
+      else this.queue.push(job);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const i = this.queue.indexOf(job);
+          if (i < 0) return;
+          this.queue.splice(i, 1);
+          reject(new ProverError('the proof was no longer needed'));
+        },
+        { once: true },
+      );
       this.pump();
     });
+  }
+
+  /**
+   * Has a prover load a circuit's files and build its curve now, so that the first proof is not slowed
+   * by it (a request like the others: it waits its turn).
+   */
+  async warm(wasmPath: string, zkeyPath: string): Promise<void> {
+    if (this.closed) return;
+    await new Promise<void>((resolve, reject) => {
+      this.queue.push({
+        req: { id: this.nextId++, wasmPath, zkeyPath, input: {}, warm: true },
+        resolve: () => resolve(),
+        reject,
+      });
+      this.pump();
+    });
+  }
+
+  /** Requests waiting for a free prover. */
+  get waiting(): number {
+    return this.queue.length;
   }
 
   private spawn(): ChildProcess {

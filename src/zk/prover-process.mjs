@@ -2,8 +2,18 @@
 // MSMs then never touch the node's event loop. (snarkjs' thread pool cannot start inside a worker
 // thread, so proving runs in a child process.) Proving keys and witness generators are read once and
 // kept in memory; the curve stays built between proofs. Plain JavaScript: it needs no loader.
+//
+// It runs at a low scheduling priority (nice 10), set before snarkjs starts its threads, which inherit
+// it: proofs use the cores the node leaves idle and never delay block validation or the API.
 import { readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import * as snarkjs from 'snarkjs';
+
+try {
+  setPriority(10);
+} catch {
+  // A system that refuses it leaves the prover at the node's priority.
+}
 
 const files = new Map();
 function mem(path) {
@@ -31,6 +41,15 @@ process.on('message', async (msg) => {
     return;
   }
   try {
+    if (msg.warm) {
+      // Reads the circuit's files and builds the curve (its threads), so the first proof costs no more
+      // than the others.
+      mem(msg.wasmPath);
+      mem(msg.zkeyPath);
+      await snarkjs.curves.getCurveFromName('bn128');
+      process.send({ id: msg.id, ok: true, proof: null, publicSignals: [] });
+      return;
+    }
     const { proof, publicSignals } = await snarkjs.groth16.fullProve(
       msg.input,
       mem(msg.wasmPath),

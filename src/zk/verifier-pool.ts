@@ -199,7 +199,8 @@ export function withVerifierPool(base: ProofSystem, pool: VerifierPool): ProofSy
     proveZkSign: (msg, sks) => base.proveZkSign(msg, sks),
     verifyPol: (inputs: PolPublicInputs, proof: Uint8Array) =>
       pool.verify('pol', polPublicInputList(inputs), proof),
-    provePol: (inputs, witness) => base.provePol(inputs, witness),
+    provePol: (inputs, witness, opts) => base.provePol(inputs, witness, opts),
+    warmPolProver: () => base.warmPolProver?.() ?? Promise.resolve(),
     verifyPoc: (inputs: PocPublicInputs, proof: Uint8Array) => pool.verify('poc', pocPublic(inputs), proof),
     provePoc: (inputs, witness) => base.provePoc(inputs, witness),
     close: () => pool.close(),

@@ -1,4 +1,7 @@
-/** Fast test variants of the devnet deployment (short slots, small k, the insecure proofs allowed). */
+/**
+ * Fast test variants of the devnet deployment (short slots, small k, f = 1/2 so that blocks and
+ * epochs come quickly, the insecure proofs allowed).
+ */
 import { readFileSync } from 'node:fs';
 import { type Deployment, parseDeployment } from '../../src/ledger/deployment.ts';
 
@@ -8,7 +11,8 @@ const DEVNET_YAML = readFileSync(new URL('../../deployments/devnet.yaml', import
 export function fastDeploymentYaml(slotMs: number, k: number, genesisTimeS?: number): string {
   const yaml = DEVNET_YAML.replace('name: devnet', 'name: fast-test')
     .replace('test: false', 'test: true')
-    .replace('slot_duration_ms: 2000', `slot_duration_ms: ${slotMs}`)
+    .replace(/slot_duration_ms: \d+/, `slot_duration_ms: ${slotMs}`)
+    .replace(/active_slot_coeff: \S+/, 'active_slot_coeff: 1/2')
     .replace('security_param: 10', `security_param: ${k}`);
   return genesisTimeS === undefined
     ? yaml

@@ -24,10 +24,16 @@ import {
   insecureTestZkSign,
 } from '../../src/zk/insecure-test-proofs.ts';
 
-export const DEVNET: Deployment = parseDeployment(
-  readFileSync(new URL('../../deployments/devnet.yaml', import.meta.url), 'utf8'),
-  'devnet.yaml',
-);
+/**
+ * The ledger tests' chain: the devnet deployment with f = 1/2 (k = 10: 200-slot epochs, 20-slot
+ * periods), the lottery the tests' slot numbers are chosen for; as YAML text and parsed.
+ */
+export const DEVNET_YAML = readFileSync(
+  new URL('../../deployments/devnet.yaml', import.meta.url),
+  'utf8',
+).replace(/active_slot_coeff: \S+/, 'active_slot_coeff: 1/2');
+
+export const DEVNET: Deployment = parseDeployment(DEVNET_YAML, 'devnet.yaml');
 
 export const KEYS = devnetKeys(4);
 

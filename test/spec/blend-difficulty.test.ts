@@ -1,6 +1,5 @@
 /** The Blend PoW difficulty: tests of ledger/src/mantle/pow/{blend_difficulty,tx_density}.rs. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { FR_MODULUS } from '../../src/crypto/field.ts';
 import {
@@ -13,7 +12,7 @@ import {
   recordBlockTxs,
 } from '../../src/ledger/blend-difficulty.ts';
 import { parseDeployment } from '../../src/ledger/deployment.ts';
-import { genesisNotes, KEYS, type Owned, TestChain, transfer } from '../mocks/ledger.ts';
+import { DEVNET_YAML, genesisNotes, KEYS, type Owned, TestChain, transfer } from '../mocks/ledger.ts';
 
 /** alpha = 1/2, k = 2, T_tx = 10, BASE = p / 2^234. */
 const CONFIG: BlendPowParams = {
@@ -118,14 +117,12 @@ test('a_skipped_epoch_closes_as_empty (ledger/src/mantle/pow/tx_density.rs)', ()
 
 // ---------- the difficulty in the epoch states (ledger/src/cryptarchia/mod.rs) ----------
 
-const DEVNET_TEXT = readFileSync(new URL('../../deployments/devnet.yaml', import.meta.url), 'utf8');
-
 /** The devnet (epochs of 200 slots, nonce snapshot 120 slots in) with a Blend retarget easy to read. */
 function chainWithBlend(blend: BlendPowParams): TestChain {
   const lines = Object.entries(blend)
     .map(([k, v]) => `    ${k}: ${v}`)
     .join('\n');
-  const d = parseDeployment(DEVNET_TEXT.replace('pow:\n  reward:', `pow:\n  blend:\n${lines}\n  reward:`));
+  const d = parseDeployment(DEVNET_YAML.replace('pow:\n  reward:', `pow:\n  blend:\n${lines}\n  reward:`));
   assert.deepEqual(d.ledger.blend_pow, blend);
   return new TestChain(d);
 }

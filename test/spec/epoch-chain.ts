@@ -34,7 +34,7 @@ export function deploymentWith(opts: {
   const yaml =
     head
       .replace('security_param: 10', `security_param: ${opts.k}`)
-      .replace('active_slot_coeff: 1/2', `active_slot_coeff: ${opts.f}`)
+      .replace(/active_slot_coeff: \S+/, `active_slot_coeff: ${opts.f}`)
       .replace(
         'stake_inference_learning_rate: 1/1',
         `stake_inference_learning_rate: ${opts.learningRate ?? '1/1'}`,

@@ -5,7 +5,6 @@
  * the values the reference test uses.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { FR_MODULUS } from '../../src/crypto/field.ts';
 import { digest } from '../../src/crypto/poseidon2/index.ts';
@@ -29,10 +28,9 @@ import {
 import type { PowState } from '../../src/ledger/state.ts';
 import { noteId } from '../../src/mantle/note.ts';
 import { type ClaimPowRewardOp, Opcode, opId } from '../../src/mantle/ops.ts';
-import { DEVNET, TestChain } from '../mocks/ledger.ts';
+import { DEVNET, DEVNET_YAML, TestChain } from '../mocks/ledger.ts';
 
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
-const DEVNET_TEXT = readFileSync(new URL('../../deployments/devnet.yaml', import.meta.url), 'utf8');
 
 function rejects(fn: () => unknown, code: string) {
   assert.throws(fn, (e: unknown) => e instanceof LedgerError && e.ledgerCode === code, `expected ${code}`);
@@ -92,7 +90,7 @@ test('smoothing_factor_above_precision_is_rejected (ledger/src/mantle/pow/diffic
     /EMA_SMOOTHING_FACTOR must not exceed/,
   );
   // A deployment with such constants is refused when it is read.
-  const yaml = DEVNET_TEXT.replace('ema_smoothing_factor: 9', 'ema_smoothing_factor: 11');
+  const yaml = DEVNET_YAML.replace('ema_smoothing_factor: 9', 'ema_smoothing_factor: 11');
   assert.throws(
     () => parseDeployment(yaml),
     (e) => e instanceof DeploymentError && /must not exceed/.test(e.message),
@@ -240,7 +238,7 @@ test('try_apply_header_moves_pending_refill_into_pool_on_advance (ledger/src/man
 test('try_apply_header_leaves_reward_claiming_disabled (ledger/src/mantle/pow/mod.rs)', () => {
   // The reference refills with a zero rate: the epoch reward is 0 after the first epoch change.
   const pow = { ...DEVNET.ledger.pow, rate_num: 0n };
-  const d = parseDeployment(DEVNET_TEXT.replace('rate_num: 1', 'rate_num: 0'));
+  const d = parseDeployment(DEVNET_YAML.replace('rate_num: 1', 'rate_num: 0'));
   assert.equal(d.ledger.pow.rate_num, 0n);
   const c = new TestChain(d);
   assert.equal(c.state.pow.epoch_reward, pow.epoch_reward_genesis);

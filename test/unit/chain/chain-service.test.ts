@@ -26,7 +26,11 @@ async function service(): Promise<{
   const dir = mkdtempSync(join(tmpdir(), 'logos-chain-'));
   dirs.push(dir);
   const store = await openStore(dir);
-  const clock = new SlotClock(1_700_000_000_000, DEVNET.slot_duration_ms, () => 1_700_000_000_000 + 10 ** 9);
+  const clock = new SlotClock(
+    1_700_000_000_000,
+    DEVNET.slot_duration_ms,
+    () => 1_700_000_000_000 + 500_000 * DEVNET.slot_duration_ms,
+  );
   const chain = new ChainService(
     { deployment: DEVNET, genesisTimeMs: 1_700_000_000_000, online: false },
     {
@@ -224,7 +228,7 @@ test('a restart keeps the stored tip among forks of equal length, and the next b
     const clock = new SlotClock(
       1_700_000_000_000,
       DEVNET.slot_duration_ms,
-      () => 1_700_000_000_000 + 10 ** 9,
+      () => 1_700_000_000_000 + 500_000 * DEVNET.slot_duration_ms,
     );
     const chain = new ChainService(
       { deployment: DEVNET, genesisTimeMs: 1_700_000_000_000, online: false },

@@ -19,7 +19,11 @@ export interface TestService {
 export async function chainService(): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), 'logos-chain-'));
   const store = await openStore(dir);
-  const clock = new SlotClock(GENESIS_MS, DEVNET.slot_duration_ms, () => GENESIS_MS + 10 ** 9);
+  const clock = new SlotClock(
+    GENESIS_MS,
+    DEVNET.slot_duration_ms,
+    () => GENESIS_MS + 500_000 * DEVNET.slot_duration_ms,
+  );
   const chain = new ChainService(
     { deployment: DEVNET, genesisTimeMs: GENESIS_MS, online: false },
     {

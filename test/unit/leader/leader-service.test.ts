@@ -13,8 +13,10 @@ import { ChainService } from '../../../src/chain/chain-service.ts';
 import { SlotClock } from '../../../src/chain/clock.ts';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import { LeaderService, NO_TRANSACTIONS } from '../../../src/leader/index.ts';
+import { AHEAD_WINS } from '../../../src/leader/leader-service.ts';
 import { VoucherGenerator, voucherCommitment, voucherSecret } from '../../../src/leader/vouchers.ts';
 import { devnetKeys, devnetSecretKey } from '../../../src/ledger/devnet-keys.ts';
+import type { ProveOptions } from '../../../src/ledger/proof-system.ts';
 import { openStore } from '../../../src/storage/open.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
 import { FAST } from '../../mocks/fast-deployment.ts';
@@ -78,7 +80,7 @@ test('a produced block carries its uncles and the next voucher of the wallet', a
   }
 });
 
-test('the next two won slots are proved ahead of time and their blocks built around those proofs; a new UTXO root proves again', async () => {
+test('the next won slots are proved ahead of time and their blocks built around those proofs; a new UTXO root proves again and withdraws the stale requests', async () => {
   const dir2 = mkdtempSync(join(tmpdir(), 'logos-leader-ahead-'));
   const store = await openStore(dir2);
   try {
@@ -95,13 +97,16 @@ test('the next two won slots are proved ahead of time and their blocks built aro
     );
     await chain.start();
     const proved: bigint[] = [];
+    const requests: ProveOptions[] = [];
     const proofs = {
       ...INSECURE_TEST_PROOFS,
       provePol: (
         inputs: Parameters<typeof INSECURE_TEST_PROOFS.provePol>[0],
         w: Parameters<typeof INSECURE_TEST_PROOFS.provePol>[1],
+        opts: ProveOptions = {},
       ) => {
         proved.push(inputs.slot);
+        requests.push(opts);
         return INSECURE_TEST_PROOFS.provePol(inputs, w);
       },
     };
@@ -115,28 +120,40 @@ test('the next two won slots are proved ahead of time and their blocks built aro
     );
     at(1n);
     await leader.prepareAhead();
-    assert.equal(proved.length, 2, 'the next two wins proved ahead');
+    assert.equal(proved.length, AHEAD_WINS, 'the next wins proved ahead');
+    assert.deepEqual(
+      proved,
+      [...proved].sort((a, b) => (a < b ? -1 : 1)),
+      'nearest first',
+    );
+    assert.ok(requests.every((r) => r.urgent !== true && r.signal !== undefined));
     const [won, next] = proved as [bigint, bigint];
     assert.ok(won > 1n && next > won);
     // Called again with nothing changed: the proofs in progress are kept.
     await leader.prepareAhead();
-    assert.equal(proved.length, 2);
+    assert.equal(proved.length, AHEAD_WINS);
     at(won);
     await leader.onSlot(won);
     assert.equal(leader.produced, 1);
     assert.equal(leader.producedAhead, 1, 'the block used the proof made ahead');
     assert.deepEqual([leader.wonSlots, leader.producedInSlot], [1, 1], 'won, and applied within the slot');
-    assert.equal(proved.length, 2, 'no proof at the slot');
+    assert.equal(proved.length, AHEAD_WINS, 'no proof at the slot');
     assert.equal(chain.tip().slot, won);
+    assert.ok(
+      requests.every((r) => !r.signal!.aborted),
+      'nothing withdrawn',
+    );
 
-    // An empty block of our own leaves the UTXO root as it was: the second proof is kept, and the
-    // win after it is proved.
+    // An empty block of our own leaves the UTXO root as it was: the other proofs are kept, and the
+    // win after them is proved.
     await leader.prepareAhead();
-    assert.equal(proved.length, 3);
-    assert.ok(proved[2]! > next);
+    assert.equal(proved.length, AHEAD_WINS + 1);
+    assert.ok(proved[AHEAD_WINS]! > proved[AHEAD_WINS - 1]!);
+    const ahead = proved.slice(1);
     // A block of someone else with a transaction changes the UTXO root before the next win: the
-    // leader proves both wins again, with the same vouchers.
+    // leader proves the same wins again, with the same vouchers, and withdraws the stale requests.
     const vouchersUsed = store.wallet.nextVoucherIndex();
+    const stale = requests.slice(1);
     const t = new TestChain(FAST);
     t.state = chain.tip().state;
     t.tip = chain.tip().id;
@@ -147,12 +164,35 @@ test('the next two won slots are proved ahead of time and their blocks built aro
     at(won + 1n);
     await chain.submit(other);
     await leader.prepareAhead();
-    assert.deepEqual(proved.slice(3), [next, proved[2]], 'proved again for the new root');
+    assert.deepEqual(proved.slice(AHEAD_WINS + 1), ahead, 'proved again for the new root');
     assert.equal(store.wallet.nextVoucherIndex(), vouchersUsed, 'the same vouchers');
+    assert.ok(
+      stale.every((r) => r.signal!.aborted),
+      'the stale requests are withdrawn',
+    );
+    assert.ok(requests.slice(AHEAD_WINS + 1).every((r) => !r.signal!.aborted));
     at(next);
     await leader.onSlot(next);
     assert.equal(leader.producedAhead, 2);
     assert.equal(chain.tip().slot, next);
+
+    // A won slot with no proof made ahead (a leader that never looked ahead): proved at once, before
+    // the requests made ahead.
+    const fresh = new LeaderService(
+      {
+        secretKeys: devnetKeys(4).map((k) => k.secretKey),
+        vouchers: new VoucherGenerator(master, store.wallet),
+      },
+      { chain, clock, proofs, txs: NO_TRANSACTIONS, logger },
+    );
+    const third = ahead[1]!;
+    at(third);
+    const before = requests.length;
+    await fresh.onSlot(third);
+    assert.equal(chain.tip().slot, third);
+    assert.equal(requests.length, before + 1);
+    assert.equal(requests[before]!.urgent, true);
+    assert.equal(fresh.producedAhead, 0);
     await chain.drain();
   } finally {
     await store.close();

@@ -19,8 +19,8 @@ describe('deployment files', () => {
   test('devnet: fast parameters, funded notes owned by the published devnet keys', () => {
     const d = parseDeployment(read('devnet.yaml'));
     assert.equal(d.name, 'devnet');
-    assert.equal(d.slot_duration_ms, 2000);
-    assert.deepEqual(d.ledger.consensus.active_slot_coeff, { num: 1n, den: 2n });
+    assert.equal(d.slot_duration_ms, 1000);
+    assert.deepEqual(d.ledger.consensus.active_slot_coeff, { num: 1n, den: 5n });
     assert.equal(d.ledger.consensus.security_param, 10);
     assert.equal(d.genesis.genesis_time, null);
     const keys = new Set(devnetKeys(4).map((k) => bytesToHex(frToBytes(k.publicKey))));
@@ -52,7 +52,7 @@ describe('deployment files', () => {
     const good = read('devnet.yaml');
     const cases: [string, RegExp][] = [
       [
-        good.replace('active_slot_coeff: 1/2', 'active_slot_coeff: 3/2'),
+        good.replace('active_slot_coeff: 1/5', 'active_slot_coeff: 3/2'),
         /cryptarchia\.active_slot_coeff: must be between 0 and 1/,
       ],
       [
@@ -60,15 +60,15 @@ describe('deployment files', () => {
         /cryptarchia\.security_param: -1 is outside/,
       ],
       [
-        good.replace('slot_duration_ms: 2000', 'slot_duration_ms: fast'),
+        good.replace('slot_duration_ms: 1000', 'slot_duration_ms: fast'),
         /time\.slot_duration_ms: expected an integer/,
       ],
       [
-        good.replace('active_slot_coeff: 1/2', 'active_slot_coeff: 1/1001'),
+        good.replace('active_slot_coeff: 1/5', 'active_slot_coeff: 1/1001'),
         /cryptarchia\.active_slot_coeff: must be at least 1\/1000/,
       ],
       [
-        good.replace('active_slot_coeff: 1/2', 'active_slot_coeff: 1/4294967296'),
+        good.replace('active_slot_coeff: 1/5', 'active_slot_coeff: 1/4294967296'),
         /cryptarchia\.active_slot_coeff: numerator and denominator must fit in 32 bits/,
       ],
       [
@@ -98,7 +98,7 @@ describe('deployment files', () => {
       assert.ok(d.ledger.consensus.stake_inference_learning_rate.num >= 0n);
     }
     assert.equal(
-      parseDeployment(good.replace('active_slot_coeff: 1/2', 'active_slot_coeff: 1/1000')).ledger.consensus
+      parseDeployment(good.replace('active_slot_coeff: 1/5', 'active_slot_coeff: 1/1000')).ledger.consensus
         .active_slot_coeff.den,
       1000n,
     );

@@ -1,0 +1,40 @@
+/**
+ * The prover pool's queue: urgent requests go before those already waiting, a request withdrawn while
+ * it waits leaves the queue, and a prover can be readied before its first proof. One real prover
+ * process; the requests after the first are malformed (no inputs), so each ends quickly with an error,
+ * in the order the prover took them.
+ */
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { DEFAULT_KEYS_DIR } from '../../../src/zk/artifacts.ts';
+import { ProverError, ProverPool } from '../../../src/zk/prover-pool.ts';
+
+const WASM = `${DEFAULT_KEYS_DIR}pol/pol.wasm`;
+const ZKEY = `${DEFAULT_KEYS_DIR}pol/pol.zkey`;
+
+const pool = new ProverPool(1);
+after(() => pool.close());
+
+test('a prover readies a circuit; urgent requests go first; a withdrawn request never runs', async () => {
+  const busy = pool.warm(WASM, ZKEY);
+  const order: string[] = [];
+  const request = (name: string, opts: Parameters<ProverPool['prove']>[3] = {}) =>
+    pool.prove(WASM, ZKEY, {}, opts).then(
+      () => order.push(`${name}: proved`),
+      (e: Error) => {
+        assert.ok(e instanceof ProverError);
+        order.push(name);
+      },
+    );
+  const withdraw = new AbortController();
+  const ahead = request('ahead');
+  const dropped = request('dropped', { signal: withdraw.signal });
+  const urgent = request('urgent', { urgent: true });
+  assert.equal(pool.waiting, 3);
+  withdraw.abort();
+  assert.equal(pool.waiting, 2, 'the withdrawn request left the queue');
+  await busy;
+  await Promise.all([ahead, dropped, urgent]);
+  assert.deepEqual(order, ['dropped', 'urgent', 'ahead']);
+  await assert.rejects(pool.prove(WASM, ZKEY, {}, { signal: withdraw.signal }), /no longer needed/);
+});
