@@ -555,12 +555,31 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     const { block, id, hex, own, t0, parentHex } = f;
     const slot = block.header.slot;
     const parentError = f.parent?.error;
-    if (parentError instanceof BlockRejected && parentError.action === 'reject') {
-      throw new BlockRejected(
-        'BLOCK_PARENT_REJECTED',
-        `the parent ${parentHex} of block ${hex} was rejected: ${parentError.message}`,
-        { meta: { block: hex, slot, parent: parentHex } },
-      );
+    if (parentError instanceof BlockRejected) {
+      // The parent was invalid, or descends from an invalid block: so does this block.
+      const invalid =
+        parentError.action === 'reject'
+          ? { block: parentHex, why: parentError.message }
+          : parentError.code === 'BLOCK_PARENT_REJECTED'
+            ? { block: String(parentError.meta.invalidBlock), why: String(parentError.meta.invalidReason) }
+            : undefined;
+      if (invalid) {
+        const why =
+          invalid.block === parentHex ? invalid.why : `it descends from the invalid block ${invalid.block}`;
+        throw new BlockRejected(
+          'BLOCK_PARENT_REJECTED',
+          `the parent ${parentHex} of block ${hex} was rejected: ${why}`,
+          {
+            meta: {
+              block: hex,
+              slot,
+              parent: parentHex,
+              invalidBlock: invalid.block,
+              invalidReason: invalid.why,
+            },
+          },
+        );
+      }
     }
     if (!this.states.has(parentHex)) {
       // The parent failed for another reason, or left the tree meanwhile: as any block whose parent is unknown.

@@ -73,6 +73,9 @@ export interface BlockRejectedMeta {
   readonly parent?: string;
   /** The current slot, for `BLOCK_FUTURE`; the immutable block's slot, for `BLOCK_TOO_OLD`. */
   readonly boundSlot?: bigint;
+  /** For `BLOCK_PARENT_REJECTED`: the invalid ancestor (hex) and why it was refused. */
+  readonly invalidBlock?: string;
+  readonly invalidReason?: string;
   /** The code of the error below (a ledger, uncle, block or storage code). */
   readonly causeCode?: string;
   readonly [key: string]: unknown;
