@@ -555,6 +555,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     const { block, id, hex, own, t0, parentHex } = f;
     const slot = block.header.slot;
     const parentError = f.parent?.error;
+    // inferred: a block prepared on a parent then refused as invalid is refused too (docs/fidelity.md)
     if (parentError instanceof BlockRejected) {
       // The parent was invalid, or descends from an invalid block: so does this block.
       const invalid =
