@@ -15,10 +15,9 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { Block } from '../src/block/block.ts';
-import { encodeHeader, headerId } from '../src/block/header.ts';
+import { headerId } from '../src/block/header.ts';
 import { ChainService } from '../src/chain/chain-service.ts';
 import { SlotClock } from '../src/chain/clock.ts';
-import { applyBlock } from '../src/ledger/apply.ts';
 import type { ProofSystem } from '../src/ledger/proof-system.ts';
 import { openStore } from '../src/storage/open.ts';
 import { OrphanDownloader, RejectedBlocks } from '../src/sync/orphans.ts';
@@ -26,7 +25,7 @@ import { DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
 import { Groth16ProofSystem } from '../src/zk/groth16-system.ts';
 import { VerifierPool, withVerifierPool } from '../src/zk/verifier-pool.ts';
 import { TEST_LEADER } from '../test/mocks/ledger.ts';
-import { ACCEPT_ALL, header } from './fixtures.ts';
+import { blocksOf } from './fixtures.ts';
 import { type Figure, median } from './harness.ts';
 import { provenTxs, type Setup } from './proven-transfers.ts';
 
@@ -45,28 +44,14 @@ let built: Promise<IbdSet> | undefined;
 export function ibdSet(): Promise<IbdSet> {
   built ??= (async () => {
     const { s, txs } = await provenTxs(TXS);
-    const config = s.deployment.ledger;
-    let state = s.genesis.state;
-    let parent = s.genesis.id;
-    const blocks: Block[] = [];
-    for (let b = 0; b * TXS_PER_BLOCK < txs.length; b++) {
-      const batch = txs.slice(b * TXS_PER_BLOCK, (b + 1) * TXS_PER_BLOCK);
-      const h = header(state, batch, parent);
-      const signed = {
-        ...h,
-        proof_of_leadership: { ...h.proof_of_leadership, leader_key: TEST_LEADER.publicKey },
-      };
-      const block: Block = {
-        header: signed,
-        signature: TEST_LEADER.sign(encodeHeader(signed)),
-        uncle_headers: [],
-        transactions: batch,
-      };
-      const r = applyBlock(state, block, { config, proofs: ACCEPT_ALL }, { skipProofOfLeadership: true });
-      state = r.state;
-      parent = r.id;
-      blocks.push(block);
-    }
+    const blocks = blocksOf(
+      s.genesis.state,
+      s.genesis.id,
+      txs,
+      TXS_PER_BLOCK,
+      s.deployment.ledger,
+      TEST_LEADER,
+    );
     return { s, blocks };
   })();
   return built;
