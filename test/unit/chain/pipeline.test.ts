@@ -7,14 +7,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
 import type { Block } from '../../../src/block/block.ts';
 import { headerId } from '../../../src/block/header.ts';
 import { BlockRejected, ChainService } from '../../../src/chain/chain-service.ts';
+import { SlotClock } from '../../../src/chain/clock.ts';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import type { ProofSystem } from '../../../src/ledger/proof-system.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
-import { genesisNotes, KEYS, type Owned, TestChain, transfer } from '../../mocks/ledger.ts';
-import { chainService, type TestService } from './helpers.ts';
+import { DEVNET, genesisNotes, KEYS, type Owned, TestChain, transfer } from '../../mocks/ledger.ts';
+import { chainService, GENESIS_MS, type TestService } from './helpers.ts';
 
 const hex = (b: Block) => bytesToHex(headerId(b.header));
 
@@ -216,6 +218,35 @@ test('at most MAX_IN_FLIGHT blocks are prepared ahead of their finish', async ()
     await all;
     assert.equal(started, n);
     assert.equal(s.chain.tip().height, n);
+  } finally {
+    s.close();
+  }
+});
+
+test('after a burst with a bad block, a restart on the same store finds exactly the blocks before it', async () => {
+  const all = blocks(10);
+  const bad = all[6]!;
+  const { proofs } = slowProofs(new Set([bytesToHex(bad.header.proof_of_leadership.proof)]));
+  const s = await chainService({ proofs });
+  try {
+    await Promise.allSettled(all.map((b) => s.chain.submit(b)));
+    await s.chain.close();
+    const again = new ChainService(
+      { deployment: DEVNET, genesisTimeMs: GENESIS_MS, online: false },
+      {
+        store: s.store.chain,
+        proofs,
+        clock: new SlotClock(GENESIS_MS, DEVNET.slot_duration_ms, () => GENESIS_MS + 10 ** 9),
+        logger: pino({ level: 'silent' }),
+      },
+    );
+    await again.start();
+    assert.equal(again.tip().height, 6);
+    assert.equal(bytesToHex(again.tip().id), hex(all[5]!));
+    for (const b of all.slice(6)) assert.equal(again.has(headerId(b.header)), false);
+    // Submitted again, the bad block is refused again, and the blocks after it with it.
+    await Promise.all(all.slice(6).map((b) => again.submit(b).catch(() => {})));
+    assert.equal(again.tip().height, 6, 'the bad block is still refused');
   } finally {
     s.close();
   }
