@@ -8,14 +8,13 @@
  */
 import { availableParallelism } from 'node:os';
 import type { Block } from '../src/block/block.ts';
-import { applyBlock } from '../src/ledger/apply.ts';
 import type { ProofSystem } from '../src/ledger/proof-system.ts';
 import type { LedgerState } from '../src/ledger/state.ts';
 import { applyBlockVerified } from '../src/ledger/verified.ts';
 import { DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
 import { Groth16ProofSystem } from '../src/zk/groth16-system.ts';
 import { VerifierPool, withVerifierPool } from '../src/zk/verifier-pool.ts';
-import { ACCEPT_ALL, header } from './fixtures.ts';
+import { blocksOf } from './fixtures.ts';
 import { type Figure, median } from './harness.ts';
 import { provenTxs } from './proven-transfers.ts';
 
@@ -35,22 +34,7 @@ function replaySet(): Promise<Replay> {
     const { s, txs } = await provenTxs(TXS_PER_BLOCK * BLOCKS);
     const config = s.deployment.ledger;
     const start = s.genesis.state;
-    let state = start;
-    let parent = s.genesis.id;
-    const blocks: Block[] = [];
-    for (let b = 0; b < BLOCKS; b++) {
-      const batch = txs.slice(b * TXS_PER_BLOCK, (b + 1) * TXS_PER_BLOCK);
-      const block: Block = {
-        header: header(state, batch, parent),
-        signature: new Uint8Array(64),
-        uncle_headers: [],
-        transactions: batch,
-      };
-      const r = applyBlock(state, block, { config, proofs: ACCEPT_ALL }, { skipProofOfLeadership: true });
-      state = r.state;
-      parent = r.id;
-      blocks.push(block);
-    }
+    const blocks = blocksOf(start, s.genesis.id, txs, TXS_PER_BLOCK, config);
     return { start, blocks, config };
   })();
   return built;

@@ -1,12 +1,15 @@
 /** Shared set-up of the ledger and chain benchmarks: a devnet ledger, many notes, transfer blocks. */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { bodyRoot } from '../src/block/block.ts';
-import type { Header } from '../src/block/header.ts';
+import { type Block, bodyRoot } from '../src/block/block.ts';
+import { encodeHeader, type Header } from '../src/block/header.ts';
+import type { Ed25519Signer } from '../src/crypto/ed25519.ts';
 import { frFromBytesModOrder } from '../src/crypto/field.ts';
+import { applyBlock } from '../src/ledger/apply.ts';
 import { parseDeployment } from '../src/ledger/deployment.ts';
 import { Draft, type LedgerContext } from '../src/ledger/draft.ts';
 import { buildGenesis } from '../src/ledger/genesis.ts';
+import type { LedgerConfig } from '../src/ledger/parameters.ts';
 import { PROOFS_ALREADY_VERIFIED } from '../src/ledger/proof-system.ts';
 import type { LedgerState, NoteRecord } from '../src/ledger/state.ts';
 import { noteId } from '../src/mantle/note.ts';
@@ -98,4 +101,37 @@ export function header(state: LedgerState, txs: SignedMantleTx[], parent: Uint8A
       voucher_cm: 1n,
     },
   };
+}
+
+/**
+ * Consecutive blocks on `parent` (whose ledger state is `state`) of `perBlock` of `txs` each, one slot
+ * apart, with no proof of leadership; signed by `leader` (its key in the header) or left unsigned.
+ */
+export function blocksOf(
+  state: LedgerState,
+  parent: Uint8Array,
+  txs: readonly SignedMantleTx[],
+  perBlock: number,
+  config: LedgerConfig,
+  leader?: Ed25519Signer,
+): Block[] {
+  const blocks: Block[] = [];
+  for (let i = 0; i < txs.length; i += perBlock) {
+    const batch = txs.slice(i, i + perBlock);
+    const h = header(state, batch, parent);
+    const signed = leader
+      ? { ...h, proof_of_leadership: { ...h.proof_of_leadership, leader_key: leader.publicKey } }
+      : h;
+    const block: Block = {
+      header: signed,
+      signature: leader ? leader.sign(encodeHeader(signed)) : new Uint8Array(64),
+      uncle_headers: [],
+      transactions: batch,
+    };
+    const r = applyBlock(state, block, { config, proofs: ACCEPT_ALL }, { skipProofOfLeadership: true });
+    state = r.state;
+    parent = r.id;
+    blocks.push(block);
+  }
+  return blocks;
 }

@@ -1,9 +1,19 @@
 /**
- * The chain service: accepts blocks (own or received) one at a time, has them verified
+ * The chain service: accepts blocks (own or received) in arrival order, has them verified
  * (blocks/verify-block.ts), keeps one ledger state per block of the block tree above the latest
  * immutable block, runs fork choice through the Cryptarchia engine, and imports every accepted block
  * (blocks/import-block.ts: its effects on the canonical indices in one atomic storage transaction,
  * its event, the LIB's snapshots). Blocks with an unknown parent wait in the orphan pool (orphans.ts).
+ *
+ * A block goes through two stages, each taking blocks one at a time in arrival order:
+ * - prepare: duplicate, time and parent checks, structure, uncles, the ledger with its proofs sent to
+ *   the proof backend (not awaited);
+ * - finish: once the block's proofs are checked, fork choice, the storage commit, the events.
+ * So while the proofs of a block are verified, the next blocks are prepared (on the ledger state of
+ * their parent even if that parent is not finished yet) and their proofs join the backend's queue:
+ * a burst of blocks (sync) has the proofs of consecutive blocks verified together. A block whose
+ * parent turns out invalid is rejected with `BLOCK_PARENT_REJECTED`; at most `MAX_IN_FLIGHT` blocks
+ * are between the stages. Only blocks whose proofs verified reach the block tree and storage.
  *
  * On start it rebuilds the tree and the states by replaying the stored blocks (they were fully
  * verified when first accepted, so the replay trusts their proofs).
@@ -28,7 +38,7 @@ import { decodeLedgerState } from '../ledger/snapshot.ts';
 import type { LedgerState } from '../ledger/state.ts';
 import type { ChainStore, ChainUpdate, StoredBlockInfo } from '../storage/chain-store.ts';
 import { blockUpdate, genesisUpdate, processedBlock, SnapshotSchedule } from './blocks/import-block.ts';
-import { checkBlockTime, verifyBlock } from './blocks/verify-block.ts';
+import { checkBlockTime, type PreparedBlock, prepareBlock } from './blocks/verify-block.ts';
 import type { SlotClock } from './clock.ts';
 import { BlockRejected } from './errors.ts';
 import type { BlockRef, ChainEvents, ChainTip, IChain, ProcessedBlock } from './interface.ts';
@@ -56,6 +66,29 @@ export interface ChainServiceDeps {
   readonly signal?: AbortSignal;
 }
 
+/** A block between the prepare and the finish stages. */
+interface InFlight {
+  readonly block: Block;
+  readonly id: Uint8Array;
+  readonly hex: string;
+  readonly own: boolean;
+  readonly t0: number;
+  readonly parentHex: string;
+  /**
+   * The parent, when it was itself between the stages as this block was prepared (dropped once this
+   * block is finished, so that finished blocks do not hold on to each other).
+   */
+  parent: InFlight | undefined;
+  /** The block's place in the tree once finished (for the uncle rules of the blocks prepared on it). */
+  readonly node: BlockNode;
+  readonly prepared: PreparedBlock;
+  /** Why its finish failed, once it did. */
+  error?: unknown;
+  /** Resolves once it is finished, either way. */
+  readonly settled: Promise<void>;
+  readonly markSettled: () => void;
+}
+
 export class ChainService extends EventEmitter<ChainEvents> implements IChain {
   readonly genesis: Genesis;
   private readonly states = new Map<string, LedgerState>();
@@ -65,7 +98,14 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
   restoredFromSnapshot = false;
   /** Grows whenever the tip, the LIB or the consensus state may have changed (for readers' caches). */
   headVersion = 0;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** The prepare stage's queue. */
+  private prepQueue: Promise<unknown> = Promise.resolve();
+  /** The finish stage's queue (and everything committed in order with the blocks). */
+  private finishQueue: Promise<unknown> = Promise.resolve();
+  /** Blocks prepared and not finished, oldest first. */
+  private readonly inFlight = new Map<string, InFlight>();
+  /** Blocks prepared and not finished at most (each holds its ledger state). */
+  static readonly MAX_IN_FLIGHT = 16;
   static readonly MAX_ORPHANS = 1000;
   /** Blocks whose parent is unknown, until the parent arrives. */
   private readonly orphans = new OrphanPool(ChainService.MAX_ORPHANS);
@@ -259,8 +299,8 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
       meta: { lib: hexToBytes(this.engine.lib.id), state: 'Online', lastOnlineMs: BigInt(Date.now()) },
       prune: res.stale.map((p) => hexToBytes(p)),
     };
-    const run = this.queue.then(() => this.deps.store.commit(update));
-    this.queue = run.catch((e: Error) => {
+    const run = this.finishQueue.then(() => this.deps.store.commit(update));
+    this.finishQueue = run.catch((e: Error) => {
       this.deps.logger.warn({ err: e.message }, 'storing the switch to Online failed');
     });
   }
@@ -296,13 +336,16 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     return this.engine.has(bytesToHex(id));
   }
 
-  /** Validates, applies and stores a block; blocks are processed one at a time in arrival order. */
+  /**
+   * Validates, applies and stores a block. Blocks are prepared and finished in arrival order; a block
+   * submitted before the previous one is finished is prepared meanwhile (see the top of this file).
+   */
   submit(block: Block, opts: { own?: boolean } = {}): Promise<ProcessedBlock> {
     if (this.closed)
       return Promise.reject(new BlockRejected('BLOCK_CHAIN_CLOSED', 'the chain service is stopping'));
-    const run = this.queue.then(() => this.process(block, opts.own === true));
-    this.queue = run.catch(() => {});
-    return run;
+    const prepared = this.prepQueue.then(() => this.prepare(block, opts.own === true));
+    this.prepQueue = prepared.catch(() => {});
+    return prepared.then((p) => p.done);
   }
 
   // ---------- orphans ----------
@@ -332,12 +375,12 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     return out;
   }
 
-  /** What the uncle rules read: the block tree and its ledger states. */
+  /** What the uncle rules read: the block tree and its ledger states, with the blocks on their way in. */
   private uncleContext(): UncleContext {
     return {
-      node: (id) => this.engine.get(id),
+      node: (id) => this.engine.get(id) ?? this.inFlight.get(id)?.node,
       oldest: this.engine.lib.id,
-      state: (id) => this.states.get(id),
+      state: (id) => this.states.get(id) ?? this.inFlight.get(id)?.prepared.result.state,
       windowSlots: this.uncleWindow(),
       config: this.config,
       proofs: this.deps.proofs,
@@ -410,23 +453,46 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     return this.deps.store.txLocation(hash);
   }
 
-  /** Waits for the blocks being processed. */
+  /** Waits for the blocks being processed (and the orphans they adopt). */
   async drain(): Promise<void> {
-    await this.queue;
+    for (;;) {
+      const prep = this.prepQueue;
+      await prep;
+      const fin = this.finishQueue;
+      await fin;
+      if (prep === this.prepQueue && fin === this.finishQueue) break;
+    }
     await this.recording;
   }
 
-  private async process(block: Block, own: boolean): Promise<ProcessedBlock> {
-    const t0 = performance.now();
+  private checkNotFailed(): void {
     if (this.failed) {
       throw new BlockRejected(
         'BLOCK_STORAGE',
         `the chain stopped after a storage failure: ${this.failed.message}`,
       );
     }
+  }
+
+  /**
+   * The prepare stage: the checks up to the ledger's proofs, which go to the proof backend. Returns
+   * (boxed, so that it is not awaited here) the block's finish, queued after the blocks before it.
+   */
+  private async prepare(block: Block, own: boolean): Promise<{ readonly done: Promise<ProcessedBlock> }> {
+    const t0 = performance.now();
+    // Bounded: a block is prepared once fewer than MAX_IN_FLIGHT blocks wait for their finish.
+    while (this.inFlight.size >= ChainService.MAX_IN_FLIGHT)
+      await this.inFlight.values().next().value!.settled;
+    this.checkNotFailed();
     const id = headerId(block.header);
     const hex = bytesToHex(id);
     const slot = block.header.slot;
+    const same = this.inFlight.get(hex);
+    if (same) {
+      // The same block is on its way: this one is checked again once that one is through.
+      await same.settled;
+      return this.prepare(block, own);
+    }
     if (this.engine.has(hex)) {
       throw new BlockRejected('BLOCK_ALREADY_APPLIED', `block ${hex} is already applied`, {
         meta: { block: hex, slot },
@@ -435,14 +501,95 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     // F (chain-service try_apply_block): a block from a future slot is refused before its parent is looked up.
     checkBlockTime(block, this.deps.clock.currentSlot());
     const parentHex = bytesToHex(block.header.parent_block);
-    const parent = this.states.get(parentHex);
-    if (!parent) {
+    const parentFlight = this.inFlight.get(parentHex);
+    const parentState = parentFlight ? parentFlight.prepared.result.state : this.states.get(parentHex);
+    const parentNode = parentFlight ? parentFlight.node : this.engine.get(parentHex);
+    if (!parentState || !parentNode) {
       this.orphans.add(parentHex, block);
-      throw new BlockRejected('BLOCK_PARENT_MISSING', `the parent ${parentHex} of block ${hex} is unknown`, {
-        meta: { block: hex, slot, parent: parentHex },
-      });
+      throw this.parentMissing(hex, slot, parentHex);
     }
-    const r = await verifyBlock(block, parent, this.uncleContext(), { own });
+    const prepared = await prepareBlock(block, parentState, this.uncleContext(), { own });
+    let markSettled!: () => void;
+    const settled = new Promise<void>((resolve) => (markSettled = resolve));
+    const f: InFlight = {
+      block,
+      id,
+      hex,
+      own,
+      t0,
+      parentHex,
+      parent: parentFlight,
+      node: { id: hex, parent: parentHex, slot, length: parentNode.length + 1 },
+      prepared,
+      settled,
+      markSettled,
+    };
+    this.inFlight.set(hex, f);
+    const done = this.finishQueue.then(() => this.finish(f));
+    this.finishQueue = done.catch(() => {});
+    return { done };
+  }
+
+  private parentMissing(hex: string, slot: bigint, parentHex: string): BlockRejected {
+    return new BlockRejected('BLOCK_PARENT_MISSING', `the parent ${parentHex} of block ${hex} is unknown`, {
+      meta: { block: hex, slot, parent: parentHex },
+    });
+  }
+
+  private async finish(f: InFlight): Promise<ProcessedBlock> {
+    try {
+      return await this.finishBlock(f);
+    } catch (e) {
+      f.error = e;
+      throw e;
+    } finally {
+      this.inFlight.delete(f.hex);
+      f.parent = undefined;
+      f.markSettled();
+    }
+  }
+
+  /** The finish stage: the block's proofs checked, it joins the tree and storage. */
+  private async finishBlock(f: InFlight): Promise<ProcessedBlock> {
+    this.checkNotFailed();
+    const { block, id, hex, own, t0, parentHex } = f;
+    const slot = block.header.slot;
+    const parentError = f.parent?.error;
+    // inferred: a block prepared on a parent then refused as invalid is refused too (docs/fidelity.md)
+    if (parentError instanceof BlockRejected) {
+      // The parent was invalid, or descends from an invalid block: so does this block.
+      const invalid =
+        parentError.action === 'reject'
+          ? { block: parentHex, why: parentError.message }
+          : parentError.code === 'BLOCK_PARENT_REJECTED'
+            ? { block: String(parentError.meta.invalidBlock), why: String(parentError.meta.invalidReason) }
+            : undefined;
+      if (invalid) {
+        const why =
+          invalid.block === parentHex ? invalid.why : `it descends from the invalid block ${invalid.block}`;
+        throw new BlockRejected(
+          'BLOCK_PARENT_REJECTED',
+          `the parent ${parentHex} of block ${hex} was rejected: ${why}`,
+          {
+            meta: {
+              block: hex,
+              slot,
+              parent: parentHex,
+              invalidBlock: invalid.block,
+              invalidReason: invalid.why,
+            },
+          },
+        );
+      }
+    }
+    if (!this.states.has(parentHex)) {
+      // The parent failed for another reason, or left the tree meanwhile: as any block whose parent is unknown.
+      this.orphans.add(parentHex, block);
+      throw this.parentMissing(hex, slot, parentHex);
+    }
+    const failure = await f.prepared.proofsChecked;
+    if (failure) throw failure;
+    const r = f.prepared.result;
 
     const prevLib = this.engine.lib.id;
     const change = this.track(

@@ -2,7 +2,8 @@
  * Why the chain did not take a block, and what the sender of the block deserves for it:
  * - `ignore`: nothing wrong with the block as such (already applied or seen, from a future slot, older than the
  *   immutable part of the chain, or its parent is unknown: then `syncNeeded` says the chain is missing
- *   blocks the peer has);
+ *   blocks the peer has; or its parent was found invalid while this block waited behind it: the block
+ *   can never join the chain, but nothing says its sender knew);
  * - `reject`: the block is invalid (undecodable, bad structure or signature, invalid uncle, a ledger
  *   rule broken): a peer that sent it is penalised;
  * - `internal`: the node failed (storage), the block may be fine.
@@ -20,6 +21,11 @@ export type BlockRejectedCode =
   | 'BLOCK_TOO_OLD'
   /** The block's parent is not in the block tree (kept as an orphan; sync may fetch the parent). */
   | 'BLOCK_PARENT_MISSING'
+  /**
+   * The block's parent was rejected as invalid after this block was prepared on it (blocks are
+   * prepared while the proofs of the blocks before them are checked).
+   */
+  | 'BLOCK_PARENT_REJECTED'
   /** The bytes are not a block. */
   | 'BLOCK_UNDECODABLE'
   /** The block breaks a structural rule (slot 0, size, body root). */
@@ -45,6 +51,7 @@ const ACTIONS: Record<BlockRejectedCode, BlockAction> = {
   BLOCK_FUTURE: 'ignore',
   BLOCK_TOO_OLD: 'ignore',
   BLOCK_PARENT_MISSING: 'ignore',
+  BLOCK_PARENT_REJECTED: 'ignore',
   BLOCK_UNDECODABLE: 'reject',
   BLOCK_INVALID: 'reject',
   BLOCK_INVALID_SIGNATURE: 'reject',
@@ -66,6 +73,9 @@ export interface BlockRejectedMeta {
   readonly parent?: string;
   /** The current slot, for `BLOCK_FUTURE`; the immutable block's slot, for `BLOCK_TOO_OLD`. */
   readonly boundSlot?: bigint;
+  /** For `BLOCK_PARENT_REJECTED`: the invalid ancestor (hex) and why it was refused. */
+  readonly invalidBlock?: string;
+  readonly invalidReason?: string;
   /** The code of the error below (a ledger, uncle, block or storage code). */
   readonly causeCode?: string;
   readonly [key: string]: unknown;

@@ -17,10 +17,26 @@ export async function applyBlockVerified(
   proofs: ProofSystem,
   opts: ApplyBlockOptions = {},
 ): Promise<BlockResult> {
+  const { result, verified } = applyBlockDeferred(state, block, config, proofs, opts);
+  await verified;
+  return result;
+}
+
+/**
+ * The pure ledger now (throws its LedgerError at once), the block's proofs sent to `proofs` at once:
+ * `verified` settles when they are checked and rejects with the LedgerError of the first that fails.
+ * `result` must not be relied on before `verified` resolves.
+ */
+export function applyBlockDeferred(
+  state: LedgerState,
+  block: Block,
+  config: LedgerConfig,
+  proofs: ProofSystem,
+  opts: ApplyBlockOptions = {},
+): { readonly result: BlockResult; readonly verified: Promise<void> } {
   const checks = new DeferredProofChecks();
   const result = applyBlock(state, block, { config, proofs: checks }, opts);
-  await checks.settle(proofs);
-  return result;
+  return { result, verified: checks.settle(proofs) };
 }
 
 export async function checkTxVerified(

@@ -3,8 +3,11 @@
  * a queue of blocks whose chain is missing here (`{orphan, parent?, local tip, lib}` at enqueue time,
  * capped at `max_orphan_cache_size`; a descendant replaces its queued parent), downloaded one at a time
  * from peers (target = the orphan, known = {tip, lib}, then {last received} on each continuation) and
- * applied block by block through the chain. A rejected-blocks cache (LRU, `max_rejected_cache_size`, 0
- * disables it) keeps a block whose id or parent was refused from being queued again.
+ * applied block by block through the chain. Up to `APPLY_WINDOW` downloaded blocks are submitted to the
+ * chain before the first of them is through, so that the chain checks the proofs of consecutive blocks
+ * together; their outcomes are handled one by one in order, as if each block had been submitted alone.
+ * A rejected-blocks cache (LRU, `max_rejected_cache_size`, 0 disables it) keeps a block whose id or
+ * parent was refused from being queued again.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -81,6 +84,23 @@ export interface OrphanDownloaderDeps {
 }
 
 type Outcome = 'next' | 'cancel' | 'retry';
+
+/** A downloaded block handed to the chain, its outcome not handled yet. */
+interface Submitted {
+  readonly block: Block;
+  readonly id: Uint8Array;
+  readonly peer: string;
+  /** The chain's answer to its submission. */
+  readonly result: Promise<unknown>;
+  /**
+   * Submitted while a block before it was still to be tried again (a future block): its answer says
+   * nothing about it, it is submitted again in its turn.
+   */
+  stale: boolean;
+}
+
+/** Downloaded blocks submitted to the chain at most before the outcome of the first is handled. */
+export const APPLY_WINDOW = 8;
 
 /** F `FUTURE_BLOCK_MAX_RETRIES`, `FUTURE_BLOCK_RETRY_DELAY` (chain-network lib.rs). */
 const FUTURE_BLOCK_MAX_RETRIES = 3;
@@ -208,6 +228,28 @@ export class OrphanDownloader implements IBlockSync {
     const log = this.deps.logger;
     let additional: Uint8Array[] = [];
     let total = 0;
+    const window: Submitted[] = [];
+    /** Handles the outcome of the oldest submitted block; true when the download ends. */
+    const handleNext = async (): Promise<boolean> => {
+      const s = window.shift()!;
+      const { outcome, retried } = await this.apply(s);
+      // The blocks after a block tried again were submitted before it was applied: submit them again.
+      if (retried) for (const w of window) w.stale = true;
+      if (outcome === 'cancel') return true;
+      if (outcome === 'retry') {
+        if (this.opts.retryRecoverable) this.retries.push(o);
+        return true;
+      }
+      if (bytesEqual(s.id, o.id)) {
+        log.debug(
+          { block: bytesToHex(s.id), total_blocks_received: total },
+          'Sync for orphan block completed',
+        );
+        return true;
+      }
+      this.pending.delete(bytesToHex(s.id));
+      return false;
+    };
     for (;;) {
       let last: Uint8Array | undefined;
       try {
@@ -219,25 +261,19 @@ export class OrphanDownloader implements IBlockSync {
         for await (const { block, id, peer } of this.deps.source(o.id, known, this.deps.signal)) {
           last = id;
           total++;
-          const outcome = await this.apply(block, id, peer);
-          if (outcome === 'cancel') return;
-          if (outcome === 'retry') {
-            if (this.opts.retryRecoverable) this.retries.push(o);
-            return;
+          window.push(this.submit(block, id, peer));
+          while (window.length >= APPLY_WINDOW || window[0]?.stale) {
+            if (await handleNext()) return;
           }
-          if (bytesEqual(id, o.id)) {
-            log.debug(
-              { block: bytesToHex(id), total_blocks_received: total },
-              'Sync for orphan block completed',
-            );
-            return;
-          }
-          this.pending.delete(bytesToHex(id));
         }
+        while (window.length > 0) if (await handleNext()) return;
       } catch (e) {
         if (this.deps.signal.aborted) return;
         log.warn({ orphan: bytesToHex(o.id), err: (e as Error).message }, 'Error while fetching blocks');
         return;
+      } finally {
+        // A download that ends early leaves the answers of the blocks after its last one unhandled.
+        window.length = 0;
       }
       if (!last) {
         log.debug({ orphan: bytesToHex(o.id) }, 'No blocks received for this orphan, ending sync');
@@ -253,6 +289,14 @@ export class OrphanDownloader implements IBlockSync {
     }
   }
 
+  /** Hands a downloaded block to the chain; its answer is handled later, in order (`apply`). */
+  private submit(block: Block, id: Uint8Array, peer: string): Submitted {
+    const result = this.deps.chain.submit(block);
+    // Handled in its turn, or never if the download ends before (then the block is the chain's alone).
+    result.catch(() => {});
+    return { block, id, peer, result, stale: false };
+  }
+
   /**
    * Applies one downloaded block. As F's chain network: a block already applied is skipped, one older
    * than the LIB is recorded as rejected and skipped, a future block is retried 3 times 500 ms apart;
@@ -260,27 +304,30 @@ export class OrphanDownloader implements IBlockSync {
    * failure (parent missing, future block) keeps the download for the next round instead, and nothing
    * is recorded as rejected. A peer that sent an invalid block is penalized.
    */
-  private async apply(block: Block, id: Uint8Array, peer: string): Promise<Outcome> {
+  private async apply(s: Submitted): Promise<{ outcome: Outcome; retried: boolean }> {
+    const { block, id, peer } = s;
     const ibd = this.opts.retryRecoverable;
     for (let attempt = 0; ; attempt++) {
+      const retried = attempt > 0;
       try {
-        await this.deps.chain.submit(block);
-        return 'next';
+        await (attempt === 0 && !s.stale ? s.result : this.deps.chain.submit(block));
+        return { outcome: 'next', retried };
       } catch (e) {
         if (!(e instanceof BlockRejected)) throw e;
         const hex = bytesToHex(id);
         const log = this.deps.logger;
-        if (e.code === 'BLOCK_ALREADY_APPLIED' || e.code === 'BLOCK_ALREADY_SEEN') return 'next';
+        if (e.code === 'BLOCK_ALREADY_APPLIED' || e.code === 'BLOCK_ALREADY_SEEN')
+          return { outcome: 'next', retried };
         if (e.code === 'BLOCK_TOO_OLD') {
           if (!ibd) this.deps.rejected.insert(id);
-          return 'next';
+          return { outcome: 'next', retried };
         }
         if (ibd && (e.code === 'BLOCK_PARENT_MISSING' || e.code === 'BLOCK_FUTURE')) {
           log.warn(
             { block: hex, err: e.message },
             'transient block-application failure; retrying the download',
           );
-          return 'retry';
+          return { outcome: 'retry', retried };
         }
         if (!ibd && e.code === 'BLOCK_FUTURE' && attempt < FUTURE_BLOCK_MAX_RETRIES) {
           await sleep(FUTURE_BLOCK_RETRY_DELAY_MS, undefined, { signal: this.deps.signal });
@@ -290,7 +337,7 @@ export class OrphanDownloader implements IBlockSync {
           this.deps.network.penalize(peer, 'major', `chain sync: invalid block ${hex}: ${e.message}`);
         if (!ibd) this.deps.rejected.insert(id);
         log.warn({ block: hex, peer, err: e.message }, 'failed to process block; cancelling the download');
-        return 'cancel';
+        return { outcome: 'cancel', retried };
       }
     }
   }

@@ -2,9 +2,11 @@
  * Groth16 verification off the event loop: a pool of worker threads, each holding the circuits'
  * prepared verification keys and its own WebAssembly curve. Requests arriving within a short window
  * (1 ms) are collected and sent as one message per worker, spread so that every worker gets a share
- * and none holds more than 32 (the others wait for the next answer); a worker verifies the proofs of
- * one circuit in a message as one batch (`WasmGroth16.verifyBatch`); each answer is one boolean per
- * proof. A worker that dies fails its requests (never answers true)
+ * and none holds more than 32 proofs or 2 messages (one being verified, one waiting): the others wait
+ * in the pool for the next answer, and go together. A worker verifies the proofs of one circuit in a
+ * message as one batch (`WasmGroth16.verifyBatch`), so proofs requested while the workers are busy
+ * (those of the next blocks during sync) are checked as larger batches, which cost less per proof;
+ * each answer is one boolean per proof. A worker that dies fails its requests (never answers true)
  * and is replaced.
  *
  * `withVerifierPool` gives a `ProofSystem` whose verifications go to the pool and whose proving stays
@@ -33,6 +35,11 @@ const BATCH_WINDOW_MS = 1;
  * busy when many proofs wait.
  */
 const MAX_IN_FLIGHT = 32;
+/**
+ * Messages a worker holds at most: the one it verifies and the next, so that it never waits for the
+ * main thread; requests beyond wait in the pool and are sent together, as one larger batch.
+ */
+const MAX_MESSAGES_IN_FLIGHT = 2;
 
 export class VerifierPoolError extends LogosError {
   constructor(message: string) {
@@ -70,6 +77,8 @@ export class VerifierPool {
   private timer: NodeJS.Timeout | undefined;
   private nextId = 0;
   private closed = false;
+  /** Messages sent to the workers so far (each one verified as a batch per circuit). */
+  messagesSent = 0;
 
   private constructor(private readonly opts: VerifierPoolOptions) {
     for (let i = 0; i < Math.max(1, opts.size); i++) this.slots.push(this.spawn());
@@ -155,14 +164,16 @@ export class VerifierPool {
 
   /**
    * Sends the collected requests: one message per worker with room, the least loaded first, each
-   * holding at most `MAX_IN_FLIGHT` proofs so that no worker queues work another could take; the rest
-   * waits for the next answer.
+   * holding at most `MAX_IN_FLIGHT` proofs so that no worker queues work another could take, and at
+   * most `MAX_MESSAGES_IN_FLIGHT` messages; the rest waits for the next answer.
    */
   private flush(): void {
     this.timer = undefined;
     if (this.queue.length === 0) return;
-    const order = [...this.slots].sort((a, b) => a.load - b.load);
-    const share = Math.ceil(this.queue.length / order.length);
+    const order = this.slots
+      .filter((s) => s.inFlight.size < MAX_MESSAGES_IN_FLIGHT)
+      .sort((a, b) => a.load - b.load);
+    const share = Math.ceil(this.queue.length / Math.max(1, order.length));
     for (const slot of order) {
       const room = MAX_IN_FLIGHT - slot.load;
       if (room <= 0 || this.queue.length === 0) continue;
@@ -170,6 +181,7 @@ export class VerifierPool {
       const id = this.nextId++;
       slot.inFlight.set(id, part);
       slot.load += part.length;
+      this.messagesSent++;
       slot.worker.postMessage({
         id,
         jobs: part.map((j) => ({ circuit: j.circuit, publicInputs: j.publicInputs, proof: j.proof })),

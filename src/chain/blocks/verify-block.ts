@@ -8,7 +8,7 @@ import { type Block, BlockError, checkBlockStructure } from '../../block/block.t
 import { bytesToHex } from '../../codec/hex.ts';
 import type { BlockResult } from '../../ledger/apply.ts';
 import type { LedgerState } from '../../ledger/state.ts';
-import { applyBlockVerified } from '../../ledger/verified.ts';
+import { applyBlockDeferred } from '../../ledger/verified.ts';
 import { BlockRejected } from '../errors.ts';
 import { InvalidUncle, type UncleContext, verifyUncles } from '../uncles.ts';
 
@@ -64,16 +64,44 @@ export async function verifyBlock(
   ctx: UncleContext,
   opts: { own: boolean },
 ): Promise<BlockResult> {
+  const p = await prepareBlock(block, parent, ctx, opts);
+  const failure = await p.proofsChecked;
+  if (failure) throw failure;
+  return p.result;
+}
+
+/** A block whose checks passed except its ledger proofs, which are being verified. */
+export interface PreparedBlock {
+  /** The block's ledger result: valid only if `proofsChecked` resolves to undefined. */
+  readonly result: BlockResult;
+  /** Resolves once the proofs are checked: to the rejection if one fails (never rejects). */
+  readonly proofsChecked: Promise<BlockRejected | undefined>;
+}
+
+/**
+ * The checks of {@link verifyBlock} up to the ledger's proofs, which are sent to the proof backend at
+ * once and checked meanwhile: a caller can go on with the next block (whose ledger state is `result`'s)
+ * and learn later whether this one holds. Throws {@link BlockRejected} for a failure found before.
+ */
+export async function prepareBlock(
+  block: Block,
+  parent: LedgerState,
+  ctx: UncleContext,
+  opts: { own: boolean },
+): Promise<PreparedBlock> {
   checkStructure(block);
   await checkUncles(block, ctx);
-  try {
-    return await applyBlockVerified(parent, block, ctx.config, ctx.proofs, {
-      skipProofOfLeadership: opts.own,
-    });
-  } catch (e) {
-    throw new BlockRejected('BLOCK_LEDGER', (e as Error).message, {
+  const rejected = (e: unknown) =>
+    new BlockRejected('BLOCK_LEDGER', (e as Error).message, {
       cause: e,
       meta: { slot: block.header.slot },
     });
+  try {
+    const { result, verified } = applyBlockDeferred(parent, block, ctx.config, ctx.proofs, {
+      skipProofOfLeadership: opts.own,
+    });
+    return { result, proofsChecked: verified.then(() => undefined, rejected) };
+  } catch (e) {
+    throw rejected(e);
   }
 }

@@ -317,6 +317,11 @@ export class GossipService implements IGossip {
         // F checks this before applying and records the block as rejected.
         this.deps.orphans.markRejected(id);
         return;
+      case 'BLOCK_PARENT_REJECTED':
+        // It can never join the chain; its sender may not have known that its parent was invalid.
+        this.deps.orphans.markRejected(id);
+        log.debug({ block: hex, parent: e.meta.parent }, 'proposal refused: its parent was rejected');
+        return;
       default:
         break;
     }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { ChainService, SlotClock } from '../../../src/chain/index.ts';
+import type { ProofSystem } from '../../../src/ledger/proof-system.ts';
 import { openStore } from '../../../src/storage/open.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
 import { DEVNET } from '../../mocks/ledger.ts';
@@ -16,19 +17,22 @@ export interface TestService {
   close(): void;
 }
 
-export async function chainService(): Promise<TestService> {
+/** `proofs` replaces the insecure test proofs; `now` the clock (default: slot 500,000). */
+export async function chainService(
+  opts: { proofs?: ProofSystem; now?: () => number } = {},
+): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), 'logos-chain-'));
   const store = await openStore(dir);
   const clock = new SlotClock(
     GENESIS_MS,
     DEVNET.slot_duration_ms,
-    () => GENESIS_MS + 500_000 * DEVNET.slot_duration_ms,
+    opts.now ?? (() => GENESIS_MS + 500_000 * DEVNET.slot_duration_ms),
   );
   const chain = new ChainService(
     { deployment: DEVNET, genesisTimeMs: GENESIS_MS, online: false },
     {
       store: store.chain,
-      proofs: INSECURE_TEST_PROOFS,
+      proofs: opts.proofs ?? INSECURE_TEST_PROOFS,
       clock,
       logger: pino({ level: process.env.LOGOS_TEST_LOG ?? 'silent' }),
     },

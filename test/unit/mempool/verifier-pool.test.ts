@@ -53,6 +53,34 @@ describe('VerifierPool', () => {
     assert.equal(await pooled.verifyZkSign({ msg: 1n, publicKeys: pks }, bad), false);
   });
 
+  test('requests arriving while a worker holds two messages wait and go together, as one batch', async () => {
+    const p = await VerifierPool.start({ verificationKeys: zk.verificationKeys(), size: 1 });
+    const one = withVerifierPool(zk, p);
+    const check = () => one.verifyZkSign({ msg: 1n, publicKeys: pks }, sig1);
+    const pause = () => new Promise((r) => setTimeout(r, 3));
+    try {
+      const answers: Promise<boolean>[] = [];
+      for (let i = 0; i < 20; i++) answers.push(check()); // message 1: a batch of 20, being verified
+      await pause();
+      answers.push(check()); // message 2: waits in the worker
+      await pause();
+      assert.equal(p.messagesSent, 2);
+      for (let i = 0; i < 5; i++) {
+        answers.push(check()); // each in its own collection window: held in the pool
+        await pause();
+      }
+      assert.deepEqual(
+        await Promise.all(answers),
+        answers.map(() => true),
+      );
+      // Sent one by one, they would have made 7 messages; held, they go as one (or two if the worker
+      // answered in the middle of them).
+      assert.ok(p.messagesSent <= 4, `${p.messagesSent} messages`);
+    } finally {
+      await p.close();
+    }
+  });
+
   test('requests after close are refused', async () => {
     const p = await VerifierPool.start({ verificationKeys: zk.verificationKeys(), size: 1 });
     await p.close();
