@@ -116,6 +116,8 @@ export class LeaderService {
   /** Proofs made ahead, by slot (the next `AHEAD_WINS` wins). */
   private prepared = new Map<bigint, Prepared>();
   private preparing = false;
+  /** Asked again while preparing (a new tip meanwhile): look ahead once more when done. */
+  private prepareAgain = false;
   private readonly onBlock = () => void this.prepareAhead();
   produced = 0;
   /** Blocks made around a proof prepared before their slot. */
@@ -246,8 +248,13 @@ export class LeaderService {
    * new block; keeps the proofs in progress or ready that still fit the tip.
    */
   async prepareAhead(): Promise<void> {
-    if (this.closed || this.preparing || this.opts.vouchers === undefined) return;
+    if (this.closed || this.opts.vouchers === undefined) return;
+    if (this.preparing) {
+      this.prepareAgain = true;
+      return;
+    }
     this.preparing = true;
+    this.prepareAgain = false;
     try {
       const tip = this.deps.chain.tip();
       const parent = tip.state;
@@ -289,6 +296,7 @@ export class LeaderService {
         this.deps.logger.warn({ err: (e as Error).message }, 'looking ahead for won slots failed');
     } finally {
       this.preparing = false;
+      if (this.prepareAgain) void this.prepareAhead();
     }
   }
 
