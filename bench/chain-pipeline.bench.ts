@@ -8,7 +8,8 @@
  * `proven-transfers.ts`, 200 by default: 20 blocks). The blocks carry no proof of leadership (none is
  * available cheaply): they are submitted as the node's own blocks, whose leader proof is not checked,
  * so the figures count the ZkSig proofs of the transactions, the ledger and storage; real blocks add
- * one PoL each, verified alongside.
+ * one PoL each, verified alongside (`chain-ibd-pol.bench.ts` measures blocks with a real one). The
+ * download itself is `bench/ibd.ts`.
  */
 import type { Block } from '../src/block/block.ts';
 import { TEST_LEADER } from '../test/mocks/ledger.ts';
