@@ -190,6 +190,8 @@ export class Miner {
     return slot;
   }
 
+  // inferred: only blocks joining the canonical chain are searched, and a reverted block leaves the
+  // search (F searches every processed block until it leaves the window; docs/fidelity.md)
   private processed(pb: ProcessedBlock): void {
     if (!this.running) return;
     for (const b of pb.reverted) this.remove(bytesToHex(headerId(b.header)));
@@ -234,6 +236,8 @@ export class Miner {
   }
 
   /** Gives a worker the next search in turn that has room for it (or makes it idle). */
+  // inferred: at most `concurrencyPerBlock` workers on one block, the blocks taken in turn chunk by chunk
+  // (F: that many single attempts in flight per block on one shared pool; docs/fidelity.md)
   private assign(slot: WorkerSlot): void {
     const current =
       slot.search !== undefined && this.searches.get(slot.search.key) === slot.search

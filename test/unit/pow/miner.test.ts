@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import pino from 'pino';
 import type { Block } from '../../../src/block/block.ts';
@@ -92,6 +93,17 @@ after(async () => {
   await Promise.all(miners.map((m) => m.close()));
 });
 
+/** The nice value of each thread of this process (Linux /proc), or undefined elsewhere. */
+function threadNices(): Map<number, number> | undefined {
+  if (!existsSync('/proc/self/task')) return undefined;
+  const out = new Map<number, number>();
+  for (const t of readdirSync('/proc/self/task')) {
+    const stat = readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
+    out.set(Number(t), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+  }
+  return out;
+}
+
 function hexForms(x: bigint): string[] {
   const be = x.toString(16).padStart(64, '0');
   const le = be.match(/../g)!.reverse().join('');
@@ -141,6 +153,16 @@ describe('Miner', () => {
     miners.push(miner);
     miner.start();
     assert.equal(miner.isMining, true);
+    await until(() => miner.stats.attempts > 0n, 20_000, 'the first chunk');
+    // The workers lowered their own priority, not the process's (the nice value is per thread on Linux).
+    const nices = threadNices();
+    if (nices !== undefined) {
+      assert.equal(nices.get(process.pid), 0);
+      assert.ok(
+        [...nices.values()].filter((n) => n === 19).length >= 2,
+        `nice values ${[...nices.values()]}`,
+      );
+    }
     assert.equal(miner.searching().length, 3, 'the canonical blocks in the window are searched at start');
     chain.extend(); // a processed block joins the search
     assert.equal(miner.searching().length, 4);
