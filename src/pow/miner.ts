@@ -21,7 +21,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { headerId } from '../block/header.ts';
-import type { IChain, ProcessedBlock } from '../chain/interface.ts';
+import type { IChain, ProcessedBlock } from '../chain/index.ts';
 import { bytesToHex } from '../codec/hex.ts';
 import { type PowWinner, ticketKey, type WinnerStore } from './winners.ts';
 
