@@ -62,6 +62,8 @@ interface WorkerSlot {
   search: Search | undefined;
   /** The generation of that assignment. */
   gen: number;
+  /** Whether the worker finished loading (a worker that dies before is not replaced). */
+  ready: boolean;
 }
 
 interface ChunkMsg {
@@ -168,10 +170,11 @@ export class Miner {
   private spawn(): WorkerSlot {
     const worker = new Worker(WORKER, { workerData: { nice: WORKER_NICE, chunkMs: CHUNK_MS } });
     worker.unref();
-    const slot: WorkerSlot = { worker, search: undefined, gen: 0 };
+    const slot: WorkerSlot = { worker, search: undefined, gen: 0, ready: false };
     worker.on('message', (msg: { type: string }) => {
       if (msg.type === 'chunk') this.chunk(slot, msg as ChunkMsg);
       else if (msg.type === 'ready') {
+        slot.ready = true;
         const p = (msg as { priority?: { ok: boolean; error?: string } }).priority;
         if (p && !p.ok)
           this.deps.logger.warn({ error: p.error }, 'PoW worker could not lower its scheduling priority');
@@ -181,8 +184,14 @@ export class Miner {
     worker.on('exit', (code) => {
       const i = this.slots.indexOf(slot);
       if (i < 0 || this.closed) return;
-      this.deps.logger.error({ code }, 'PoW worker exited; starting another');
       if (slot.search) slot.search.workers--;
+      if (!slot.ready) {
+        // A worker that cannot even load would fail again: mine with the others.
+        this.deps.logger.error({ code }, 'PoW worker exited while loading; not replaced');
+        this.slots.splice(i, 1);
+        return;
+      }
+      this.deps.logger.error({ code }, 'PoW worker exited; starting another');
       const next = this.spawn();
       this.slots[i] = next;
       if (this.running) this.assign(next);
