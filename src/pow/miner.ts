@@ -118,7 +118,13 @@ export class Miner {
     this.deps.chain.on('block', this.onBlock);
     const tip = this.deps.chain.tip();
     const frontier = this.frontier(tip.slot);
-    for (const b of this.deps.chain.canonicalBySlot(frontier + 1n, tip.slot)) this.add(b.id, b.slot);
+    const inWindow = this.deps.chain.canonicalBySlot(frontier + 1n, tip.slot);
+    // The chain keeps ledger states from the LIB up only: older blocks of the window cannot be searched.
+    const without = inWindow.filter((b) => !this.add(b.id, b.slot, false)).length;
+    this.deps.logger.info(
+      { searched: inWindow.length - without, without_state: without, threads: this.slots.length },
+      'PoW mining started on the canonical blocks inside the reward window',
+    );
     this.assignAll();
   }
 
@@ -213,13 +219,14 @@ export class Miner {
     this.assignAll();
   }
 
-  private add(id: Uint8Array, slot: bigint): void {
+  /** Starts searching a block (if not already); false when the chain has no ledger state for it. */
+  private add(id: Uint8Array, slot: bigint, warn = true): boolean {
     const key = bytesToHex(id);
-    if (this.searches.has(key)) return;
+    if (this.searches.has(key)) return true;
     const state = this.deps.chain.stateOf(id);
     if (state === undefined) {
-      this.deps.logger.warn({ block: key }, 'PoW: no ledger state for the block; not searched');
-      return;
+      if (warn) this.deps.logger.warn({ block: key }, 'PoW: no ledger state for the block; not searched');
+      return false;
     }
     this.searches.set(key, {
       key,
@@ -229,6 +236,7 @@ export class Miner {
       target: state.pow.target,
       workers: 0,
     });
+    return true;
   }
 
   private remove(key: string): void {

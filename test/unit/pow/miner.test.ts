@@ -289,4 +289,29 @@ describe('Miner', () => {
     for (const w of store.ready()) assert.equal(w.ticket, powTicket(77n, id, w.publicKey));
     await miner.close();
   });
+
+  test('at start, canonical blocks of the window without a kept ledger state (below the LIB) are skipped', async () => {
+    const chain = new MinerTestChain();
+    for (let i = 0; i < 3; i++) chain.extend();
+    chain.states.delete(bytesToHex(chain.canonical[0]!.id));
+    const { lines, logger } = capture();
+    const miner = new Miner(
+      { threads: 1, concurrencyPerBlock: 1 },
+      { chain, store: openWinnerStore(new MemoryKv()), logger },
+    );
+    miners.push(miner);
+    miner.start();
+    assert.deepEqual(
+      miner.searching().map((s) => s.slot),
+      [2n, 3n],
+    );
+    const started = JSON.parse(lines.find((l) => l.includes('PoW mining started'))!) as Record<
+      string,
+      unknown
+    >;
+    assert.equal(started.searched, 2);
+    assert.equal(started.without_state, 1);
+    await miner.close();
+    assert.equal(miner.isMining, false);
+  });
 });
