@@ -31,4 +31,6 @@ export enum Bucket {
   MempoolTxs = 11,
   /** ASCII name → value: the node's own SDP state (its current declaration id). */
   Sdp = 12,
+  /** PoW ticket (32 bytes BE) → the winner record of src/pow/winners.ts (version byte first). */
+  PowWinners = 13,
 }
