@@ -4,7 +4,8 @@
  * API socket (bound, not serving yet) → key store (keys checked) → storage (locked data directory) →
  * network (listening, dialling its initial peers) → proof backend and its verifier threads → chain
  * (genesis or replay) → chain sync and bootstrap phases (IBD) → mempool (the stored pending transactions)
- * → gossip → wallet → transaction-building operations → API (serving) → leader → status line.
+ * → gossip → wallet → transaction-building operations → proof of work (miner, claims) → API (serving)
+ * → leader → status line.
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
  */
 import { resolve } from 'node:path';
@@ -21,6 +22,7 @@ import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
 import { GossipService, gossipConfig } from '../network/gossip/index.ts';
 import { type INetwork, NetworkService } from '../network/index.ts';
 import { OpsService } from '../ops/index.ts';
+import { Miner, miningThreads, openWinnerStore, PowService } from '../pow/index.ts';
 import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase, SyncService } from '../sync/index.ts';
 import { ConfigError } from '../util/config-fields.ts';
@@ -171,6 +173,7 @@ export class LogosNode {
     let phases: BootstrapPhases | undefined;
     let wallet: Wallet | undefined;
     let ops: OpsService | undefined;
+    let pow: PowService | undefined;
     let network: INetwork | undefined;
     const api = own(
       new ApiServer(
@@ -192,6 +195,9 @@ export class LogosNode {
           deployment,
           get ops() {
             return ops!;
+          },
+          get pow() {
+            return pow!;
           },
           get network() {
             return network!;
@@ -398,6 +404,30 @@ export class LogosNode {
           vouchers: store.wallet,
           declarations: store.sdp,
           logger: log('ops'),
+        },
+      ),
+    );
+
+    // Proof-of-work: the miner searches the blocks of the reward window for winning tickets (off until
+    // `PUT /pow/mining/start`), the service claims them; both start once the chain is Online.
+    const winners = openWinnerStore(store.kv);
+    const miner = new Miner(
+      { threads: miningThreads(config.pow), concurrencyPerBlock: config.pow.mining.max_tickets_per_block },
+      { chain: c, store: winners, logger: log('pow'), signal },
+    );
+    pow = own(
+      PowService.init(
+        { pow: config.pow, knownKeys: Object.values(config.wallet.known_keys) },
+        {
+          chain: c,
+          wallet,
+          mempool: pool,
+          signZk: (m, sks) => proofs!.proveZkSign(m, sks),
+          store: winners,
+          miner,
+          clock,
+          logger: log('pow'),
+          signal,
         },
       ),
     );
