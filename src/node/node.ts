@@ -22,7 +22,7 @@ import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
 import { GossipService, gossipConfig } from '../network/gossip/index.ts';
 import { type INetwork, NetworkService } from '../network/index.ts';
 import { OpsService } from '../ops/index.ts';
-import { Miner, miningThreads, openWinnerStore, PowService } from '../pow/index.ts';
+import { Miner, miningThreads, openWinnerStore, PowService, type WinnerStore } from '../pow/index.ts';
 import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase, SyncService } from '../sync/index.ts';
 import { ConfigError } from '../util/config-fields.ts';
@@ -94,6 +94,8 @@ interface NodeParts {
   readonly leader: LeaderService;
   readonly gossip: GossipService;
   readonly sync: SyncService;
+  readonly pow: PowService;
+  readonly powWinners: WinnerStore;
   readonly api: ApiServer;
   readonly clock: SlotClock;
   readonly dataDir: string;
@@ -111,6 +113,9 @@ export class LogosNode {
   readonly leader: LeaderService;
   readonly gossip: GossipService;
   readonly sync: SyncService;
+  readonly pow: PowService;
+  /** The winning PoW tickets (mined, or claimed and waiting to settle). */
+  readonly powWinners: WinnerStore;
   readonly api: ApiServer;
   readonly clock: SlotClock;
   readonly dataDir: string;
@@ -126,6 +131,8 @@ export class LogosNode {
     this.leader = parts.leader;
     this.gossip = parts.gossip;
     this.sync = parts.sync;
+    this.pow = parts.pow;
+    this.powWinners = parts.powWinners;
     this.api = parts.api;
     this.clock = parts.clock;
     this.dataDir = parts.dataDir;
@@ -458,6 +465,8 @@ export class LogosNode {
       leader,
       gossip,
       sync,
+      pow: pow,
+      powWinners: winners,
       api,
       clock,
       dataDir,
