@@ -126,6 +126,7 @@ export async function buildClaimBatch(input: ClaimBatchInput): Promise<ClaimBatc
   const { reward, pool, claimAddress } = input;
   if (reward === 0n) throw rewardsDisabled();
   const byPool = pool / reward;
+  // inferred: no Blend payload cap, the claim goes to the mempool (docs/fidelity.md)
   let count = Math.min(input.winners.length, maxClaimsByOps());
   if (BigInt(count) > byPool) count = Number(byPool);
   if (count === 0) throw rewardPoolExhausted();

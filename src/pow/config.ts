@@ -44,6 +44,7 @@ export interface PowSection {
   };
 }
 
+// inferred: the defaults of the later reference revision (@01976c8) (docs/fidelity.md)
 export const DEFAULT_POW: PowSection = {
   mining: { max_threads: 1, max_tickets_per_block: 1 },
   auto_claim: { targets: [], tick: { unit: 'seconds', value: 10n } },

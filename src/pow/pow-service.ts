@@ -95,6 +95,7 @@ export class PowService implements IPow {
    * show its balance and absorb every claim): throws `ConfigError` with the reference's text.
    */
   static init(config: PowConfig, deps: PowDeps): PowService {
+    // inferred: checked at once, before Online; the keys listed as hex (docs/fidelity.md)
     const known = new Set(config.knownKeys.map((k) => k.toLowerCase()));
     const untracked = config.pow.auto_claim.targets.map((t) => t.public_key).filter((pk) => !known.has(pk));
     if (untracked.length > 0)
@@ -111,6 +112,7 @@ export class PowService implements IPow {
   }
 
   /** `rate_num > 0` in the deployment (F `EraSettings::rewards_enabled`). */
+  // inferred: the deployment's, without eras (docs/fidelity.md)
   get rewardsEnabled(): boolean {
     return this.deps.chain.config.pow.rate_num > 0n;
   }
@@ -141,6 +143,7 @@ export class PowService implements IPow {
 
   // ---- toggles
 
+  // inferred: a command before Online is recorded and applied when the chain goes Online (docs/fidelity.md)
   startMining(): void {
     if (!this.#wantMining) this.deps.logger.info('PoW mining started');
     this.#wantMining = true;
@@ -227,6 +230,7 @@ export class PowService implements IPow {
   }
 
   /** The pool claims may spend: the tip's, less the rewards of the claims still waiting in the mempool. */
+  // inferred: for every claim, not only within one auto-claim drain (docs/fidelity.md)
   #availablePool(state: LedgerState): bigint {
     let count = 0n;
     for (const w of this.deps.store.pending())
@@ -290,6 +294,8 @@ export class PowService implements IPow {
       winners,
       signZk: this.deps.signZk,
     });
+    // inferred: added to the mempool; F publishes through Blend, which this node does not run yet
+    // (docs/fidelity.md)
     try {
       await this.deps.mempool.add(batch.tx, 'wallet');
     } catch (e) {
@@ -381,6 +387,7 @@ export class PowService implements IPow {
           );
         }
         // A claim whose transaction is neither waiting nor on the chain was dropped: its tickets are ready again.
+        // inferred: F keeps them pending until the window closes (docs/fidelity.md)
         const dropped: PowWinner[] = pending.filter(
           (w) =>
             !settled.has(w.ticket) &&
