@@ -28,7 +28,7 @@ import {
   parseSdpSection,
   type SdpSection,
 } from '../ops/index.ts';
-import { DEFAULT_POW, type PowSection, parsePowSection } from '../pow/index.ts';
+import { checkTargetsTracked, DEFAULT_POW, type PowSection, parsePowSection } from '../pow/index.ts';
 import {
   DEFAULT_STATE,
   DEFAULT_STORAGE,
@@ -207,6 +207,8 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   const blend = parseBlendKeys(root.blend);
   const network = parseNetworkSection(root.network);
   const pow = parsePowSection(root.pow);
+  // Before anything starts: a target the wallet does not track stops the node.
+  checkTargetsTracked(pow, Object.values(wallet.known_keys));
 
   const tracing = mapping(root.tracing, 'tracing');
   checkLayout(tracing, TRACING, 'tracing');

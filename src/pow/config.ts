@@ -117,6 +117,20 @@ export function parsePowSection(raw: unknown): PowSection {
   };
 }
 
+/**
+ * Refuses auto-claim targets the wallet does not track (a target whose balance the wallet cannot see
+ * would absorb every claim), with the reference's text; `knownKeys` are the hex of `wallet.known_keys`.
+ */
+// inferred: the keys listed as hex (F prints them with `Debug`) (docs/fidelity.md)
+export function checkTargetsTracked(pow: PowSection, knownKeys: readonly string[]): void {
+  const known = new Set(knownKeys.map((k) => k.toLowerCase()));
+  const untracked = pow.auto_claim.targets.map((t) => t.public_key).filter((pk) => !known.has(pk));
+  if (untracked.length > 0)
+    throw new ConfigError(
+      `PoW auto-claim targets are not tracked by the wallet (add them to \`wallet.known_keys\`): [${untracked.join(', ')}]`,
+    );
+}
+
 /** The miner's thread count for a section: its setting, else the available cores. */
 export function miningThreads(s: PowSection): number {
   return s.mining.max_threads ?? availableParallelism();

@@ -14,6 +14,7 @@ export {
 export {
   type AutoClaimTick,
   type ClaimTarget,
+  checkTargetsTracked,
   DEFAULT_POW,
   miningThreads,
   type PowSection,

@@ -20,12 +20,11 @@ import { gasContextOf } from '../ledger/gas.ts';
 import type { LedgerState } from '../ledger/state.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
 import type { IMempool } from '../mempool/index.ts';
-import { ConfigError } from '../util/config-fields.ts';
 import { Semaphore } from '../util/semaphore.ts';
 import type { IWallet } from '../wallet/index.ts';
 import { AutoClaimTicker, neediestTarget, type TargetBalance } from './auto-claim.ts';
 import { buildClaimBatch, claimableOn } from './claims.ts';
-import { type PowSection, targetKey } from './config.ts';
+import { checkTargetsTracked, type PowSection, targetKey } from './config.ts';
 import { noClaimTarget, PowError } from './errors.ts';
 import type { ClaimableRewards, ClaimTargetStatus, IPow, PowStatus } from './interface.ts';
 import type { PowWinner, WinnerStore } from './winners.ts';
@@ -95,13 +94,8 @@ export class PowService implements IPow {
    * show its balance and absorb every claim): throws `ConfigError` with the reference's text.
    */
   static init(config: PowConfig, deps: PowDeps): PowService {
-    // inferred: checked at once, before Online; the keys listed as hex (docs/fidelity.md)
-    const known = new Set(config.knownKeys.map((k) => k.toLowerCase()));
-    const untracked = config.pow.auto_claim.targets.map((t) => t.public_key).filter((pk) => !known.has(pk));
-    if (untracked.length > 0)
-      throw new ConfigError(
-        `PoW auto-claim targets are not tracked by the wallet (add them to \`wallet.known_keys\`): [${untracked.join(', ')}]`,
-      );
+    // inferred: checked at once, before Online (the configuration parser checks it first) (docs/fidelity.md)
+    checkTargetsTracked(config.pow, config.knownKeys);
     const s = new PowService(config, deps);
     if (deps.chain.consensusState === 'Online') s.#start();
     else {
