@@ -100,6 +100,9 @@ const server = new ApiServer(
     get mempool(): never {
       throw new Error('not read by the measured endpoints');
     },
+    get pow(): never {
+      throw new Error('not read by the measured endpoints');
+    },
     get ops(): never {
       throw new Error('not read by the measured endpoints');
     },

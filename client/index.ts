@@ -44,7 +44,8 @@ type QueryArgs<D extends RouteDef> = D['query'] extends object
     ? { query: QueryIn<D['query']> }
     : { query?: QueryIn<D['query']> }
   : Nothing;
-type BodyArgs<D extends RouteDef> = D['body'] extends Schema<infer B> ? { body: B } : Nothing;
+type BodyArgs<D extends RouteDef> =
+  D['body'] extends Schema<infer B> ? (D['optionalBody'] extends true ? { body?: B } : { body: B }) : Nothing;
 
 /** What a method takes: path params, query, body, and an optional abort signal. */
 export type Args<D extends RouteDef> = PathArgs<D> & QueryArgs<D> & BodyArgs<D> & { signal?: AbortSignal };
@@ -134,7 +135,7 @@ async function call(
   const doFetch = options.fetch ?? fetch;
   const headers: Record<string, string> = { ...options.headers };
   let body: string | undefined;
-  if (def.body) {
+  if (def.body && !(def.optionalBody && args.body === undefined)) {
     headers['content-type'] = 'application/json';
     body = stringifyJson(args.body as Json);
   }

@@ -39,6 +39,14 @@ export function decodeRequest(def: RouteDef, raw: RawRequest): RouteArgs {
     } else query[name] = p.parse(value, name);
   }
   if (!def.body) return { params, query };
+  if (def.optionalBody) {
+    try {
+      return { params, query, body: raw.body === undefined ? undefined : def.body.decode(raw.body as Json) };
+    } catch (e) {
+      if (!(e instanceof SchemaError)) throw e;
+      return { params, query, body: undefined };
+    }
+  }
   if (!JSON_CONTENT_TYPE.test(raw.contentType ?? '')) throw unsupportedMediaType();
   try {
     return { params, query, body: def.body.decode(raw.body as Json) };

@@ -13,6 +13,7 @@ import { leaderRoutes } from './routes/leader.ts';
 import { mantleRoutes } from './routes/mantle.ts';
 import { networkRoutes } from './routes/network.ts';
 import { nodeRoutes } from './routes/node.ts';
+import { powRoutes } from './routes/pow.ts';
 import { sdpRoutes } from './routes/sdp.ts';
 import { walletRoutes } from './routes/wallet.ts';
 
@@ -42,6 +43,7 @@ export { AgedNotes, ClaimableVouchers, LeaderClaim, VoucherStatus, WalletVoucher
 export { Channel, GasPrices } from './routes/mantle.ts';
 export { DialPeerRequest, NetworkInfo } from './routes/network.ts';
 export { VersionInfo } from './routes/node.ts';
+export { ClaimableRewards, PowClaimRequest, PowClaimResult, PowStatus } from './routes/pow.ts';
 export {
   ActivityMetadata,
   Declaration,
@@ -60,6 +62,7 @@ export const API = {
   ...networkRoutes,
   ...blendRoutes,
   ...leaderRoutes,
+  ...powRoutes,
   ...adminRoutes,
   ...walletRoutes,
 } as const satisfies Record<string, RouteDef>;

@@ -67,7 +67,10 @@ export function openApiDocument(routes: readonly { operationId: string; def: Rou
       parameters: params,
       ...(def.body
         ? {
-            requestBody: { required: true, content: { 'application/json': { schema: def.body.jsonSchema } } },
+            requestBody: {
+              required: def.optionalBody !== true,
+              content: { 'application/json': { schema: def.body.jsonSchema } },
+            },
           }
         : {}),
       responses,

@@ -44,6 +44,11 @@ export interface RouteDef {
   readonly params?: Readonly<Record<string, PathParam<unknown>>>;
   readonly query?: Readonly<Record<string, QueryParam<unknown>>>;
   readonly body?: Schema<unknown>;
+  /**
+   * The body may be left out, and a body that is not valid JSON or does not fit the schema counts as
+   * none (whatever its content type): the handler then receives `undefined`.
+   */
+  readonly optionalBody?: boolean;
   /** A JSON body, or an NDJSON stream of lines of this schema. */
   readonly response: { readonly json: Schema<unknown> } | { readonly ndjson: Schema<unknown> };
   /** Status of a success (200 unless given). */

@@ -43,7 +43,12 @@ const SWAGGER_LOGO =
 /** What the server keeps of a route's definition in fastify's route config. */
 interface RouteConfig {
   readonly mutates: boolean;
+  /** The route's body is optional and lenient (`optionalBody`): one that does not parse counts as none. */
+  readonly optionalBody?: boolean;
 }
+
+const optionalBodyOf = (req: FastifyRequest): boolean =>
+  (req.routeOptions.config as Partial<RouteConfig> | undefined)?.optionalBody === true;
 
 class Timeout extends Error {}
 class ClientGone extends Error {}
@@ -156,11 +161,25 @@ export class ApiServer {
     });
     // JSON bodies keep u64 values exact; a syntax error is the reference's plain-text 400.
     app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, text, done) => {
       try {
         done(null, parseJsonBody(text as string));
       } catch (e) {
-        done(e as Error, undefined);
+        if (optionalBodyOf(req)) done(null, undefined);
+        else done(e as Error, undefined);
+      }
+    });
+    // Other content types: a route with an optional body reads JSON from any (or takes none); the other
+    // routes refuse them (415), as fastify does for a content type it has no parser for.
+    app.addContentTypeParser('*', { parseAs: 'string' }, (req, text, done) => {
+      if (!optionalBodyOf(req)) {
+        done(Object.assign(new Error('Unsupported Media Type'), { statusCode: 415 }), undefined);
+        return;
+      }
+      try {
+        done(null, parseJsonBody(text as string));
+      } catch {
+        done(null, undefined);
       }
     });
     app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
@@ -184,7 +203,10 @@ export class ApiServer {
     });
 
     for (const route of this.routes) {
-      const config: RouteConfig = { mutates: routeMutates(route.def) };
+      const config: RouteConfig = {
+        mutates: routeMutates(route.def),
+        ...(route.def.optionalBody ? { optionalBody: true } : {}),
+      };
       app.route({
         method: route.def.method,
         url: route.def.path.replace(/\{(\w+)\}/g, ':$1'),

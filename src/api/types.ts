@@ -8,6 +8,7 @@ import type { Deployment } from '../ledger/deployment.ts';
 import type { IMempool } from '../mempool/index.ts';
 import type { INetwork } from '../network/index.ts';
 import type { IOps } from '../ops/index.ts';
+import type { IPow } from '../pow/index.ts';
 import type { IWallet } from '../wallet/index.ts';
 import type { Infer, Schema } from './json-schema.ts';
 import type { PathParam, QueryParam, RouteDef } from './route-def.ts';
@@ -28,6 +29,8 @@ export interface ApiContext {
   readonly wallet: IWallet;
   /** Leader reward claims, SDP messages, Blend join and channel deposits built with the node's wallet. */
   readonly ops: IOps;
+  /** The proof-of-work service (the `/pow/*` routes). */
+  readonly pow: IPow;
   /** The peer-to-peer network (the `/network/*` routes). */
   readonly network: INetwork;
   phase(): Phase;
@@ -69,7 +72,11 @@ type QueryOut<Q> = {
 export interface HandlerArgs<D extends RouteDef> {
   readonly params: { readonly [K in PathParamNames<D['path']>]: PathOut<D, K> };
   readonly query: D['query'] extends object ? QueryOut<D['query']> : Record<never, never>;
-  readonly body: D['body'] extends Schema<infer B> ? B : undefined;
+  readonly body: D['body'] extends Schema<infer B>
+    ? D['optionalBody'] extends true
+      ? B | undefined
+      : B
+    : undefined;
 }
 
 export type Handler<D extends RouteDef, C = ApiContext> = (ctx: C, args: HandlerArgs<D>) => HandlerResult;

@@ -3,7 +3,7 @@
  * Strict: an unknown key or a value of the wrong type is an error naming the key. Missing keys take
  * the reference defaults. Durations are seconds, as numbers or strings such as '3600.000000000'.
  *
- * Sections of services this node does not run yet (blend, time, sdp, pow, and the sync and
+ * Sections of services this node does not run yet (blend, time, sdp, and the sync and
  * network parts of cryptarchia) are checked for their key layout (unknown keys are refused) so that a
  * reference configuration loads and a typo is caught; their addresses (hosts, ports, multiaddrs) are
  * checked too, so that a bad one stops the node before it touches its storage. Their other values are
@@ -12,7 +12,7 @@
  * This file composes the sections: each service parses its own in its `config.ts` (`api/`, `chain/` for
  * `cryptarchia`, `storage/` for `state` and `storage`, `wallet/` for `wallet` and `kms`, `mempool/` for
  * `mempool`, `ops/` for `sdp` and the key ids of `blend`, a section of this node's own, `network/` for
- * `network`).
+ * `network`, `pow/` for `pow`).
  */
 import { parseDocument } from 'yaml';
 import { type ApiBackendConfig, DEFAULT_API_BACKEND, parseApiSection } from '../api/config.ts';
@@ -28,6 +28,7 @@ import {
   parseSdpSection,
   type SdpSection,
 } from '../ops/index.ts';
+import { checkTargetsTracked, DEFAULT_POW, type PowSection, parsePowSection } from '../pow/index.ts';
 import {
   DEFAULT_STATE,
   DEFAULT_STORAGE,
@@ -65,6 +66,7 @@ export interface UserConfig {
   readonly sdp: SdpSection;
   readonly blend: BlendKeysSection;
   readonly network: NetworkSection;
+  readonly pow: PowSection;
   readonly tracing: { readonly level: string };
 }
 
@@ -80,6 +82,7 @@ export const DEFAULT_CONFIG: UserConfig = {
   sdp: DEFAULT_SDP,
   blend: DEFAULT_BLEND_KEYS,
   network: DEFAULT_NETWORK,
+  pow: DEFAULT_POW,
   tracing: { level: 'INFO' },
 };
 
@@ -105,10 +108,6 @@ const LATER: Readonly<Record<string, Layout>> = {
     declaration_id: true,
     wallet: { max_tx_fee: true, funding_pk: true },
     active_message_tracker: { status_check_interval_in_tip_changes: true },
-  },
-  pow: {
-    mining: { max_threads: true, max_tickets_per_block: true },
-    auto_claim: { targets: true, tick: true },
   },
 };
 
@@ -207,6 +206,9 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   const sdp = parseSdpSection(root.sdp);
   const blend = parseBlendKeys(root.blend);
   const network = parseNetworkSection(root.network);
+  const pow = parsePowSection(root.pow);
+  // Before anything starts: a target the wallet does not track stops the node.
+  checkTargetsTracked(pow, Object.values(wallet.known_keys));
 
   const tracing = mapping(root.tracing, 'tracing');
   checkLayout(tracing, TRACING, 'tracing');
@@ -226,6 +228,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
     sdp,
     blend,
     network,
+    pow,
     tracing: { level },
   };
 }

@@ -17,6 +17,7 @@ export const LOG_MODULES = [
   'wallet',
   'leader',
   'ops',
+  'pow',
   'api',
 ] as const;
 export type LogModule = (typeof LOG_MODULES)[number];

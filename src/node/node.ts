@@ -4,7 +4,8 @@
  * API socket (bound, not serving yet) → key store (keys checked) → storage (locked data directory) →
  * network (listening, dialling its initial peers) → proof backend and its verifier threads → chain
  * (genesis or replay) → chain sync and bootstrap phases (IBD) → mempool (the stored pending transactions)
- * → gossip → wallet → transaction-building operations → API (serving) → leader → status line.
+ * → gossip → wallet → transaction-building operations → proof of work (miner, claims) → API (serving)
+ * → leader → status line.
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
  */
 import { resolve } from 'node:path';
@@ -21,6 +22,7 @@ import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
 import { GossipService, gossipConfig } from '../network/gossip/index.ts';
 import { type INetwork, NetworkService } from '../network/index.ts';
 import { OpsService } from '../ops/index.ts';
+import { Miner, miningThreads, openWinnerStore, PowService, type WinnerStore } from '../pow/index.ts';
 import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase, SyncService } from '../sync/index.ts';
 import { ConfigError } from '../util/config-fields.ts';
@@ -92,6 +94,8 @@ interface NodeParts {
   readonly leader: LeaderService;
   readonly gossip: GossipService;
   readonly sync: SyncService;
+  readonly pow: PowService;
+  readonly powWinners: WinnerStore;
   readonly api: ApiServer;
   readonly clock: SlotClock;
   readonly dataDir: string;
@@ -109,6 +113,9 @@ export class LogosNode {
   readonly leader: LeaderService;
   readonly gossip: GossipService;
   readonly sync: SyncService;
+  readonly pow: PowService;
+  /** The winning PoW tickets (mined, or claimed and waiting to settle). */
+  readonly powWinners: WinnerStore;
   readonly api: ApiServer;
   readonly clock: SlotClock;
   readonly dataDir: string;
@@ -124,6 +131,8 @@ export class LogosNode {
     this.leader = parts.leader;
     this.gossip = parts.gossip;
     this.sync = parts.sync;
+    this.pow = parts.pow;
+    this.powWinners = parts.powWinners;
     this.api = parts.api;
     this.clock = parts.clock;
     this.dataDir = parts.dataDir;
@@ -171,6 +180,7 @@ export class LogosNode {
     let phases: BootstrapPhases | undefined;
     let wallet: Wallet | undefined;
     let ops: OpsService | undefined;
+    let pow: PowService | undefined;
     let network: INetwork | undefined;
     const api = own(
       new ApiServer(
@@ -192,6 +202,9 @@ export class LogosNode {
           deployment,
           get ops() {
             return ops!;
+          },
+          get pow() {
+            return pow!;
           },
           get network() {
             return network!;
@@ -402,6 +415,34 @@ export class LogosNode {
       ),
     );
 
+    // Proof-of-work: the miner searches the blocks of the reward window for winning tickets (off until
+    // `PUT /pow/mining/start`), the service claims them; both start once the chain is Online.
+    const powLog = log('pow');
+    const winners = openWinnerStore(store.kv, {
+      onCorrupt: (key, reason) =>
+        powLog.error({ ticket: key, reason }, 'a stored PoW ticket is unreadable and is skipped'),
+    });
+    const miner = new Miner(
+      { threads: miningThreads(config.pow), concurrencyPerBlock: config.pow.mining.max_tickets_per_block },
+      { chain: c, store: winners, logger: powLog, signal },
+    );
+    pow = own(
+      PowService.init(
+        { pow: config.pow, knownKeys: Object.values(config.wallet.known_keys) },
+        {
+          chain: c,
+          wallet,
+          mempool: pool,
+          signZk: (m, sks) => proofs!.proveZkSign(m, sks),
+          store: winners,
+          miner,
+          clock,
+          logger: powLog,
+          signal,
+        },
+      ),
+    );
+
     await api.start();
     // Serving stops before the services it reads close (the first close, of the bound socket, is then a no-op).
     stops.push(() => api.close());
@@ -428,6 +469,8 @@ export class LogosNode {
       leader,
       gossip,
       sync,
+      pow: pow,
+      powWinners: winners,
       api,
       clock,
       dataDir,

@@ -13,6 +13,7 @@ import { leaderHandlers } from './leader.ts';
 import { mantleHandlers } from './mantle.ts';
 import { networkHandlers } from './network.ts';
 import { nodeHandlers } from './node.ts';
+import { powHandlers } from './pow.ts';
 import { sdpHandlers } from './sdp.ts';
 import { walletHandlers } from './wallet.ts';
 
@@ -25,6 +26,7 @@ const HANDLERS: Handlers<Api> = {
   ...networkHandlers,
   ...blendHandlers,
   ...leaderHandlers,
+  ...powHandlers,
   ...adminHandlers,
   ...walletHandlers,
 };

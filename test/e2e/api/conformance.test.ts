@@ -22,19 +22,13 @@ import { devnetConfigYaml, spawnCli } from '../../utils/cli-process.ts';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CHECKER = resolve(ROOT, '../shared/conformance/check.mjs');
 
-/** Checks of endpoints of services not built yet (Blend, PoW), the OpenAPI check, which lists
+/** Checks of endpoints of services not built yet (Blend), the OpenAPI check, which lists
  * those endpoints too, and one deliberate difference. The checker runs with `--writes`: transactions
  * through the wallet, funding, leader claims. */
 const EXPECTED_TO_FAIL: ReadonlySet<string> = new Set([
   // Blend
   'GET /blend/info',
   'GET /blend/transactions/pending',
-  // PoW
-  'GET /pow/status',
-  'GET /pow/rewards/claimable',
-  'PUT /pow/mining/start then stop',
-  'PUT /pow/auto-claim/start and stop',
-  'POST /pow/claim answers {tx_hash} or fails cleanly',
   // deliberate difference (README, browser protection): a foreign origin's preflight of a state-changing
   // route is refused; the checker preflights /wallet/transactions/transfer-funds
   'CORS preflight allows any origin',

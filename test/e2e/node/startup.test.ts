@@ -141,6 +141,9 @@ function versionServer(timeout?: number): ApiServer {
       get wallet(): never {
         throw new Error('not read by /version');
       },
+      get pow(): never {
+        throw new Error('not read by /version');
+      },
       get ops(): never {
         throw new Error('not read by /version');
       },

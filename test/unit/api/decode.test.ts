@@ -124,3 +124,31 @@ describe('body', () => {
     rejects(() => put('{"filters":{"*":1.0}}'), 422, /filters\["\*"\]: expected a log level/);
   });
 });
+
+describe('an optional, lenient body (POST /pow/claim)', () => {
+  test('none, a wrong shape or any content type count as no body; a fitting one is decoded', () => {
+    const claim = API.powClaim;
+    assert.equal(decodeRequest(claim, req({})).body, undefined);
+    assert.equal(decodeRequest(claim, req({ contentType: 'text/plain', body: 'hello' })).body, undefined);
+    assert.equal(
+      decodeRequest(claim, req({ contentType: 'application/json', body: { other: 1 } })).body,
+      undefined,
+    );
+    assert.equal(
+      decodeRequest(claim, req({ contentType: 'application/json', body: { claim_address: 7 } })).body,
+      undefined,
+    );
+    assert.deepEqual(
+      decodeRequest(claim, req({ contentType: 'text/plain', body: { claim_address: 'ab' } })).body,
+      {
+        claim_address: 'ab',
+      },
+    );
+    // A route whose body is required still refuses the same input.
+    rejects(
+      () => decodeRequest(API.blendJoin, req({ contentType: 'application/json', body: { other: 1 } })),
+      422,
+      /missing field/,
+    );
+  });
+});

@@ -67,6 +67,14 @@ tracing:
       ['network: 5', /^network: expected a mapping/],
       ['network: { backend: { swarm: { prot: 3000 } } }', /^network\.backend\.swarm\.prot: unknown key/],
       ['pow: { mining: { max_threads: 2 }, autoclaim: {} }', /^pow\.autoclaim: unknown key/],
+      [
+        'pow: { auto_claim: { tick: { unit: slots, value: 0 } } }',
+        /^pow\.auto_claim\.tick\.value: must be greater than 0/,
+      ],
+      [
+        `pow: { auto_claim: { targets: [{ public_key: '${'22'.repeat(31)}00', threshold: 5 }] } }`,
+        /^PoW auto-claim targets are not tracked by the wallet \(add them to `wallet\.known_keys`\): \[2{62}00\]$/,
+      ],
       ['[1, 2]', /expected a mapping/],
       ['a: [', /not valid YAML/],
     ];

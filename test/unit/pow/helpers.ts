@@ -1,0 +1,208 @@
+/** Shared by the PoW unit tests: winning tickets found by search, and in-memory fakes of the miner side. */
+import { randomBytes } from 'node:crypto';
+import { frFromBytesModOrder } from '../../../src/crypto/field.ts';
+import { zkPublicKey } from '../../../src/crypto/zk-keys.ts';
+import { powTicket } from '../../../src/ledger/pow-claims.ts';
+import type { LedgerState } from '../../../src/ledger/state.ts';
+import type { MinerControl, PowWinner, WinnerStore } from '../../../src/pow/index.ts';
+
+/** Winning tickets on a block of `state`'s chain: `n` fresh keys whose ticket is below the target. */
+export function findWinners(
+  state: LedgerState,
+  blockId: Uint8Array,
+  blockSlot: bigint,
+  n: number,
+  nonce: bigint = state.epoch_state.nonce,
+): PowWinner[] {
+  const out: PowWinner[] = [];
+  while (out.length < n) {
+    const secretKey = frFromBytesModOrder(randomBytes(32));
+    const publicKey = zkPublicKey(secretKey);
+    const ticket = powTicket(nonce, blockId, publicKey);
+    if (ticket < state.pow.target)
+      out.push({ ticket, blockId, blockSlot, epochNonce: nonce, secretKey, publicKey });
+  }
+  return out;
+}
+
+/** The agreed WinnerStore, in memory. */
+export class MemoryWinners implements WinnerStore {
+  readonly all = new Map<bigint, PowWinner>();
+  #sorted(f: (w: PowWinner) => boolean): PowWinner[] {
+    return [...this.all.values()]
+      .filter(f)
+      .sort((a, b) => (a.blockSlot < b.blockSlot ? -1 : a.blockSlot > b.blockSlot ? 1 : 0));
+  }
+  ready(): PowWinner[] {
+    return this.#sorted((w) => w.claimTx === undefined);
+  }
+  pending(): PowWinner[] {
+    return this.#sorted((w) => w.claimTx !== undefined);
+  }
+  async add(w: PowWinner): Promise<void> {
+    this.all.set(w.ticket, w);
+  }
+  async markPending(tickets: readonly bigint[], txHash: Uint8Array): Promise<void> {
+    for (const t of tickets) {
+      const w = this.all.get(t);
+      if (w) this.all.set(t, { ...w, claimTx: txHash });
+    }
+  }
+  async markReady(tickets: readonly bigint[]): Promise<void> {
+    for (const t of tickets) {
+      const w = this.all.get(t);
+      if (w) {
+        const { claimTx: _, ...rest } = w;
+        this.all.set(t, rest);
+      }
+    }
+  }
+  async retire(tickets: readonly bigint[]): Promise<void> {
+    for (const t of tickets) this.all.delete(t);
+  }
+  async prune(currentSlot: bigint, window: bigint): Promise<PowWinner[]> {
+    const out = [...this.all.values()].filter((w) => w.blockSlot + window < currentSlot);
+    for (const w of out) this.all.delete(w.ticket);
+    return out;
+  }
+}
+
+/** A miner that only records its toggles. */
+export class FakeMiner implements MinerControl {
+  isMining = false;
+  starts = 0;
+  closed = false;
+  start(): void {
+    this.isMining = true;
+    this.starts++;
+  }
+  stop(): void {
+    this.isMining = false;
+  }
+  async close(): Promise<void> {
+    this.closed = true;
+    this.isMining = false;
+  }
+}
+
+// ---- a PoW service over fakes of the chain, the wallet and the mempool, on a TestChain's ledger
+
+import { EventEmitter } from 'node:events';
+import pino from 'pino';
+import type { ProcessedBlock } from '../../../src/chain/index.ts';
+import type { SignedMantleTx } from '../../../src/mantle/tx.ts';
+import { txHash } from '../../../src/mantle/tx.ts';
+import { type ClaimTarget, DEFAULT_POW, type PowSection, PowService } from '../../../src/pow/index.ts';
+import { insecureTestZkSign } from '../../../src/zk/insecure-test-proofs.ts';
+import { TestChain } from '../../mocks/ledger.ts';
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+export class PowHarness {
+  readonly c = new TestChain();
+  readonly events = new EventEmitter();
+  consensusState: 'Bootstrapping' | 'Online';
+  rateNum = 1n;
+  readonly pool = new Map<string, SignedMantleTx>();
+  readonly included = new Set<string>();
+  readonly balances = new Map<bigint, bigint>();
+  balanceFails = false;
+  slot = 0n;
+  readonly store = new MemoryWinners();
+  readonly miner = new FakeMiner();
+  readonly service: PowService;
+
+  constructor(
+    opts: {
+      online?: boolean;
+      targets?: ClaimTarget[];
+      tick?: PowSection['auto_claim']['tick'];
+      rateNum?: bigint;
+    } = {},
+  ) {
+    this.consensusState = opts.online === false ? 'Bootstrapping' : 'Online';
+    if (opts.rateNum !== undefined) this.rateNum = opts.rateNum;
+    this.c.apply([], 5n);
+    const h = this;
+    const targets = opts.targets ?? [];
+    this.service = PowService.init(
+      {
+        pow: { ...DEFAULT_POW, auto_claim: { targets, tick: opts.tick ?? { unit: 'slots', value: 1n } } },
+        knownKeys: targets.map((t) => t.public_key),
+      },
+      {
+        chain: {
+          on: (e: string, f: (...a: unknown[]) => void) => h.events.on(e, f),
+          off: (e: string, f: (...a: unknown[]) => void) => h.events.off(e, f),
+          once: (e: string, f: (...a: unknown[]) => void) => h.events.once(e, f),
+          tip: () => ({ id: h.c.tip, slot: h.c.state.slot, height: 1, state: h.c.state }),
+          get consensusState() {
+            return h.consensusState;
+          },
+          get config() {
+            return { ...h.c.ctx.config, pow: { ...h.c.ctx.config.pow, rate_num: h.rateNum } };
+          },
+          transactionLocation: (hash: Uint8Array) =>
+            h.included.has(hex(hash)) ? { block: h.c.tip, position: 0 } : undefined,
+        } as never,
+        wallet: {
+          balance: (pk: bigint) => {
+            if (h.balanceFails) throw new Error('wallet unavailable');
+            const b = h.balances.get(pk);
+            return b === undefined ? undefined : { tip: h.c.tip, balance: b, notes: [], address: pk };
+          },
+        },
+        mempool: {
+          add: async (tx: SignedMantleTx) => {
+            const hash = txHash(tx.mantle_tx);
+            h.pool.set(hex(hash), tx);
+            return { hash, outcome: 'added' as const };
+          },
+          has: (hash: Uint8Array) => h.pool.has(hex(hash)),
+        },
+        signZk: async (msg, sks) => insecureTestZkSign(msg, [...sks]),
+        store: this.store,
+        miner: this.miner,
+        clock: { currentSlot: () => h.slot, slotDurationMs: 20 },
+        logger: pino({ level: 'silent' }),
+      },
+    );
+  }
+
+  goOnline(): void {
+    this.consensusState = 'Online';
+    this.events.emit('online');
+  }
+
+  /** Applies the pending claim transactions in a block (as a leader would) and tells the service. */
+  async includePending(): Promise<void> {
+    const txs = [...this.pool.values()];
+    const r = this.c.apply(txs);
+    for (const t of txs) this.included.add(hex(txHash(t.mantle_tx)));
+    this.pool.clear();
+    await this.processed(r.events);
+  }
+
+  /** Emits a processed block with these events and waits for the service to handle it. */
+  async processed(events: ProcessedBlock['events'] = []): Promise<void> {
+    const pb = {
+      events,
+      tip: { id: this.c.tip, slot: this.c.state.slot, height: 1 },
+    } as unknown as ProcessedBlock;
+    this.events.emit('block', pb);
+    // Settlement runs under the service's lock: a claim taken after it waits for it.
+    await this.service.claimable();
+  }
+
+  async addWinners(n: number): Promise<PowWinner[]> {
+    const ws = findWinners(this.c.state, this.c.tip, this.c.state.slot, n);
+    for (const w of ws) await this.store.add(w);
+    return ws;
+  }
+
+  balanceOnChain(pk: bigint): bigint {
+    let sum = 0n;
+    for (const r of this.c.state.notes.values()) if (r.note.pk === pk) sum += r.note.value;
+    return sum;
+  }
+}
