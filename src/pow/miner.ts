@@ -30,6 +30,8 @@ const WORKER = new URL('./ticket-worker.mjs', import.meta.url);
 const CHUNK_MS = 4;
 /** The worker threads' nice value (the lowest priority). */
 const WORKER_NICE = 19;
+/** Winners held at most, whatever the pool could pay (each is a stored record). */
+const MAX_HELD = 10_000n;
 
 export interface MinerOptions {
   readonly threads: number; // worker threads (pow.mining.max_threads; null → one per core)
@@ -81,6 +83,10 @@ export class Miner {
   private nextGen = 1;
   private cursor = 0;
   private running = false;
+  /** The winners held reach what the tip's reward pool can pay: searching waits for the next block. */
+  private full = false;
+  /** Winners found and still being stored. */
+  private adding = 0;
   private closed = false;
   private readonly onBlock = (pb: ProcessedBlock): void => this.processed(pb);
   private readonly permuteWaiters: ((rate: { permutations: number; ms: number }) => void)[] = [];
@@ -125,6 +131,7 @@ export class Miner {
       { searched: inWindow.length - without, without_state: without, threads: this.slots.length },
       'PoW mining started on the canonical blocks inside the reward window',
     );
+    this.checkRoom();
     this.assignAll();
   }
 
@@ -216,6 +223,7 @@ export class Miner {
       if (frontier < b.header.slot) this.add(id, b.header.slot);
     }
     for (const s of [...this.searches.values()]) if (s.slot < frontier) this.remove(s.key);
+    this.checkRoom();
     this.assignAll();
   }
 
@@ -271,6 +279,7 @@ export class Miner {
         break;
       }
     }
+    if (this.full) pick = undefined;
     if (pick === current && current !== undefined) return;
     if (slot.search !== undefined) slot.search.workers--;
     slot.search = pick;
@@ -295,10 +304,43 @@ export class Miner {
     this.stats.attempts += BigInt(msg.attempts);
     if (!this.running) return;
     const search = this.gens.get(msg.gen);
-    if (search !== undefined && this.searches.get(search.key) === search) {
-      for (const w of msg.winners) this.found(search, w);
+    if (search !== undefined && this.searches.get(search.key) === search && msg.winners.length > 0) {
+      let room = this.room();
+      for (const w of msg.winners) {
+        if (room <= 0) break;
+        room--;
+        this.found(search, w);
+      }
+      this.checkRoom(room);
     }
     if (slot.gen === msg.gen || slot.search === undefined) this.assign(slot);
+  }
+
+  /**
+   * How many more winners the tip's reward pool can pay (`pool / epoch_reward`, less the winners held):
+   * a ticket beyond it could never be claimed.
+   */
+  // inferred: the search pauses once the winners held reach what the tip's pool can pay (F's later
+  // revision stops a block's search at that count; docs/fidelity.md)
+  private room(): number {
+    const pow = this.deps.chain.tip().state.pow;
+    const payable = pow.epoch_reward > 0n ? pow.pool / pow.epoch_reward : 0n;
+    const held = this.deps.store.ready().length + this.deps.store.pending().length + this.adding;
+    return Number(payable > MAX_HELD ? MAX_HELD : payable) - held;
+  }
+
+  /** Pauses the search when there is no room for another winner, and resumes it when there is. */
+  private checkRoom(room = this.room()): void {
+    const full = room <= 0;
+    if (full === this.full) return;
+    this.full = full;
+    this.deps.logger.info(
+      full
+        ? 'PoW search paused: the reward pool cannot pay more tickets than those held'
+        : 'PoW search resumed: the reward pool can pay more tickets',
+    );
+    if (!full) this.assignAll();
+    else for (const slot of this.slots) this.assign(slot);
   }
 
   private found(s: Search, w: ChunkMsg['winners'][number]): void {
@@ -310,16 +352,20 @@ export class Miner {
       secretKey: w.secretKey,
       publicKey: w.publicKey,
     };
+    this.adding++;
     this.deps.store.add(winner).then(
       () => {
+        this.adding--;
         this.stats.winners++;
         this.deps.logger.info(
           { block_slot: s.slot.toString(), ticket: bytesToHex(ticketKey(w.ticket)).slice(0, 16) },
           'PoW ticket found',
         );
       },
-      (e: unknown) =>
-        this.deps.logger.error({ err: e, block_slot: s.slot.toString() }, 'PoW winner not stored'),
+      (e: unknown) => {
+        this.adding--;
+        this.deps.logger.error({ err: e, block_slot: s.slot.toString() }, 'PoW winner not stored');
+      },
     );
   }
 }
