@@ -18,6 +18,7 @@ import { ed25519PublicKey } from '../crypto/ed25519.ts';
 import { type Fr, frToBytes } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { devnetSecretKey } from '../ledger/devnet-keys.ts';
+import { DEVNET_CLAIM_THRESHOLD } from '../node/devnet.ts';
 import { DevnetError } from './errors.ts';
 
 export const MIN_NODES = 1;
@@ -268,6 +269,11 @@ export function nodeConfigYaml(plan: NodePlan, all: readonly NodePlan[]): string
     '    keys:',
     ...zk.map((k) => `      ${q(k.publicKey)}: !Zk ${q(k.secretKey)}  # devnet key ${k.index}`),
     `      ${q(plan.blendSigning.publicKey)}: !Ed25519 ${q(plan.blendSigning.secretKey)}  # devnet key ${plan.blendSigning.index} (seed)`,
+    'pow:',
+    '  auto_claim:',
+    '    # armed at start (mining is off until PUT /pow/mining/start); the threshold is out of reach',
+    '    targets:',
+    `      - { public_key: ${q(plan.fundedKeys[plan.fundedKeys.length - 1]!.publicKey)}, threshold: ${DEVNET_CLAIM_THRESHOLD} }`,
     'wallet:',
     '  known_keys:',
     ...zk.map((k) => `    ${q(k.publicKey)}: ${q(k.publicKey)}`),

@@ -13,8 +13,8 @@
  * tip's UTXO root; at a won slot, if the proof's public inputs are still those of the tip, the block
  * is built around the ready proof. A tip that changes them before the slot starts the proof again
  * (with the same key and voucher); a proof left unused is dropped, and one still waiting for the
- * prover is withdrawn. The prover runs at a low priority; a proof needed at its slot (none ready) goes
- * before those made ahead.
+ * prover is withdrawn. The prover runs at a low priority; proofs made ahead wait behind any other
+ * request (a transaction's signature, a claim), and a proof needed at its slot (none ready) goes first.
  */
 import type { Logger } from 'pino';
 import { bodyRoot } from '../block/block.ts';
@@ -284,7 +284,7 @@ export class LeaderService {
           continue;
         }
         const cancel = new AbortController();
-        const proof = this.prove(es, parent, header, n, { signal: cancel.signal });
+        const proof = this.prove(es, parent, header, n, { signal: cancel.signal, background: true });
         proof.catch(() => {}); // a stale or failed one is dropped; the slot then proves as usual
         kept.set(slot, { slot, noteId: n.id, inputs, leaderKey, voucher, proof, cancel });
         this.deps.logger.debug({ slot: Number(slot), now: Number(now) }, 'proving a won slot ahead of time');

@@ -90,6 +90,8 @@ export interface ProveOptions {
   readonly signal?: AbortSignal;
   /** Goes before the requests already waiting (a proof needed now rather than ahead of time). */
   readonly urgent?: boolean;
+  /** Waits behind every request that is not (a proof made ahead of time, with time to spare). */
+  readonly background?: boolean;
 }
 
 /** A proof backend: makes and verifies proofs of the three statements. */

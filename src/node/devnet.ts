@@ -27,6 +27,9 @@ export function fundedDevnetKeys(): { index: number; publicKey: string; secretKe
 }
 
 /** The configuration of the local devnet node: its wallet holds the published devnet keys. */
+/** The balance at which devnet auto-claim would stop paying its target: more than the devnet holds. */
+export const DEVNET_CLAIM_THRESHOLD = 10n ** 15n;
+
 export function devnetConfig(): UserConfig {
   const keys = devnetKeys(DEVNET_FUNDED_KEYS);
   const master = devnetSecretKey(1000);
@@ -61,6 +64,15 @@ export function devnetConfig(): UserConfig {
     },
     wallet: { ...DEFAULT_CONFIG.wallet, known_keys: known, voucher_master_key_id: hex(zkPublicKey(master)) },
     kms: { backend: { keys: kms } },
+    // PoW auto-claim armed at start, paying the last funded key (mining itself is off until
+    // `PUT /pow/mining/start`); its threshold is out of reach, so it never disarms.
+    pow: {
+      ...DEFAULT_CONFIG.pow,
+      auto_claim: {
+        ...DEFAULT_CONFIG.pow.auto_claim,
+        targets: [{ public_key: hex(keys[keys.length - 1]!.publicKey), threshold: DEVNET_CLAIM_THRESHOLD }],
+      },
+    },
     // A lone local node: its peer-to-peer port is any free one of the loopback (nodes of a local
     // network of several set theirs).
     network: {

@@ -256,7 +256,9 @@ export class PowService implements IPow {
         const r = await this.#claimOnce(address, this.#availablePool(tip.state));
         return r?.hash ?? null;
       } catch (e) {
-        this.deps.logger.error({ err: (e as Error).message }, 'failed to claim PoW rewards');
+        // A stop in progress (the prover or the mempool closed under the claim) is no failure.
+        if (!this.#closed)
+          this.deps.logger.error({ err: (e as Error).message }, 'failed to claim PoW rewards');
         throw e;
       }
     });
@@ -352,7 +354,8 @@ export class PowService implements IPow {
               { ready: this.deps.store.ready().length },
               'PoW reward pool spent; tickets still ready',
             );
-          else this.deps.logger.error({ err: (e as Error).message }, 'PoW auto-claim failed');
+          else if (!this.#closed)
+            this.deps.logger.error({ err: (e as Error).message }, 'PoW auto-claim failed');
           break;
         }
       }

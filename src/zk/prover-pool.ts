@@ -1,6 +1,6 @@
 /**
  * A pool of prover processes (src/zk/prover-process.mjs). Requests queue and go to the next free
- * prover, urgent ones first; a request aborted while it waits leaves the queue (one already sent runs
+ * prover, urgent ones first and background ones last; a request aborted while it waits leaves the queue (one already sent runs
  * to its end). A prover that dies fails its request and is replaced by the next request.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -32,6 +32,8 @@ interface Job {
   readonly req: ProveRequest;
   resolve(v: { proof: SnarkjsProof; publicSignals: string[] }): void;
   reject(e: Error): void;
+  /** Waits behind every request that is not. */
+  readonly background?: boolean;
 }
 
 const PROVER = fileURLToPath(new URL('./prover-process.mjs', import.meta.url));
@@ -55,9 +57,20 @@ export class ProverPool {
     const { signal } = opts;
     if (signal?.aborted) return Promise.reject(new ProverError('the proof was no longer needed'));
     return new Promise((resolve, reject) => {
-      const job: Job = { req: { id: this.nextId++, wasmPath, zkeyPath, input }, resolve, reject };
+      const job: Job = {
+        req: { id: this.nextId++, wasmPath, zkeyPath, input },
+        resolve,
+        reject,
+        background: opts.background === true,
+      };
       if (opts.urgent) this.queue.unshift(job);
-      else this.queue.push(job);
+      else if (opts.background) this.queue.push(job);
+      else {
+        // Before the background requests, after the others.
+        const i = this.queue.findIndex((j) => j.background);
+        if (i < 0) this.queue.push(job);
+        else this.queue.splice(i, 0, job);
+      }
       signal?.addEventListener(
         'abort',
         () => {

@@ -1,6 +1,6 @@
 /**
  * Fast test variants of the devnet deployment (short slots, small k, f = 1/2 so that blocks and
- * epochs come quickly, the insecure proofs allowed).
+ * epochs come quickly, a PoW reward target of p / 2^8, the insecure proofs allowed).
  */
 import { readFileSync } from 'node:fs';
 import { type Deployment, parseDeployment } from '../../src/ledger/deployment.ts';
@@ -13,6 +13,7 @@ export function fastDeploymentYaml(slotMs: number, k: number, genesisTimeS?: num
     .replace('test: false', 'test: true')
     .replace(/slot_duration_ms: \d+/, `slot_duration_ms: ${slotMs}`)
     .replace(/active_slot_coeff: \S+/, 'active_slot_coeff: 1/2')
+    .replace(/initial_difficulty: \d+/, 'initial_difficulty: 8')
     .replace('security_param: 10', `security_param: ${k}`);
   return genesisTimeS === undefined
     ? yaml

@@ -26,12 +26,12 @@ import {
 
 /**
  * The ledger tests' chain: the devnet deployment with f = 1/2 (k = 10: 200-slot epochs, 20-slot
- * periods), the lottery the tests' slot numbers are chosen for; as YAML text and parsed.
+ * periods), the lottery the tests' slot numbers are chosen for, and a PoW reward target of p / 2^8
+ * (a winning ticket every 256 attempts); as YAML text and parsed.
  */
-export const DEVNET_YAML = readFileSync(
-  new URL('../../deployments/devnet.yaml', import.meta.url),
-  'utf8',
-).replace(/active_slot_coeff: \S+/, 'active_slot_coeff: 1/2');
+export const DEVNET_YAML = readFileSync(new URL('../../deployments/devnet.yaml', import.meta.url), 'utf8')
+  .replace(/active_slot_coeff: \S+/, 'active_slot_coeff: 1/2')
+  .replace(/initial_difficulty: \d+/, 'initial_difficulty: 8');
 
 export const DEVNET: Deployment = parseDeployment(DEVNET_YAML, 'devnet.yaml');
 

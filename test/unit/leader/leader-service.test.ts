@@ -126,7 +126,7 @@ test('the next won slots are proved ahead of time and their blocks built around 
       [...proved].sort((a, b) => (a < b ? -1 : 1)),
       'nearest first',
     );
-    assert.ok(requests.every((r) => r.urgent !== true && r.signal !== undefined));
+    assert.ok(requests.every((r) => r.urgent !== true && r.background === true && r.signal !== undefined));
     const [won, next] = proved as [bigint, bigint];
     assert.ok(won > 1n && next > won);
     // Called again with nothing changed: the proofs in progress are kept.

@@ -1,6 +1,7 @@
 /**
- * The prover pool's queue: urgent requests go before those already waiting, a request withdrawn while
- * it waits leaves the queue, and a prover can be readied before its first proof. One real prover
+ * The prover pool's queue: urgent requests go before those already waiting, background ones after
+ * every other, a request withdrawn while it waits leaves the queue, and a prover can be readied before
+ * its first proof. One real prover
  * process; the requests after the first are malformed (no inputs), so each ends quickly with an error,
  * in the order the prover took them.
  */
@@ -15,7 +16,7 @@ const ZKEY = `${DEFAULT_KEYS_DIR}pol/pol.zkey`;
 const pool = new ProverPool(1);
 after(() => pool.close());
 
-test('a prover readies a circuit; urgent requests go first; a withdrawn request never runs', async () => {
+test('a prover readies a circuit; urgent requests go first and background ones last; a withdrawn request never runs', async () => {
   const busy = pool.warm(WASM, ZKEY);
   const order: string[] = [];
   const request = (name: string, opts: Parameters<ProverPool['prove']>[3] = {}) =>
@@ -27,14 +28,15 @@ test('a prover readies a circuit; urgent requests go first; a withdrawn request 
       },
     );
   const withdraw = new AbortController();
-  const ahead = request('ahead');
+  const ahead = request('ahead', { background: true });
   const dropped = request('dropped', { signal: withdraw.signal });
+  const normal = request('normal');
   const urgent = request('urgent', { urgent: true });
-  assert.equal(pool.waiting, 3);
+  assert.equal(pool.waiting, 4);
   withdraw.abort();
-  assert.equal(pool.waiting, 2, 'the withdrawn request left the queue');
+  assert.equal(pool.waiting, 3, 'the withdrawn request left the queue');
   await busy;
-  await Promise.all([ahead, dropped, urgent]);
-  assert.deepEqual(order, ['dropped', 'urgent', 'ahead']);
+  await Promise.all([ahead, dropped, normal, urgent]);
+  assert.deepEqual(order, ['dropped', 'urgent', 'normal', 'ahead'], 'urgent, then normal, then background');
   await assert.rejects(pool.prove(WASM, ZKEY, {}, { signal: withdraw.signal }), /no longer needed/);
 });
