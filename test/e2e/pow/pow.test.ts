@@ -164,7 +164,7 @@ describe('PoW endpoints on an Online node', () => {
 describe('PoW claim without a target', () => {
   let tn: TestNode;
   before(async () => {
-    tn = await startFastNode();
+    tn = await startFastNode({ config: withTargets([]) });
     await waitUntil(() => tn.node.chain.consensusState === 'Online', 10_000, 'Online');
     await waitUntil(() => tn.node.chain.tip().height >= 1, 10_000, 'a block');
   });
