@@ -143,6 +143,24 @@ describe('ticket search', () => {
   });
 });
 
+/** A chain of one canonical block at slot 3 whose ledger state lets every ticket win. */
+function oneBlockChain(
+  id: Uint8Array,
+  nonce: bigint,
+  pool: { pool: bigint; epoch_reward: bigint },
+): MinerChain {
+  const state = {
+    epoch_state: { nonce },
+    pow: { target: FR_MODULUS - 1n, ...pool },
+  } as unknown as LedgerState;
+  return Object.assign(new EventEmitter<ChainEvents>(), {
+    config: { pow: { slot_window: 300 } } as MinerChain['config'],
+    tip: () => ({ id, slot: 3n, height: 1, state }),
+    stateOf: (x: Uint8Array) => (bytesToHex(x) === bytesToHex(id) ? state : undefined),
+    canonicalBySlot: () => [{ slot: 3n, id }],
+  }) as unknown as MinerChain;
+}
+
 describe('Miner', () => {
   test('finds winners on the chain whose claims the ledger accepts; stop() stops new winners; no secret in logs', async () => {
     const chain = new MinerTestChain();
@@ -264,16 +282,7 @@ describe('Miner', () => {
 
   test('results that arrive after stop() are dropped (every ticket wins)', async () => {
     const id = new Uint8Array(32).fill(5);
-    const state = {
-      epoch_state: { nonce: 77n },
-      pow: { target: FR_MODULUS - 1n, pool: 10n ** 12n, epoch_reward: 1n },
-    } as unknown as LedgerState;
-    const chain = Object.assign(new EventEmitter<ChainEvents>(), {
-      config: { pow: { slot_window: 300 } } as MinerChain['config'],
-      tip: () => ({ id, slot: 3n, height: 1, state }),
-      stateOf: (x: Uint8Array) => (bytesToHex(x) === bytesToHex(id) ? state : undefined),
-      canonicalBySlot: () => [{ slot: 3n, id }],
-    }) as unknown as MinerChain;
+    const chain = oneBlockChain(id, 77n, { pool: 10n ** 12n, epoch_reward: 1n });
     const store = openWinnerStore(new MemoryKv());
     const miner = new Miner(
       { threads: 2, concurrencyPerBlock: 2 },
@@ -294,16 +303,7 @@ describe('Miner', () => {
   test('the search pauses once the winners held reach what the reward pool can pay', async () => {
     const id = new Uint8Array(32).fill(6);
     // Every ticket wins; the pool pays three rewards.
-    const state = {
-      epoch_state: { nonce: 78n },
-      pow: { target: FR_MODULUS - 1n, pool: 30n, epoch_reward: 10n },
-    } as unknown as LedgerState;
-    const chain = Object.assign(new EventEmitter<ChainEvents>(), {
-      config: { pow: { slot_window: 300 } } as MinerChain['config'],
-      tip: () => ({ id, slot: 3n, height: 1, state }),
-      stateOf: (x: Uint8Array) => (bytesToHex(x) === bytesToHex(id) ? state : undefined),
-      canonicalBySlot: () => [{ slot: 3n, id }],
-    }) as unknown as MinerChain;
+    const chain = oneBlockChain(id, 78n, { pool: 30n, epoch_reward: 10n });
     const store = openWinnerStore(new MemoryKv());
     const { lines, logger } = capture();
     const miner = new Miner({ threads: 2, concurrencyPerBlock: 2 }, { chain, store, logger });
