@@ -90,12 +90,14 @@ export function blockOn(
   };
 }
 
-/** The devnet configuration without leader keys (the node follows, it does not lead). */
+/** The devnet configuration without wallet keys (the node follows, it does not lead or claim). */
 export function followerConfig(): UserConfig {
   const cfg = devnetConfig();
   return {
     ...cfg,
     kms: { backend: { keys: {} } },
     wallet: { ...cfg.wallet, known_keys: {}, voucher_master_key_id: null },
+    // No wallet keys: no PoW auto-claim target either.
+    pow: { ...cfg.pow, auto_claim: { ...cfg.pow.auto_claim, targets: [] } },
   };
 }

@@ -26,6 +26,7 @@ test('the consensus state is recorded periodically, without blocks', async () =>
     state: { base_folder: dir },
     // No leader keys: no blocks are produced.
     wallet: { ...base.wallet, known_keys: {} },
+    pow: { ...base.pow, auto_claim: { ...base.pow.auto_claim, targets: [] } },
     cryptarchia: {
       ...base.cryptarchia,
       service: {
