@@ -87,7 +87,6 @@ export const AHEAD_WINS = 8;
 
 /** A proof of leadership made before its slot, against the UTXO root of the tip of that time. */
 interface Prepared {
-  readonly slot: bigint;
   readonly noteId: Fr;
   /** The statement proved; the proof fits a block whose statement is the same. */
   readonly inputs: PolPublicInputs;
@@ -286,7 +285,7 @@ export class LeaderService {
         const cancel = new AbortController();
         const proof = this.prove(es, parent, header, n, { signal: cancel.signal, background: true });
         proof.catch(() => {}); // a stale or failed one is dropped; the slot then proves as usual
-        kept.set(slot, { slot, noteId: n.id, inputs, leaderKey, voucher, proof, cancel });
+        kept.set(slot, { noteId: n.id, inputs, leaderKey, voucher, proof, cancel });
         this.deps.logger.debug({ slot: Number(slot), now: Number(now) }, 'proving a won slot ahead of time');
       }
       for (const [slot, p] of this.prepared) if (kept.get(slot) !== p) p.cancel.abort();

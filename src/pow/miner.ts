@@ -83,7 +83,12 @@ export class Miner {
   private nextGen = 1;
   private cursor = 0;
   private running = false;
-  /** The winners held reach what the tip's reward pool can pay: searching waits for the next block. */
+  /**
+   * Winners the tip's reward pool can still pay beyond those held: counted at start and at each
+   * processed block (when claims settle and tickets expire), then less one per winner found.
+   */
+  private room = 0;
+  /** No room left: searching waits for the next block. */
   private full = false;
   /** Winners found and still being stored. */
   private adding = 0;
@@ -131,6 +136,7 @@ export class Miner {
       { searched: inWindow.length - without, without_state: without, threads: this.slots.length },
       'PoW mining started on the canonical blocks inside the reward window',
     );
+    this.countRoom();
     this.checkRoom();
     this.assignAll();
   }
@@ -223,6 +229,7 @@ export class Miner {
       if (frontier < b.header.slot) this.add(id, b.header.slot);
     }
     for (const s of [...this.searches.values()]) if (s.slot < frontier) this.remove(s.key);
+    this.countRoom();
     this.checkRoom();
     this.assignAll();
   }
@@ -305,33 +312,32 @@ export class Miner {
     if (!this.running) return;
     const search = this.gens.get(msg.gen);
     if (search !== undefined && this.searches.get(search.key) === search && msg.winners.length > 0) {
-      let room = this.room();
       for (const w of msg.winners) {
-        if (room <= 0) break;
-        room--;
+        if (this.room <= 0) break;
+        this.room--;
         this.found(search, w);
       }
-      this.checkRoom(room);
+      this.checkRoom();
     }
     if (slot.gen === msg.gen || slot.search === undefined) this.assign(slot);
   }
 
   /**
-   * How many more winners the tip's reward pool can pay (`pool / epoch_reward`, less the winners held):
-   * a ticket beyond it could never be claimed.
+   * Counts how many more winners the tip's reward pool can pay (`pool / epoch_reward`, less the
+   * winners held): a ticket beyond it could never be claimed.
    */
   // inferred: the search pauses once the winners held reach what the tip's pool can pay (F's later
   // revision stops a block's search at that count; docs/fidelity.md)
-  private room(): number {
+  private countRoom(): void {
     const pow = this.deps.chain.tip().state.pow;
     const payable = pow.epoch_reward > 0n ? pow.pool / pow.epoch_reward : 0n;
-    const held = this.deps.store.ready().length + this.deps.store.pending().length + this.adding;
-    return Number(payable > MAX_HELD ? MAX_HELD : payable) - held;
+    const held = this.deps.store.size() + this.adding;
+    this.room = Number(payable > MAX_HELD ? MAX_HELD : payable) - held;
   }
 
   /** Pauses the search when there is no room for another winner, and resumes it when there is. */
-  private checkRoom(room = this.room()): void {
-    const full = room <= 0;
+  private checkRoom(): void {
+    const full = this.room <= 0;
     if (full === this.full) return;
     this.full = full;
     this.deps.logger.info(

@@ -28,6 +28,8 @@ export interface WinnerStore {
   ready(): PowWinner[];
   /** Claimed, waiting for the claim to settle. */
   pending(): PowWinner[];
+  /** Winners stored, ready or pending (records are counted, not decoded). */
+  size(): number;
   add(w: PowWinner): Promise<void>; // durable when resolved
   markPending(tickets: readonly bigint[], txHash: Uint8Array): Promise<void>;
   /** Puts pending winners back to ready (a claim tx that was dropped). */
@@ -150,6 +152,12 @@ class KvWinnerStore implements WinnerStore {
 
   ready(): PowWinner[] {
     return this.sorted(false);
+  }
+
+  size(): number {
+    let n = 0;
+    for (const _ of this.kv.range(Bucket.PowWinners)) n++;
+    return n;
   }
 
   pending(): PowWinner[] {

@@ -4,7 +4,8 @@ import { frFromBytesModOrder } from '../../../src/crypto/field.ts';
 import { zkPublicKey } from '../../../src/crypto/zk-keys.ts';
 import { powTicket } from '../../../src/ledger/pow-claims.ts';
 import type { LedgerState } from '../../../src/ledger/state.ts';
-import type { MinerControl, PowWinner, WinnerStore } from '../../../src/pow/index.ts';
+import { type MinerControl, openWinnerStore, type PowWinner } from '../../../src/pow/index.ts';
+import { MemoryKv } from '../../../src/storage/kv.ts';
 
 /** Winning tickets on a block of `state`'s chain: `n` fresh keys whose ticket is below the target. */
 export function findWinners(
@@ -23,48 +24,6 @@ export function findWinners(
       out.push({ ticket, blockId, blockSlot, epochNonce: nonce, secretKey, publicKey });
   }
   return out;
-}
-
-/** The agreed WinnerStore, in memory. */
-export class MemoryWinners implements WinnerStore {
-  readonly all = new Map<bigint, PowWinner>();
-  #sorted(f: (w: PowWinner) => boolean): PowWinner[] {
-    return [...this.all.values()]
-      .filter(f)
-      .sort((a, b) => (a.blockSlot < b.blockSlot ? -1 : a.blockSlot > b.blockSlot ? 1 : 0));
-  }
-  ready(): PowWinner[] {
-    return this.#sorted((w) => w.claimTx === undefined);
-  }
-  pending(): PowWinner[] {
-    return this.#sorted((w) => w.claimTx !== undefined);
-  }
-  async add(w: PowWinner): Promise<void> {
-    this.all.set(w.ticket, w);
-  }
-  async markPending(tickets: readonly bigint[], txHash: Uint8Array): Promise<void> {
-    for (const t of tickets) {
-      const w = this.all.get(t);
-      if (w) this.all.set(t, { ...w, claimTx: txHash });
-    }
-  }
-  async markReady(tickets: readonly bigint[]): Promise<void> {
-    for (const t of tickets) {
-      const w = this.all.get(t);
-      if (w) {
-        const { claimTx: _, ...rest } = w;
-        this.all.set(t, rest);
-      }
-    }
-  }
-  async retire(tickets: readonly bigint[]): Promise<void> {
-    for (const t of tickets) this.all.delete(t);
-  }
-  async prune(currentSlot: bigint, window: bigint): Promise<PowWinner[]> {
-    const out = [...this.all.values()].filter((w) => w.blockSlot + window < currentSlot);
-    for (const w of out) this.all.delete(w.ticket);
-    return out;
-  }
 }
 
 /** A miner that only records its toggles. */
@@ -108,7 +67,8 @@ export class PowHarness {
   readonly balances = new Map<bigint, bigint>();
   balanceFails = false;
   slot = 0n;
-  readonly store = new MemoryWinners();
+  /** The real ticket store, on the in-memory key-value store. */
+  readonly store = openWinnerStore(new MemoryKv());
   readonly miner = new FakeMiner();
   readonly service: PowService;
 

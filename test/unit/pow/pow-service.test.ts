@@ -123,7 +123,7 @@ describe('PoW service', () => {
     const reward = h.c.state.pow.epoch_reward;
     await h.includePending();
     assert.equal(h.store.pending().length, 0, 'retired once their nullifiers appear in a block');
-    assert.equal(h.store.all.size, 0);
+    assert.equal(h.store.size(), 0);
     assert.ok(h.balanceOnChain(A) > 0n && h.balanceOnChain(A) < 2n * reward);
     await h.service.close();
   });
@@ -193,7 +193,7 @@ describe('PoW service', () => {
     assert.deepEqual((await h.service.claimable()).slots_until_expiry, [0n]);
     h.c.apply([], 5n + window + 1n);
     assert.deepEqual(await h.service.claimable(), { claimable_tickets: 0, slots_until_expiry: [] });
-    assert.equal(h.store.all.size, 0);
+    assert.equal(h.store.size(), 0);
     await h.service.close();
   });
 });
