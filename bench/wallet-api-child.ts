@@ -109,6 +109,9 @@ const server = new ApiServer(
     get network(): never {
       throw new Error('not read by the measured endpoints');
     },
+    get blend(): never {
+      throw new Error('not read by the measured endpoints');
+    },
     wallet,
   },
   pino({ level: 'silent' }),

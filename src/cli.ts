@@ -272,6 +272,11 @@ export function buildCli(): Command {
       '--p2p-host <ipv4>',
       'where the nodes listen for peers (default 127.0.0.1; 0.0.0.0 for other machines)',
     )
+    .option(
+      '--core-nodes <n>',
+      'for a new chain: how many nodes (the first ones) its genesis declares as Blend core nodes (default all)',
+      intOption,
+    )
     .option('--reset', 'delete the devnet folder first and start a new chain')
     .option('--stop-on-exit', 'stop every node when one exits (default: the others keep running)')
     .option('--keys <dir>', 'folder of the Groth16 circuit keys (default: the shipped devnet keys)')
@@ -293,6 +298,7 @@ export function buildCli(): Command {
         apiPortBase?: number;
         p2pPortBase?: number;
         p2pHost?: string;
+        coreNodes?: number;
         reset?: boolean;
         stopOnExit?: boolean;
         keys?: string;
@@ -305,6 +311,7 @@ export function buildCli(): Command {
           ...(o.apiPortBase !== undefined ? { apiPortBase: o.apiPortBase } : {}),
           ...(o.p2pPortBase !== undefined ? { p2pPortBase: o.p2pPortBase } : {}),
           ...(o.p2pHost !== undefined ? { p2pHost: o.p2pHost } : {}),
+          ...(o.coreNodes !== undefined ? { coreNodes: o.coreNodes } : {}),
           reset: o.reset === true,
           stopOnExit: o.stopOnExit === true,
           pretty,

@@ -104,6 +104,17 @@ export function array<T>(items: Schema<T>): Schema<T[]> {
   });
 }
 
+/** A two-element array (a serialised Rust tuple), e.g. `["12D3KooW…", true]`. */
+export function pair<A, B>(first: Schema<A>, second: Schema<B>): Schema<[A, B]> {
+  return schema(
+    { type: 'array', items: { anyOf: [first.jsonSchema, second.jsonSchema] }, minItems: 2, maxItems: 2 },
+    (v, path) => {
+      if (!Array.isArray(v) || v.length !== 2) throw new SchemaError(path, 'a two-element array', v);
+      return [first.decode(v[0]!, `${path}[0]`), second.decode(v[1]!, `${path}[1]`)];
+    },
+  );
+}
+
 export function nullable<T>(inner: Schema<T>): Schema<T | null> {
   return schema({ anyOf: [inner.jsonSchema, { type: 'null' }] }, (v, path) =>
     v === null ? null : inner.decode(v, path),

@@ -3,6 +3,7 @@
  * what they answer (`ApiReply`, `ApiStream`), and the handler types derived from the route table, which
  * receive their path parameters, query and body already decoded (decode.ts).
  */
+import type { IBlend } from '../blend/index.ts';
 import type { IChain, SlotClock } from '../chain/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { IMempool } from '../mempool/index.ts';
@@ -33,6 +34,8 @@ export interface ApiContext {
   readonly pow: IPow;
   /** The peer-to-peer network (the `/network/*` routes). */
   readonly network: INetwork;
+  /** The Blend mix network (the `/blend/*` routes but join, which is an SDP declaration). */
+  readonly blend: IBlend;
   phase(): Phase;
 }
 

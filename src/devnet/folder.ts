@@ -10,7 +10,14 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DevnetError } from './errors.ts';
-import { devnetDeploymentYaml, HOST, type NodePlan, nodeConfigYaml, planDevnet } from './plan.ts';
+import {
+  devnetDeploymentYaml,
+  genesisDeclarations,
+  HOST,
+  type NodePlan,
+  nodeConfigYaml,
+  planDevnet,
+} from './plan.ts';
 
 export const META_FILE = 'devnet.json';
 export const DEPLOYMENT_FILE = 'deployment.yaml';
@@ -35,6 +42,8 @@ export interface DevnetFolderOptions {
   readonly defaultApiPortBase: number;
   readonly defaultP2pPortBase: number;
   readonly p2pHost?: string;
+  /** For a new devnet: how many nodes (the first ones) the genesis declares as Blend core nodes; default all. */
+  readonly coreNodes?: number;
   readonly reset: boolean;
   /** The text of deployments/devnet.yaml. */
   readonly baseDeployment: string;
@@ -100,6 +109,8 @@ export async function prepareDevnetFolder(o: DevnetFolderOptions): Promise<Prepa
   const p2pHost = o.p2pHost ?? previous?.p2p_host ?? HOST;
   // Checked before anything is deleted or written.
   const plans = await planDevnet({ nodes, apiPortBase, p2pPortBase, p2pHost });
+  // Checked before anything is written (the declarations are only written with a new genesis).
+  genesisDeclarations(plans, o.coreNodes ?? nodes);
   await o.check?.(plans);
   if (meta !== undefined && o.reset) {
     rmSync(o.dir, { recursive: true, force: true });
@@ -115,7 +126,11 @@ export async function prepareDevnetFolder(o: DevnetFolderOptions): Promise<Prepa
         'DEVNET_FOLDER',
         `${deploymentPath} is missing: the devnet's genesis is lost (use --reset)`,
       );
-    writeFileSync(deploymentPath, devnetDeploymentYaml(o.baseDeployment, plans, genesisTime), { flag: 'wx' });
+    writeFileSync(
+      deploymentPath,
+      devnetDeploymentYaml(o.baseDeployment, plans, genesisTime, o.coreNodes ?? nodes),
+      { flag: 'wx' },
+    );
   }
   const newMeta: DevnetMeta = {
     nodes,

@@ -35,6 +35,8 @@ export interface DevnetOptions {
   readonly apiPortBase?: number;
   readonly p2pPortBase?: number;
   readonly p2pHost?: string;
+  /** For a new devnet: how many nodes the genesis declares as Blend core nodes (default all). */
+  readonly coreNodes?: number;
   readonly reset: boolean;
   readonly pretty: boolean;
   readonly color: boolean;
@@ -91,6 +93,7 @@ export async function runDevnet(o: DevnetOptions): Promise<number> {
     defaultApiPortBase: DEFAULT_API_PORT_BASE,
     defaultP2pPortBase: DEFAULT_P2P_PORT_BASE,
     ...(o.p2pHost !== undefined ? { p2pHost: o.p2pHost } : {}),
+    ...(o.coreNodes !== undefined ? { coreNodes: o.coreNodes } : {}),
     reset: o.reset,
     baseDeployment: readFileSync(BASE_DEPLOYMENT, 'utf8'),
     nowMs: Date.now(),

@@ -33,6 +33,8 @@ const MAX_GENESIS_NOTES = 255;
 /** The reference's defaults: API on 127.0.0.1:8080, libp2p QUIC on UDP 3000 (F: `init`'s `net_port`). */
 export const DEFAULT_API_PORT_BASE = 8080;
 export const DEFAULT_P2P_PORT_BASE = 3000;
+/** A node's Blend swarm listens on its P2P port plus this (UDP, QUIC): 3400 for node 0, F's default. */
+export const BLEND_PORT_OFFSET = 400;
 export const HOST = '127.0.0.1';
 
 export interface DevnetKey {
@@ -60,6 +62,10 @@ export interface NodePlan {
   readonly blendZk: DevnetKey;
   /** Ed25519: `publicKey` is the key id, `secretKey` the seed. */
   readonly blendSigning: DevnetKey;
+  /** `blend.core.backend.listening_address`'s port (UDP, QUIC, on the P2P host). */
+  readonly blendPort: number;
+  /** `/ip4/<host>/udp/<blend port>/quic-v1`: the locator of its Blend declaration. */
+  readonly blendLocator: string;
 }
 
 export interface DevnetPlanOptions {
@@ -118,13 +124,23 @@ export async function planDevnet(o: DevnetPlanOptions): Promise<NodePlan[]> {
   const dialHost = p2pHost === '0.0.0.0' ? HOST : p2pHost;
   checkPortBase(o.apiPortBase, o.nodes, '--api-port-base');
   checkPortBase(o.p2pPortBase, o.nodes, '--p2p-port-base');
+  if (o.p2pPortBase + BLEND_PORT_OFFSET + o.nodes - 1 > 65535)
+    throw new DevnetError(
+      'DEVNET_OPTION',
+      `--p2p-port-base: the Blend ports (P2P port + ${BLEND_PORT_OFFSET}) must stay below 65536, got base ${o.p2pPortBase}`,
+    );
   const apiPorts = new Set(Array.from({ length: o.nodes }, (_, i) => o.apiPortBase + i));
   for (let i = 0; i < o.nodes; i++) {
-    if (apiPorts.has(o.p2pPortBase + i))
-      throw new DevnetError(
-        'DEVNET_OPTION',
-        `port ${o.p2pPortBase + i} would be both an API port and a P2P port: choose bases further apart`,
-      );
+    for (const [port, what] of [
+      [o.p2pPortBase + i, 'a P2P port'],
+      [o.p2pPortBase + BLEND_PORT_OFFSET + i, 'a Blend port'],
+    ] as const) {
+      if (apiPorts.has(port))
+        throw new DevnetError(
+          'DEVNET_OPTION',
+          `port ${port} would be both an API port and ${what}: choose bases further apart`,
+        );
+    }
   }
   const plans: NodePlan[] = [];
   for (let i = 0; i < o.nodes; i++) {
@@ -132,6 +148,7 @@ export async function planDevnet(o: DevnetPlanOptions): Promise<NodePlan[]> {
     const network = ed25519Key(2000 + i);
     const peerId = await peerIdOfNodeKey(frToBytes(devnetSecretKey(2000 + i)));
     const p2pPort = o.p2pPortBase + i;
+    const blendPort = p2pPort + BLEND_PORT_OFFSET;
     plans.push({
       index: i,
       name: `node-${i}`,
@@ -145,6 +162,8 @@ export async function planDevnet(o: DevnetPlanOptions): Promise<NodePlan[]> {
       voucherMaster: zkKey(1000 + 3 * i),
       blendZk: zkKey(1001 + 3 * i),
       blendSigning: ed25519Key(1002 + 3 * i),
+      blendPort,
+      blendLocator: `/ip4/${dialHost}/udp/${blendPort}/quic-v1`,
     });
   }
   return plans;
@@ -181,6 +200,7 @@ export function devnetDeploymentYaml(
   baseYaml: string,
   plans: readonly NodePlan[],
   genesisTime: number,
+  coreNodes = plans.length,
 ): string {
   const doc = parseDocument(baseYaml, { intAsBigInt: true });
   if (doc.errors.length > 0)
@@ -207,11 +227,41 @@ export function devnetDeploymentYaml(
     return node;
   });
   doc.setIn(['genesis', 'notes'], doc.createNode(notes));
+  const declarations = genesisDeclarations(plans, coreNodes).map((d) => {
+    const node = doc.createNode(d);
+    node.flow = true;
+    return node;
+  });
+  if (declarations.length > 0) doc.setIn(['genesis', 'declarations'], doc.createNode(declarations));
   const genesis = doc.get('genesis', true) as YAMLMap;
   const gt = genesis.items.find((p) => isScalar(p.key) && p.key.value === 'genesis_time');
   if (gt !== undefined && isScalar(gt.key))
     gt.key.commentBefore = ' Fixed when this devnet was created: every node shares it.';
   return doc.toString({ lineWidth: 0 });
+}
+
+/**
+ * The Blend declarations of the genesis: nodes 0..coreNodes-1 declare themselves as Blend core nodes
+ * (provider id = their Blend Ed25519 key, zk id = their Blend Zk key, locator = their Blend port), each
+ * locking its first genesis note. With two or more, the devnet mixes from its first epoch.
+ * inferred: a devnet choice, no reference devnet exists (docs/fidelity.md "Multi-node devnet keys and genesis")
+ */
+export function genesisDeclarations(
+  plans: readonly NodePlan[],
+  coreNodes: number,
+): { locators: string[]; provider_id: string; zk_id: string; note_index: number }[] {
+  if (!Number.isInteger(coreNodes) || coreNodes < 0 || coreNodes > plans.length)
+    throw new DevnetError(
+      'DEVNET_OPTION',
+      `--core-nodes: expected a whole number from 0 to ${plans.length}, got ${coreNodes}`,
+    );
+  const notes = genesisNotes(plans);
+  return plans.slice(0, coreNodes).map((p) => ({
+    locators: [p.blendLocator],
+    provider_id: p.blendSigning.publicKey,
+    zk_id: p.blendZk.publicKey,
+    note_index: notes.findIndex((n) => n.key === p.fundedKeys[0]!.index),
+  }));
 }
 
 const q = (s: string) => `'${s}'`;
@@ -264,6 +314,8 @@ export function nodeConfigYaml(plan: NodePlan, all: readonly NodePlan[]): string
     '  core:',
     '    zk:',
     `      secret_key_kms_id: ${q(plan.blendZk.publicKey)}`,
+    '    backend:',
+    `      listening_address: ${q(`/ip4/${plan.p2pHost}/udp/${plan.blendPort}/quic-v1`)}`,
     'kms:',
     '  backend:',
     '    keys:',

@@ -1,6 +1,6 @@
 /**
  * Checks, before any node starts, that every port of the devnet is free: each API port (TCP, on
- * 127.0.0.1) and each P2P port (UDP, QUIC, on the P2P host). A port is free when this process can bind it; it is released at
+ * 127.0.0.1), each P2P port and each Blend port (UDP, QUIC, on the P2P host). A port is free when this process can bind it; it is released at
  * once. Every taken port is reported, not only the first.
  */
 import { createSocket } from 'node:dgram';
@@ -37,6 +37,8 @@ export async function checkPortsFree(plans: readonly NodePlan[]): Promise<void> 
     if (api !== undefined) taken.push(`${p.name} API ${HOST}:${p.apiPort}/tcp (${api})`);
     const p2p = await udpFree(p.p2pPort, p.p2pHost);
     if (p2p !== undefined) taken.push(`${p.name} P2P ${p.p2pHost}:${p.p2pPort}/udp (${p2p})`);
+    const blend = await udpFree(p.blendPort, p.p2pHost);
+    if (blend !== undefined) taken.push(`${p.name} Blend ${p.p2pHost}:${p.blendPort}/udp (${blend})`);
   }
   if (taken.length > 0)
     throw new DevnetError(

@@ -17,6 +17,7 @@
  * request (a transaction's signature, a claim), and a proof needed at its slot (none ready) goes first.
  */
 import type { Logger } from 'pino';
+import type { LeadershipWin, ProposalPublisher } from '../blend/index.ts';
 import { bodyRoot } from '../block/block.ts';
 import { encodeHeader, type Header, type SignedHeader } from '../block/header.ts';
 import type { IChain, SlotClock } from '../chain/index.ts';
@@ -28,6 +29,7 @@ import { epochStateAt, polPublicInputs } from '../ledger/apply.ts';
 import { epochOf, epochSchedule } from '../ledger/parameters.ts';
 import {
   type PolPublicInputs,
+  type PolWitness,
   PROOFS_ALREADY_VERIFIED,
   type ProofSystem,
   type ProveOptions,
@@ -35,7 +37,6 @@ import {
 import type { EpochState, LedgerState, NoteRecord } from '../ledger/state.ts';
 import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
 import type { IMempool } from '../mempool/index.ts';
-import type { BlockPublisher } from '../network/gossip/index.ts';
 import { selectTransactions } from './block-builder.ts';
 import type { Voucher, VoucherGenerator } from './vouchers.ts';
 
@@ -59,6 +60,18 @@ export interface LeaderOptions {
   readonly vouchers: VoucherGenerator | undefined;
 }
 
+/** The winning note's part of a PoL witness: its secrets and its path in the epoch's aged tree. */
+function agedWitness(es: EpochState, n: OwnedNote): Omit<PolWitness, 'latest_path' | 'latest_index'> {
+  return {
+    secret_key: n.sk,
+    note_value: n.record.note.value,
+    note_tx_hash: n.record.origin,
+    note_output_index: n.record.output_index,
+    aged_path: es.utxos.path(n.record.index),
+    aged_index: n.record.index,
+  };
+}
+
 export interface LeaderDeps {
   readonly chain: IChain;
   readonly clock: SlotClock;
@@ -66,7 +79,7 @@ export interface LeaderDeps {
   readonly txs: TransactionSource;
   readonly logger: Logger;
   /** Announces each block made, once the chain applied it (gossip); without it blocks stay local. */
-  readonly publisher?: BlockPublisher;
+  readonly publisher?: ProposalPublisher;
   /** Aborting stops production (as `close` does). */
   readonly signal?: AbortSignal;
 }
@@ -386,7 +399,7 @@ export class LeaderService {
       transactions: txs,
     };
     const done = await this.deps.chain.submit(block, { own: true });
-    this.deps.publisher?.publishBlock(block);
+    this.deps.publisher?.publishProposal(block, this.winOf(es, header, n));
     this.produced++;
     if (fits) this.producedAhead++;
     if (this.deps.clock.currentSlot() <= slot) this.producedInSlot++;
@@ -435,6 +448,18 @@ export class LeaderService {
   }
 
   /** Proves leadership of `header`'s slot by note `n` on top of `parent` (in the prover process). */
+  /** The slot's win as the leadership proof of quota of its proposal needs it. */
+  private winOf(es: EpochState, header: Header, n: OwnedNote): LeadershipWin {
+    return {
+      slot: header.slot,
+      epoch_nonce: es.nonce,
+      lottery_0: es.lottery.t0,
+      lottery_1: es.lottery.t1,
+      aged_root: es.utxos.root(),
+      ...agedWitness(es, n),
+    };
+  }
+
   private prove(
     es: EpochState,
     parent: LedgerState,
@@ -446,16 +471,7 @@ export class LeaderService {
     const inputs = polPublicInputs(es, parent.utxos.root(), header);
     return this.deps.proofs.provePol(
       inputs,
-      {
-        secret_key: n.sk,
-        note_value: n.record.note.value,
-        note_tx_hash: n.record.origin,
-        note_output_index: n.record.output_index,
-        aged_path: es.utxos.path(n.record.index),
-        aged_index: n.record.index,
-        latest_path: parent.utxos.path(latest.index),
-        latest_index: latest.index,
-      },
+      { ...agedWitness(es, n), latest_path: parent.utxos.path(latest.index), latest_index: latest.index },
       opts,
     );
   }

@@ -58,6 +58,8 @@ export interface Deployment {
   readonly mempool: { readonly tx_ttl_ms: number | null };
   /** The peer-to-peer network's protocol ids and gossip topics. */
   readonly network: NetworkNames;
+  /** The mix network's deployment settings. */
+  readonly blend: BlendDeployment;
   readonly ledger: LedgerConfig;
   readonly genesis: GenesisSpec;
 }
@@ -136,6 +138,79 @@ function protocolName(v: unknown, path: string): string {
   return s;
 }
 
+/**
+ * The Blend settings a deployment fixes (F: nodes/node/binary/src/config/blend/deployment.rs, the
+ * `blend:` section of nodes/node/binary/src/config/deployment/settings.yaml).
+ */
+export interface BlendDeployment {
+  /** β_c: the layers of a message this node sends (`common.num_blend_layers`). */
+  readonly num_blend_layers: number;
+  /** Below this many core nodes an epoch runs without mixing (`common.minimum_network_size`, ≥ 2). */
+  readonly minimum_network_size: number;
+  /** The stream protocol of the Blend swarm (`common.protocol_name`). */
+  readonly protocol_name: string;
+  /** Extra copies of a data message (`common.data_replication_factor`). */
+  readonly data_replication_factor: number;
+  /** F_c: cover messages per round (`core.scheduler.cover.message_frequency_per_round`). */
+  readonly message_frequency_per_round: number;
+  /** Δmax, in rounds (`core.scheduler.delayer.maximum_release_delay_in_rounds`, ≥ 1). */
+  readonly maximum_release_delay_in_rounds: number;
+  /** `core.minimum_messages_coefficient` (≥ 1): the lower bound of a peer's expected traffic. */
+  readonly minimum_messages_coefficient: number;
+  /** `core.normalization_constant` (≥ 0): scales the expected traffic of a peer. */
+  readonly normalization_constant: number;
+  /** `core.activity_threshold_sensitivity`. */
+  readonly activity_threshold_sensitivity: number;
+}
+
+/**
+ * `blend:` with F's layout (`common`, `core.scheduler.{cover,delayer}`); every key is optional and
+ * defaults to F's deployment settings, the protocol name to the pattern of the other names.
+ */
+function blendSection(root: Obj, name: string, p: string): BlendDeployment {
+  const bp = `${p}.blend`;
+  const b = root.blend === undefined || root.blend === null ? {} : obj(root.blend, bp);
+  const sub = (o: Obj, key: string, path: string): Obj =>
+    o[key] === undefined || o[key] === null ? {} : obj(o[key], `${path}.${key}`);
+  const common = sub(b, 'common', bp);
+  const core = sub(b, 'core', bp);
+  const scheduler = sub(core, 'scheduler', `${bp}.core`);
+  const cover = sub(scheduler, 'cover', `${bp}.core.scheduler`);
+  const delayer = sub(scheduler, 'delayer', `${bp}.core.scheduler`);
+  const n = (o: Obj, key: string, path: string, dflt: number, min: number): number =>
+    o[key] === undefined ? dflt : small(o[key], `${path}.${key}`, min);
+  const real = (o: Obj, key: string, path: string, dflt: number): number => {
+    if (o[key] === undefined) return dflt;
+    const v = typeof o[key] === 'bigint' ? Number(o[key]) : o[key];
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+      throw new DeploymentError(`${path}.${key}: must be a non-negative number`);
+    return v;
+  };
+  const cp = `${bp}.common`;
+  const kp = `${bp}.core`;
+  return {
+    num_blend_layers: n(common, 'num_blend_layers', cp, 1, 1),
+    // F: `MinimumNetworkSize` is validated `>= 2`.
+    minimum_network_size: n(common, 'minimum_network_size', cp, 2, 2),
+    protocol_name:
+      common.protocol_name === undefined
+        ? `/logos-blockchain-${name}/blend/1.0.0`
+        : protocolName(common.protocol_name, `${cp}.protocol_name`),
+    data_replication_factor: n(common, 'data_replication_factor', cp, 1, 0),
+    message_frequency_per_round: real(cover, 'message_frequency_per_round', `${kp}.scheduler.cover`, 1),
+    maximum_release_delay_in_rounds: n(
+      delayer,
+      'maximum_release_delay_in_rounds',
+      `${kp}.scheduler.delayer`,
+      1,
+      1,
+    ),
+    minimum_messages_coefficient: n(core, 'minimum_messages_coefficient', kp, 1, 1),
+    normalization_constant: real(core, 'normalization_constant', kp, 1.03),
+    activity_threshold_sensitivity: n(core, 'activity_threshold_sensitivity', kp, 1, 0),
+  };
+}
+
 /** F: tx-service `DEFAULT_TX_TTL`, 24 hours. */
 const DEFAULT_TX_TTL_S = 24 * 60 * 60;
 
@@ -164,15 +239,15 @@ function ratio(v: unknown, path: string): Ratio {
 }
 
 /**
- * `sdp.blend_rewards` (optional, as each of its keys): the Blend reward parameters. The defaults are
- * the reference deployments' (F: nodes/node/binary/src/config/deployment/settings.yaml `blend`);
- * `rounds_per_epoch` left out means the epoch length in slots (a Blend round is one slot).
+ * `sdp.blend_rewards` (optional, as each of its keys): the Blend reward parameters. Each defaults to
+ * the deployment's `blend:` section, as F derives them from it (`blend::deployment::Settings::
+ * rewards_params`); `rounds_per_epoch` left out means the epoch length in slots (a round is one slot).
  */
-function blendRewards(v: unknown, path: string): BlendRewardParams {
+function blendRewards(v: unknown, path: string, blend: BlendDeployment): BlendRewardParams {
   const o = v === undefined ? {} : obj(v, path);
-  const opt = (key: string, dflt: bigint, min = 0n): bigint =>
-    o[key] === undefined ? dflt : int(o[key], `${path}.${key}`, min);
-  const freq = o.message_frequency_per_round ?? 1;
+  const opt = (key: string, dflt: number, min = 0n): bigint =>
+    o[key] === undefined ? BigInt(dflt) : int(o[key], `${path}.${key}`, min);
+  const freq = o.message_frequency_per_round ?? blend.message_frequency_per_round;
   const f = typeof freq === 'bigint' ? Number(freq) : freq;
   if (typeof f !== 'number' || !Number.isFinite(f) || f < 0)
     throw new DeploymentError(`${path}.message_frequency_per_round: must be a non-negative number`);
@@ -180,10 +255,13 @@ function blendRewards(v: unknown, path: string): BlendRewardParams {
     rounds_per_epoch:
       o.rounds_per_epoch === undefined ? null : int(o.rounds_per_epoch, `${path}.rounds_per_epoch`, 1n),
     message_frequency_per_round: f,
-    num_blend_layers: opt('num_blend_layers', 1n, 1n),
-    data_replication_factor: opt('data_replication_factor', 1n),
-    minimum_network_size: opt('minimum_network_size', 2n, 1n),
-    activity_threshold_sensitivity: opt('activity_threshold_sensitivity', 1n),
+    num_blend_layers: opt('num_blend_layers', blend.num_blend_layers, 1n),
+    data_replication_factor: opt('data_replication_factor', blend.data_replication_factor),
+    minimum_network_size: opt('minimum_network_size', blend.minimum_network_size, 1n),
+    activity_threshold_sensitivity: opt(
+      'activity_threshold_sensitivity',
+      blend.activity_threshold_sensitivity,
+    ),
   };
 }
 
@@ -282,6 +360,7 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
   const faucet = root.faucet_pk ?? null;
 
   const name = str(field(root, 'name', p), `${p}.name`);
+  const blend = blendSection(root, name, p);
   return {
     name,
     test: root.test === undefined ? false : bool(root.test, `${p}.test`),
@@ -292,6 +371,7 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
     ),
     mempool: mempoolSection(root.mempool, `${p}.mempool`),
     network: networkNames(root, name, p),
+    blend,
     ledger: {
       consensus: {
         security_param: small(field(c, 'security_param', cp), `${cp}.security_param`, 1),
@@ -329,7 +409,7 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
           `${p}.sdp.inactivity_period`,
           SNAPSHOT_FINALIZATION_DELAY,
         ),
-        blend_rewards: blendRewards(s.blend_rewards, `${p}.sdp.blend_rewards`),
+        blend_rewards: blendRewards(s.blend_rewards, `${p}.sdp.blend_rewards`, blend),
       },
       pow: {
         reward_pool_genesis: int(field(pw, 'reward_pool_genesis', pp), `${pp}.reward_pool_genesis`),

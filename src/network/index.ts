@@ -6,3 +6,4 @@ export type * from './interface.ts';
 export { acceptUnsignedAuthor, gossipMessageId } from './libp2p-node.ts';
 export { NetworkService, type NetworkServiceConfig } from './network-service.ts';
 export { DEFAULT_SCORING, PeerScores, type ScoringSettings } from './scoring.ts';
+export { decodeTxGossip, encodeTxGossip } from './wire/tx-gossip.ts';

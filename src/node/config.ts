@@ -16,18 +16,12 @@
  */
 import { parseDocument } from 'yaml';
 import { type ApiBackendConfig, DEFAULT_API_BACKEND, parseApiSection } from '../api/config.ts';
+import { type BlendSection, DEFAULT_BLEND, parseBlendSection } from '../blend/index.ts';
 import { type CryptarchiaSection, DEFAULT_CRYPTARCHIA, parseCryptarchiaSection } from '../chain/index.ts';
 import { DEFAULT_KMS, type KmsSection, parseKmsSection } from '../kms/index.ts';
 import { DEFAULT_MEMPOOL, type MempoolSection, parseMempoolSection } from '../mempool/config.ts';
 import { DEFAULT_NETWORK, type NetworkSection, parseNetworkSection } from '../network/index.ts';
-import {
-  type BlendKeysSection,
-  DEFAULT_BLEND_KEYS,
-  DEFAULT_SDP,
-  parseBlendKeys,
-  parseSdpSection,
-  type SdpSection,
-} from '../ops/index.ts';
+import { DEFAULT_SDP, parseSdpSection, type SdpSection } from '../ops/index.ts';
 import { checkTargetsTracked, DEFAULT_POW, type PowSection, parsePowSection } from '../pow/index.ts';
 import {
   DEFAULT_STATE,
@@ -64,7 +58,7 @@ export interface UserConfig {
   readonly kms: KmsSection;
   readonly mempool: MempoolSection;
   readonly sdp: SdpSection;
-  readonly blend: BlendKeysSection;
+  readonly blend: BlendSection;
   readonly network: NetworkSection;
   readonly pow: PowSection;
   readonly tracing: { readonly level: string };
@@ -80,7 +74,7 @@ export const DEFAULT_CONFIG: UserConfig = {
   kms: DEFAULT_KMS,
   mempool: DEFAULT_MEMPOOL,
   sdp: DEFAULT_SDP,
-  blend: DEFAULT_BLEND_KEYS,
+  blend: DEFAULT_BLEND,
   network: DEFAULT_NETWORK,
   pow: DEFAULT_POW,
   tracing: { level: 'INFO' },
@@ -93,6 +87,9 @@ const LATER: Readonly<Record<string, Layout>> = {
     core: {
       backend: {
         listening_address: true,
+        core_peering_degree: { start: true, end: true },
+        edge_node_connection_timeout: true,
+        max_edge_node_incoming_connections: true,
         max_dial_attempts_per_peer: true,
         peering_degree_check_interval: true,
       },
@@ -204,7 +201,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   const kms = parseKmsSection(root.kms);
   const mempool = parseMempoolSection(root.mempool);
   const sdp = parseSdpSection(root.sdp);
-  const blend = parseBlendKeys(root.blend);
+  const blend = parseBlendSection(root.blend);
   const network = parseNetworkSection(root.network);
   const pow = parsePowSection(root.pow);
   // Before anything starts: a target the wallet does not track stops the node.

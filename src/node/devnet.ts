@@ -58,9 +58,12 @@ export function devnetConfig(): UserConfig {
       leader: { wallet: { ...DEFAULT_CONFIG.cryptarchia.leader.wallet, funding_pk: funding } },
     },
     sdp: { ...DEFAULT_CONFIG.sdp, wallet: { ...DEFAULT_CONFIG.sdp.wallet, funding_pk: funding } },
+    // Its Blend swarm, once it is a core node, listens on any free port of the loopback.
     blend: {
+      ...DEFAULT_CONFIG.blend,
       non_ephemeral_signing_key_id: blendSigningId,
       core_zk_secret_key_kms_id: hex(zkPublicKey(blendZk)),
+      core: { ...DEFAULT_CONFIG.blend.core, listening_address: '/ip4/127.0.0.1/udp/0/quic-v1' },
     },
     wallet: { ...DEFAULT_CONFIG.wallet, known_keys: known, voucher_master_key_id: hex(zkPublicKey(master)) },
     kms: { backend: { keys: kms } },

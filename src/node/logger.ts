@@ -18,6 +18,7 @@ export const LOG_MODULES = [
   'leader',
   'ops',
   'pow',
+  'blend',
   'api',
 ] as const;
 export type LogModule = (typeof LOG_MODULES)[number];

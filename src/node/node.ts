@@ -11,8 +11,9 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.ts';
+import { BlendService } from '../blend/index.ts';
 import { ChainService, chooseInitState, SlotClock } from '../chain/index.ts';
-import { bytesToHex } from '../codec/hex.ts';
+import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { KeyStore } from '../kms/index.ts';
 import { LeaderService, VoucherGenerator } from '../leader/index.ts';
@@ -84,6 +85,21 @@ function listenFailure(e: NodeJS.ErrnoException): string {
     default:
       return e.message;
   }
+}
+
+/**
+ * The Ed25519 seed of `blend.non_ephemeral_signing_key_id` in the key store (the Blend swarm's identity);
+ * null when the node names none. A key id that is missing or not an Ed25519 key stops the node.
+ */
+function blendSigningSeed(config: UserConfig): Uint8Array | null {
+  const id = config.blend.non_ephemeral_signing_key_id;
+  if (id === null) return null;
+  const key = config.kms.backend.keys[id];
+  if (key?.kind !== 'Ed25519')
+    throw new ConfigError(
+      `blend.non_ephemeral_signing_key_id: ${key === undefined ? 'no such key in kms.backend.keys' : 'not an Ed25519 key'}`,
+    );
+  return hexToBytes(key.secret);
 }
 
 /** What a started node is made of: its services, and what it needs to stop them. */
@@ -182,6 +198,7 @@ export class LogosNode {
     let ops: OpsService | undefined;
     let pow: PowService | undefined;
     let network: INetwork | undefined;
+    let blend: BlendService | undefined;
     const api = own(
       new ApiServer(
         { backend: config.api.backend },
@@ -208,6 +225,9 @@ export class LogosNode {
           },
           get network() {
             return network!;
+          },
+          get blend() {
+            return blend!;
           },
           phase: () => phases?.phase ?? 'AwaitingGenesisTime',
           setLogFilter: (filters) => applyLogFilter(loggers, filters),
@@ -370,6 +390,19 @@ export class LogosNode {
       ),
     );
 
+    // The mix network: proposals and dispersed transactions go through it when the epoch's Blend
+    // membership is large enough, else straight to gossip and the mempool.
+    blend = own(
+      await BlendService.init(
+        {
+          blend: config.blend,
+          deployment: deployment.blend,
+          signingSeed: blendSigningSeed(config),
+        },
+        { chain: c, clock, mempool: pool, gossip, logger: log('blend'), signal },
+      ),
+    );
+
     wallet = own(
       await Wallet.init(config.wallet, {
         chain: c,
@@ -455,7 +488,7 @@ export class LogosNode {
           proofs,
           txs: pool,
           logger: log('leader'),
-          publisher: gossip,
+          publisher: blend,
           signal,
         },
       ),

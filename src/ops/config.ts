@@ -5,7 +5,8 @@
  * `SdpWalletConfig`; `services/blend/src/lib.rs` (`non_ephemeral_signing_key_id`, `core.zk.secret_key_kms_id`).
  * The leader's claim settings are `cryptarchia.leader.wallet` (chain/config.ts).
  */
-import { ConfigError, hex64, mapping, u64 } from '../util/config-fields.ts';
+import type { BlendSection } from '../blend/index.ts';
+import { hex64, mapping, u64 } from '../util/config-fields.ts';
 
 export interface SdpSection {
   /** The node's declaration id (hex) used until one is set through the API. */
@@ -21,11 +22,11 @@ export interface SdpSection {
 /** The key store's keys by id (`kms.backend.keys`), as this service reads them. */
 export type KmsKeys = Readonly<Record<string, { readonly kind: string; readonly secret: string }>>;
 
-/** The `blend` keys the node declares itself as a Blend core node with (KMS key ids). */
-export interface BlendKeysSection {
-  readonly non_ephemeral_signing_key_id: string | null;
-  readonly core_zk_secret_key_kms_id: string | null;
-}
+/** The `blend` keys the node declares itself as a Blend core node with (KMS key ids; blend/config.ts). */
+export type BlendKeysSection = Pick<
+  BlendSection,
+  'non_ephemeral_signing_key_id' | 'core_zk_secret_key_kms_id'
+>;
 
 // inferred: F requires the sdp wallet settings; absent, the fee cap is u64::MAX as for the leader's
 // claims and SDP requests fail naming the missing funding key (docs/fidelity.md)
@@ -33,20 +34,7 @@ export const DEFAULT_SDP: SdpSection = {
   declaration_id: null,
   wallet: { max_tx_fee: 0xffff_ffff_ffff_ffffn, funding_pk: null },
 };
-export const DEFAULT_BLEND_KEYS: BlendKeysSection = {
-  non_ephemeral_signing_key_id: null,
-  core_zk_secret_key_kms_id: null,
-};
-
 const optHex = (v: unknown, path: string): string | null => (v == null ? null : hex64(v, path));
-
-/** A KMS key id: the reference's ids are strings (this node's KMS names keys by 64 hex characters). */
-function keyId(v: unknown, path: string): string | null {
-  if (v == null) return null;
-  if (typeof v === 'bigint') return hex64(v, path);
-  if (typeof v !== 'string' || v === '') throw new ConfigError(`${path}: expected a KMS key id`);
-  return /^[0-9a-fA-F]{64}$/.test(v) ? v.toLowerCase() : v;
-}
 
 /** Reads `sdp` (its key layout is checked with the other sections, node/config.ts). */
 export function parseSdpSection(raw: unknown): SdpSection {
@@ -58,18 +46,5 @@ export function parseSdpSection(raw: unknown): SdpSection {
       max_tx_fee: u64(wallet.max_tx_fee, DEFAULT_SDP.wallet.max_tx_fee, 'sdp.wallet.max_tx_fee'),
       funding_pk: optHex(wallet.funding_pk, 'sdp.wallet.funding_pk'),
     },
-  };
-}
-
-/** Reads the key ids of `blend` (its key layout is checked with the other sections, node/config.ts). */
-export function parseBlendKeys(raw: unknown): BlendKeysSection {
-  const blend = mapping(raw, 'blend');
-  const zk = mapping(mapping(blend.core, 'blend.core').zk, 'blend.core.zk');
-  return {
-    non_ephemeral_signing_key_id: keyId(
-      blend.non_ephemeral_signing_key_id,
-      'blend.non_ephemeral_signing_key_id',
-    ),
-    core_zk_secret_key_kms_id: keyId(zk.secret_key_kms_id, 'blend.core.zk.secret_key_kms_id'),
   };
 }

@@ -4,10 +4,8 @@
  */
 export {
   type BlendKeysSection,
-  DEFAULT_BLEND_KEYS,
   DEFAULT_SDP,
   type KmsKeys,
-  parseBlendKeys,
   parseSdpSection,
   type SdpSection,
 } from './config.ts';

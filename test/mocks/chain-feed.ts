@@ -96,6 +96,8 @@ export function followerConfig(): UserConfig {
   return {
     ...cfg,
     kms: { backend: { keys: {} } },
+    // No keys: no Blend identity either.
+    blend: { ...cfg.blend, non_ephemeral_signing_key_id: null, core_zk_secret_key_kms_id: null },
     wallet: { ...cfg.wallet, known_keys: {}, voucher_master_key_id: null },
     // No wallet keys: no PoW auto-claim target either.
     pow: { ...cfg.pow, auto_claim: { ...cfg.pow.auto_claim, targets: [] } },

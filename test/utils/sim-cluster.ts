@@ -30,6 +30,8 @@ export interface SimClusterOptions {
   readonly hosts?: readonly string[];
   /** Per node, a command prefix (e.g. `ip netns exec <ns>`). */
   readonly prefix?: (index: number) => string[];
+  /** How many nodes (the first ones) the genesis declares as Blend core nodes; default none. */
+  readonly coreNodes?: number;
 }
 
 export interface LogLine {
@@ -204,6 +206,7 @@ export class SimCluster {
       p2pPortBase: p2pBase,
       defaultApiPortBase: apiBase,
       defaultP2pPortBase: p2pBase,
+      coreNodes: o.coreNodes ?? 0,
       reset: false,
       baseDeployment: fastDeploymentYaml(o.slotMs ?? 500, o.k ?? 10),
       nowMs: Date.now(),

@@ -13,13 +13,13 @@ import type { mantleRoutes } from '../routes/mantle.ts';
 import type { ApiContext, Handlers } from '../types.ts';
 import { json } from './reply.ts';
 
-const BODY_REJECTED = 'Failed to deserialize the JSON body into the target type: ';
+export const BODY_REJECTED = 'Failed to deserialize the JSON body into the target type: ';
 
 /**
  * The reference's words for a transaction its preverification refuses (the `Display` of
  * `VerificationError` and the op errors inside it, core/src/mantle/transactions/errors.rs, ops/**).
  */
-function preverifyText(e: LedgerError, tx: SignedMantleTx): string {
+export function preverifyText(e: LedgerError, tx: SignedMantleTx): string {
   const i = e.opIndex ?? 0;
   const op = tx.mantle_tx.ops[i];
   const opcode = op?.opcode;
@@ -55,7 +55,7 @@ function preverifyText(e: LedgerError, tx: SignedMantleTx): string {
 }
 
 /** The body as a signed transaction, or the reference's plain-text 422. */
-function decodeTx(body: Json): SignedMantleTx {
+export function decodeTx(body: Json): SignedMantleTx {
   try {
     return signedMantleTx.fromJson(body);
   } catch (e) {

@@ -41,7 +41,7 @@ export const Channel = object({
  * and decoded (with the codec's strict checks and preverification) by the handler, which answers the
  * reference's 422 text when it fails.
  */
-const SignedTransactionBody: Schema<Json> = {
+export const SignedTransactionBody: Schema<Json> = {
   jsonSchema: {
     type: 'object',
     properties: {

@@ -157,6 +157,37 @@ export class GossipService implements IGossip {
     );
   }
 
+  /**
+   * A proposal that left the mix network at this node (a Blend exit): published on the block topic as
+   * received (F `services/blend/src/core/dispatcher/libp2p.rs`), and handled here as if a peer had sent
+   * it, since gossipsub never delivers a node's own message back to it. Nobody is blamed if it is bad:
+   * its author is hidden by design.
+   */
+  relayProposal(bytes: Uint8Array): void {
+    if (this.closed) return;
+    let proposal: Proposal;
+    try {
+      proposal = decodeProposal(bytes);
+    } catch (e) {
+      if (!(e instanceof WireError)) throw e;
+      this.deps.logger.debug({ err: e.message }, 'undecodable proposal from the mix network dropped');
+      return;
+    }
+    const id = bytesToHex(headerId(proposal.header));
+    this.deps.network.publish(this.config.blockTopic, bytes).then(
+      () => this.deps.logger.debug({ block: id, bytes: bytes.length }, 'blended proposal handed to gossip'),
+      (e: Error) =>
+        this.deps.logger.warn({ block: id, err: e.message }, 'publishing a blended proposal failed'),
+    );
+    if (!this.afterIbd) return;
+    if (this.proposals.length >= this.config.maxPendingProposals) {
+      this.counters.dropped++;
+      return;
+    }
+    this.proposals.push({ proposal, from: this.deps.network.peerId });
+    if (!this.processing) this.drained = this.drain();
+  }
+
   private publishTx(tx: SignedMantleTx): void {
     if (this.closed) return;
     const bytes = encodeTxGossip(tx);

@@ -6,5 +6,5 @@
 export { DEFAULT_GOSSIP_LIMITS, type GossipConfig, gossipConfig } from './config.ts';
 export { GossipError, type GossipErrorCode } from './errors.ts';
 export { type GossipDeps, GossipService } from './gossip-service.ts';
-export type { BlockPublisher, GossipCounters, IGossip, OrphanSink } from './interface.ts';
+export type { BlockPublisher, GossipCounters, IGossip, OrphanSink, ProposalRelay } from './interface.ts';
 export { applyWithFutureBlockRetry } from './retry.ts';

@@ -45,6 +45,11 @@ export interface GossipCounters {
   txsPublished: number;
 }
 
-export interface IGossip extends BlockPublisher {
+/** Where a Blend exit node hands the proposals it unwrapped (raw proposal bytes). */
+export interface ProposalRelay {
+  relayProposal(bytes: Uint8Array): void;
+}
+
+export interface IGossip extends BlockPublisher, ProposalRelay {
   readonly counters: Readonly<GossipCounters>;
 }

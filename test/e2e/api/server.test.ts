@@ -45,6 +45,9 @@ before(async () => {
     get network(): never {
       throw new Error('not read by these tests');
     },
+    get blend(): never {
+      throw new Error('not read by these tests');
+    },
   };
 });
 after(() => tn.stop());

@@ -150,6 +150,9 @@ function versionServer(timeout?: number): ApiServer {
       get network(): never {
         throw new Error('not read by /version');
       },
+      get blend(): never {
+        throw new Error('not read by /version');
+      },
       deployment: FAST,
       phase: () => 'AwaitingGenesisTime',
     },

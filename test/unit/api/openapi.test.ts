@@ -12,8 +12,8 @@ import { ApiServer } from '../../../src/api/server.ts';
 import { devnetConfig } from '../../../src/node/devnet.ts';
 
 const PINNED = {
-  bytes: 59633,
-  sha256: '3432f200bcd6d16df1da4048f8dc660f38a910a43af7fa09e54e56135a6754cc',
+  bytes: 62608,
+  sha256: 'c469b6232d037c54139941346edaef21e54eb529efc839990d3501f34007c11e',
 };
 
 test('the served OpenAPI document is byte for byte the pinned one', async () => {

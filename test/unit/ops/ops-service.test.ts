@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { pino } from 'pino';
+import { DEFAULT_BLEND } from '../../../src/blend/index.ts';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import { ed25519PublicKey } from '../../../src/crypto/ed25519.ts';
 import { type Fr, frToBytes } from '../../../src/crypto/field.ts';
@@ -20,13 +21,7 @@ import { locatorFromString } from '../../../src/mantle/locator.ts';
 import { type ActivityMetadata, Opcode, type SDPDeclareOp } from '../../../src/mantle/ops.ts';
 import { declarationId } from '../../../src/mantle/sdp.ts';
 import { txHash, txHashToFr } from '../../../src/mantle/tx.ts';
-import {
-  DEFAULT_BLEND_KEYS,
-  DEFAULT_SDP,
-  type OpsConfig,
-  type OpsError,
-  OpsService,
-} from '../../../src/ops/index.ts';
+import { DEFAULT_SDP, type OpsConfig, type OpsError, OpsService } from '../../../src/ops/index.ts';
 import { MemoryKv } from '../../../src/storage/kv.ts';
 import { SdpStore } from '../../../src/storage/sdp-store.ts';
 import { WalletStore } from '../../../src/storage/wallet-store.ts';
@@ -48,7 +43,7 @@ function config(over: Partial<OpsConfig> = {}): OpsConfig {
     leaderPks: [FUNDING],
     leaderWallet: { max_tx_fee: 1000n, funding_pk: frHex(FUNDING) },
     sdp: { ...DEFAULT_SDP, wallet: { max_tx_fee: 1000n, funding_pk: frHex(SDP_FUNDING) } },
-    blend: DEFAULT_BLEND_KEYS,
+    blend: DEFAULT_BLEND,
     kmsKeys: {},
     ...over,
   };
