@@ -26,9 +26,6 @@ const CHECKER = resolve(ROOT, '../shared/conformance/check.mjs');
  * those endpoints too, and one deliberate difference. The checker runs with `--writes`: transactions
  * through the wallet, funding, leader claims. */
 const EXPECTED_TO_FAIL: ReadonlySet<string> = new Set([
-  // Blend
-  'GET /blend/info',
-  'GET /blend/transactions/pending',
   // deliberate difference (README, browser protection): a foreign origin's preflight of a state-changing
   // route is refused; the checker preflights /wallet/transactions/transfer-funds
   'CORS preflight allows any origin',
@@ -37,8 +34,6 @@ const EXPECTED_TO_FAIL: ReadonlySet<string> = new Set([
   // writes bodies to), as this node does, so the balance has not moved yet. The transfer, its inclusion
   // and both balances are checked in test/e2e/scenarios/transactions.test.ts.
   'POST /wallet/transactions/transfer-funds is included',
-  // the OpenAPI document lists the endpoints above too
-  'GET /api-docs/openapi.json covers the API',
 ]);
 
 /** The devnet configuration (its public test keys), the API on an ephemeral port, state beside it. */
