@@ -16,7 +16,7 @@ import {
   zkSignatureToBytes,
 } from '../src/crypto/groth16/index.ts';
 import { zkPublicKey } from '../src/crypto/zk-keys.ts';
-import { DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
+import { type CircuitName, DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
 import { Groth16ProofSystem, zkSignPublic } from '../src/zk/groth16-system.ts';
 import { VerifierPool } from '../src/zk/verifier-pool.ts';
 import type { Figure } from './harness.ts';
@@ -26,7 +26,7 @@ const PROOFS = Number(process.env.BENCH_ZK_BATCH_PROOFS ?? 1000);
 interface Set {
   readonly inputs: bigint[];
   readonly proofs: Uint8Array[];
-  readonly keys: Record<'zksig' | 'pol' | 'poc', unknown>;
+  readonly keys: Record<CircuitName, unknown>;
 }
 
 let made: Promise<Set> | undefined;

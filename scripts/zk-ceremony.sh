@@ -3,6 +3,12 @@
 # of size 2^15 (its phase-2 preparation takes about ten minutes on two cores), then a circuit-specific
 # setup and one contribution for each circuit. Outputs go to zk/keys/ with their sha256 in
 # zk/keys/manifest.json. Run it once, by hand, and commit zk/keys; never in CI or at start-up.
+#
+#   scripts/zk-ceremony.sh              # every circuit: zksig pol poc poq
+#   scripts/zk-ceremony.sh poq          # only the named ones; the manifest keeps the others' entries
+#
+# Keys in use are pinned: making them again changes every proof's verification key, so name only the
+# circuits that are new or changed.
 # A real network replaces zk/keys with its own ceremony's keys (the node takes the folder by option).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +17,10 @@ KEYS=zk/keys
 SNARKJS="node node_modules/snarkjs/build/cli.cjs"
 mkdir -p "$BUILD" "$KEYS"
 
-bash scripts/zk-compile.sh
+CIRCUITS=("$@")
+if [ ${#CIRCUITS[@]} -eq 0 ]; then CIRCUITS=(zksig pol poc poq); fi
+
+bash scripts/zk-compile.sh "${CIRCUITS[@]}"
 
 entropy() { head -c 64 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 
@@ -21,7 +30,7 @@ if [ ! -f "$BUILD/pot15_final.ptau" ]; then
   $SNARKJS powersoftau prepare phase2 "$BUILD/pot15_1.ptau" "$BUILD/pot15_final.ptau"
 fi
 
-for c in zksig pol poc; do
+for c in "${CIRCUITS[@]}"; do
   mkdir -p "$KEYS/$c"
   $SNARKJS r1cs info "$BUILD/$c/$c.r1cs" | sed -n 's/.*# of Constraints: *\([0-9]*\).*/\1/p' > "$KEYS/$c/constraints.txt"
   $SNARKJS groth16 setup "$BUILD/$c/$c.r1cs" "$BUILD/pot15_final.ptau" "$BUILD/${c}_0.zkey"
@@ -31,16 +40,5 @@ for c in zksig pol poc; do
   rm -f "$BUILD/${c}_0.zkey"
 done
 
-node --input-type=module -e '
-import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
-const sha = (p) => createHash("sha256").update(readFileSync(p)).digest("hex");
-const circuits = {};
-for (const c of ["zksig", "pol", "poc"]) {
-  const d = `zk/keys/${c}`;
-  const constraints = Number(readFileSync(`${d}/constraints.txt`, "utf8").trim());
-  circuits[c] = { constraints, wasm: sha(`${d}/${c}.wasm`), zkey: sha(`${d}/${c}.zkey`), vkey: sha(`${d}/verification_key.json`) };
-}
-writeFileSync("zk/keys/manifest.json", JSON.stringify({ ceremony: "logos devnet, powers of tau 2^15, one contribution per circuit", circuits }, null, 2) + "\n");
-'
+node --import tsx scripts/zk-manifest.ts "${CIRCUITS[@]}"
 echo "keys written to $KEYS"

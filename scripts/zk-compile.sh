@@ -3,7 +3,7 @@
 # the node's circuits with circom2 (--r1cs --wasm --O2) into zk/build/<name>/:
 #   zk/build/<name>/<name>.r1cs, zk/build/<name>/<name>_js/<name>.wasm, zk/build/<name>/sources.sha256
 #
-#   scripts/zk-compile.sh                 # zksig, poc, pol
+#   scripts/zk-compile.sh                 # zksig, poc, pol, poq
 #   scripts/zk-compile.sh pol             # only some (a name is zk/circuits/<name>.circom or
 #   scripts/zk-compile.sh poseidon2_test  #   zk/circuits/test/<name>.circom)
 #   ZK_NO_GEN=1 scripts/zk-compile.sh     # skip the constants regeneration
@@ -18,7 +18,7 @@ cd "$root"
 
 circom=(node node_modules/circom2/cli.js)
 names=("$@")
-if [ ${#names[@]} -eq 0 ]; then names=(zksig poc pol); fi
+if [ ${#names[@]} -eq 0 ]; then names=(zksig poc pol poq); fi
 
 if [ "${ZK_NO_GEN:-}" != "1" ]; then
   node --import tsx scripts/gen-poseidon2-circom.ts

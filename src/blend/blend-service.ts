@@ -1,33 +1,89 @@
 /**
- * The Blend service (F `services/blend/src/{lib.rs,instance.rs,modes/**}`): per epoch it reads the
- * Blend membership frozen in the chain's epoch state and plays one of three roles — Broadcast while
- * the membership is below `minimum_network_size` (proposals straight to gossip, transactions straight
- * to the mempool), Core when this node is a member, Edge otherwise — and answers `/blend/*`.
+ * The Blend service (F `services/blend/src/{lib.rs,instance.rs,modes/**,core/mod.rs,edge/mod.rs}`).
+ *
+ * Once the chain is Online it follows the slots (a Blend round is one slot). At each epoch it reads
+ * the epoch's Blend membership (the SDP snapshot frozen with the epoch state) and plays one role:
+ * - Broadcast while the membership is below `minimum_network_size`: proposals go straight to gossip,
+ *   dispersed transactions straight to the mempool.
+ * - Core when this node is a member: its Blend swarm peers with the other core nodes; received
+ *   messages are checked (signature, proof of quota), flooded, and the layers addressed to this node
+ *   removed; what remains is released after a random delay, the payloads that leave at this node
+ *   delivered (dispatcher.ts); cover messages fill the rounds at the deployment's frequency.
+ * - Edge otherwise: its messages are sent to `replication_factor` core nodes.
+ * A node that leaves the core role keeps its old epoch's swarm connections and scheduler for the
+ * transition period (one average block), to release what it still holds (modes.ts).
+ *
+ * Its own messages: a proposal is wrapped with proofs of leadership quota from the slot's win, one
+ * copy per `data_replication_factor + 1`; a dispersed transaction waits (`/blend/transactions/pending`)
+ * until a solution of the epoch's Blend puzzle backs its proofs of PoW quota; cover messages use the
+ * core quota. Each layer removed here yields a blending token (the activity rewards' input).
+ *
+ * inferred: the service keeps no state across a restart (docs/fidelity.md "Blend service state across
+ * restarts").
  */
-
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
+import { multiaddr } from '@multiformats/multiaddr';
 import type { Logger } from 'pino';
 import type { Block } from '../block/block.ts';
 import type { IChain, SlotClock } from '../chain/index.ts';
 import { bytesToHex } from '../codec/hex.ts';
+import { BlakeRng } from '../crypto/blend/blake-rng.ts';
+import { ed25519PublicKey } from '../crypto/ed25519.ts';
+import type { Fr } from '../crypto/field.ts';
+import { epochViewAt } from '../ledger/apply.ts';
 import type { BlendDeployment } from '../ledger/deployment.ts';
+import { epochOf, epochSchedule } from '../ledger/parameters.ts';
+import { preverifyTx } from '../ledger/preverify.ts';
+import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
+import { blendingTokenBytes, tokenDistance, tokenEvaluation } from '../ledger/sdp-rewards.ts';
+import type { BlendActivityProof } from '../mantle/ops.ts';
 import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
 import { type IMempool, MempoolError } from '../mempool/index.ts';
 import type { BlockPublisher, ProposalRelay } from '../network/gossip/index.ts';
-import { encodeTxGossip } from '../network/index.ts';
+import { decodeTxGossip, encodeTxGossip } from '../network/index.ts';
+import { encodeProposal, toProposal } from '../network/wire/proposal.ts';
 import type { BlendSection } from './config.ts';
+import { PayloadDispatcher } from './dispatcher.ts';
 import { BlendError, transactionTooLarge } from './errors.ts';
 import type { BlendMode, BlendNetworkInfo, IBlend, LeadershipWin, ProposalPublisher } from './interface.ts';
+import { type BlendEpochState, blendEpochState } from './membership.ts';
+import {
+  type BlendingToken,
+  encapsulatedMessageSize,
+  MAX_PAYLOAD_BODY_SIZE,
+  PayloadType,
+} from './message/index.ts';
+import { chooseMode, initialMode, type ModeState, next as nextMode } from './modes.ts';
+import { BlendSwarm } from './network/index.ts';
+import { EpochProcessor, type LayerProof } from './processor.ts';
+import { PuzzleSolver } from './puzzle-solver.ts';
+import {
+  type BlendDeploymentParams,
+  blendTiming,
+  EpochQuotaCounter,
+  epochCoreQuota,
+  epochLeadershipQuota,
+  epochPowQuota,
+  expectedMessageRange,
+} from './quota.ts';
+import { EpochEventTracker } from './scheduling/epoch-events.ts';
+import {
+  EpochMessageScheduler,
+  type OldEpochMessageScheduler,
+  roundComponents,
+  type SchedulerSettings,
+} from './scheduling/message-scheduler.ts';
 
-/** F `blend/message/src/message/payload.rs` `MAX_PAYLOAD_BODY_SIZE`: the largest body a message carries. */
-export const MAX_PAYLOAD_BODY_SIZE = 18_192;
+export { MAX_PAYLOAD_BODY_SIZE };
 
 export interface BlendServiceConfig {
   readonly blend: BlendSection;
   readonly deployment: BlendDeployment;
   /** The 32-byte Ed25519 seed of `blend.non_ephemeral_signing_key_id`; null when the node has none. */
   readonly signingSeed: Uint8Array | null;
+  /** The Zk secret key of `blend.core.zk.secret_key_kms_id`; null when the node has none. */
+  readonly zkSecret: Fr | null;
 }
 
 export interface BlendDeps {
@@ -36,20 +92,109 @@ export interface BlendDeps {
   readonly mempool: IMempool;
   /** Gossip: proposals of a broadcast epoch, and those this node unwraps as an exit node. */
   readonly gossip: BlockPublisher & ProposalRelay;
+  /** Makes proofs of quota (the prover pool). */
+  readonly prover: ProofSystem;
+  /** Verifies them (the verifier pool). */
+  readonly verifier: ProofSystem;
+  /**
+   * Posts an activity proof for this node's declaration (an SDP Active message); without it, the
+   * node earns no Blend reward.
+   */
+  readonly submitActivity?: (proof: BlendActivityProof) => Promise<void>;
   readonly logger: Logger;
   readonly signal: AbortSignal;
 }
 
+/** A message this node released from its scheduler: a message to send on, or a payload to deliver. */
+type Processed =
+  | { readonly kind: 'message'; readonly bytes: Uint8Array }
+  | { readonly kind: 'payload'; readonly type: PayloadType; readonly body: Uint8Array };
+
+/** One epoch of the core role: its processor, scheduler and the tokens of the layers removed. */
+interface CoreEpoch {
+  readonly processor: EpochProcessor;
+  scheduler: EpochMessageScheduler<Processed, Uint8Array> | OldEpochMessageScheduler<Processed, Uint8Array>;
+  readonly tokens: BlendingToken[];
+}
+
+/** A dispersed transaction waiting for its proofs. */
+interface PendingTx {
+  readonly hash: Uint8Array;
+  readonly body: Uint8Array;
+}
+
+/** Core proofs kept ready for cover messages, in layers' worth. */
+const COVER_PROOFS_AHEAD = 2;
+
+/** The deployment's Blend settings as the scheduling and quota rules take them. */
+function deploymentParams(d: BlendDeployment): BlendDeploymentParams {
+  return {
+    common: {
+      num_blend_layers: BigInt(d.num_blend_layers),
+      minimum_network_size: BigInt(d.minimum_network_size),
+      protocol_name: d.protocol_name,
+      data_replication_factor: BigInt(d.data_replication_factor),
+    },
+    core: {
+      scheduler: {
+        cover: { message_frequency_per_round: d.message_frequency_per_round },
+        delayer: { maximum_release_delay_in_rounds: BigInt(d.maximum_release_delay_in_rounds) },
+      },
+      minimum_messages_coefficient: BigInt(d.minimum_messages_coefficient),
+      normalization_constant: d.normalization_constant,
+      activity_threshold_sensitivity: BigInt(d.activity_threshold_sensitivity),
+    },
+  };
+}
+
 export class BlendService implements IBlend, ProposalPublisher {
   private closed = false;
-  private current: BlendMode = 'broadcast';
+  private started = false;
+  private timer: NodeJS.Timeout | undefined;
+  private modeState: ModeState = 'Broadcast';
+  private readonly params: BlendDeploymentParams;
+  private readonly tracker: EpochEventTracker;
+  private readonly dispatcher: PayloadDispatcher;
+  private readonly layers: number;
+  private processor: EpochProcessor | null = null;
+  private core: CoreEpoch | null = null;
+  private oldCore: CoreEpoch | null = null;
+  private swarm: BlendSwarm | null = null;
+  /** The role the swarm was started for: an edge node's listens on the loopback only. */
+  private swarmRole: BlendMode | null = null;
+  private readonly pending: PendingTx[] = [];
+  private powBusy = false;
+  private readonly puzzle = new PuzzleSolver();
+  /** Core proofs made ahead for cover messages, and how many are being made. */
+  private coverProofs: LayerProof[] = [];
+  private coverProving = 0;
+  private readonly rng = BlakeRng.fromEntropy();
+  /** Leadership proofs of won slots made ahead, by slot. */
+  private readonly proposalProofs = new Map<
+    bigint,
+    { processor: EpochProcessor; proofs: Promise<LayerProof[][]> }
+  >();
+  /** The current epoch's nonce: the randomness the old epoch's blending tokens are judged by. */
+  private epochNonce: Fr | null = null;
+  /** Messages this node wrapped, sent and received since it started (for logs and benchmarks). */
+  readonly counters = { wrapped: 0, sent: 0, received: 0, unwrapped: 0, cover: 0 };
 
   private constructor(
     readonly config: BlendServiceConfig,
     private readonly deps: BlendDeps,
     /** The node's Blend peer id (of its signing key); null without a key. */
     readonly nodeId: string | null,
-  ) {}
+  ) {
+    this.params = deploymentParams(config.deployment);
+    this.layers = config.deployment.num_blend_layers;
+    const timing = blendTiming(this.params, this.clockFacts());
+    this.tracker = new EpochEventTracker(timing.epochTransitionSlots);
+    this.dispatcher = new PayloadDispatcher({
+      mempool: deps.mempool,
+      gossip: deps.gossip,
+      logger: deps.logger,
+    });
+  }
 
   static async init(config: BlendServiceConfig, deps: BlendDeps): Promise<BlendService> {
     const nodeId =
@@ -57,17 +202,40 @@ export class BlendService implements IBlend, ProposalPublisher {
         ? null
         : peerIdFromPrivateKey(await generateKeyPairFromSeed('Ed25519', config.signingSeed)).toString();
     const s = new BlendService(config, deps, nodeId);
-    deps.logger.info({ node_id: nodeId, mode: s.current }, 'Blend service ready');
+    if (deps.chain.consensusState === 'Online') s.start();
+    else deps.chain.once('online', () => s.start());
+    deps.logger.info(
+      { node_id: nodeId },
+      'Blend service ready; it follows the epochs once the chain is online',
+    );
     return s;
   }
 
+  private clockFacts() {
+    const c = this.deps.chain.config.consensus;
+    return {
+      epochLength: epochSchedule(c).epoch_length,
+      slotDurationMs: this.deps.clock.slotStartMs(1n) - this.deps.clock.slotStartMs(0n),
+      activeSlotCoeff: c.active_slot_coeff,
+    };
+  }
+
+  // ---------- IBlend ----------
+
   mode(): BlendMode {
-    return this.current;
+    return this.modeState === 'Core' ? 'core' : this.modeState.startsWith('Edge') ? 'edge' : 'broadcast';
   }
 
   info(): BlendNetworkInfo | null {
     if (this.nodeId === null) return null;
-    return { node_id: this.nodeId, core_info: null };
+    if (this.mode() !== 'core' || this.swarm === null) return { node_id: this.nodeId, core_info: null };
+    return {
+      node_id: this.nodeId,
+      core_info: {
+        current_epoch_peers: this.swarm.corePeers().map((p) => [p.peerId, p.healthy] as const),
+        old_epoch_peers: this.swarm.oldEpochPeers(),
+      },
+    };
   }
 
   async disperseTransaction(tx: SignedMantleTx): Promise<Uint8Array> {
@@ -75,29 +243,558 @@ export class BlendService implements IBlend, ProposalPublisher {
     const hash = txHash(tx.mantle_tx);
     // F `BlendPayload::transaction`: the encoding the mempool gossips must fit one payload body,
     // whatever the mode (the API builds the payload before the service sees it).
-    const size = encodeTxGossip(tx).length;
-    if (size > MAX_PAYLOAD_BODY_SIZE) throw transactionTooLarge(size, MAX_PAYLOAD_BODY_SIZE);
-    // Broadcast mode: no mixing, the transaction goes to this node's mempool (which gossips it).
-    try {
-      await this.deps.mempool.add(tx, 'api');
-    } catch (e) {
-      if (e instanceof MempoolError) throw new BlendError('BLEND_MEMPOOL', e.message);
-      throw e;
+    const body = encodeTxGossip(tx);
+    if (body.length > MAX_PAYLOAD_BODY_SIZE) throw transactionTooLarge(body.length, MAX_PAYLOAD_BODY_SIZE);
+    if (this.mode() === 'broadcast') {
+      // No mixing: the transaction goes to this node's mempool (which gossips it).
+      try {
+        await this.deps.mempool.add(tx, 'api');
+      } catch (e) {
+        if (e instanceof MempoolError) throw new BlendError('BLEND_MEMPOOL', e.message);
+        throw e;
+      }
+      this.deps.logger.debug(
+        { tx: bytesToHex(hash) },
+        'transaction dispersed to the mempool (broadcast mode)',
+      );
+      return hash;
     }
-    this.deps.logger.debug({ tx: bytesToHex(hash), mode: this.current }, 'transaction dispersed');
+    // Preverified as any transaction this node accepts, before it waits for its proofs.
+    preverifyTx(tx, PROOFS_ALREADY_VERIFIED);
+    this.pending.push({ hash, body });
+    this.deps.logger.debug({ tx: bytesToHex(hash) }, 'transaction waits for a Blend PoW solution');
+    void this.solvePending();
     return hash;
   }
 
   pendingTransactions(): Uint8Array[] {
-    return [];
+    return this.pending.map((p) => p.hash);
   }
 
-  publishProposal(block: Block, _win: LeadershipWin): void {
+  publishProposal(block: Block, win: LeadershipWin): void {
     if (this.closed) return;
-    this.deps.gossip.publishBlock(block);
+    if (this.mode() === 'broadcast' || this.processor === null) {
+      this.deps.gossip.publishBlock(block);
+      return;
+    }
+    void this.blendProposal(encodeProposal(toProposal(block)), win).catch((e: Error) => {
+      // A proposal must not be lost: without Blend proofs it is published directly.
+      this.deps.logger.warn(
+        { err: e.message, slot: Number(block.header.slot) },
+        'blending a proposal failed; it is published on gossip',
+      );
+      this.deps.gossip.publishBlock(block);
+    });
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.puzzle.close();
+    const swarm = this.swarm;
+    this.swarm = null;
+    if (swarm !== null) await swarm.stop();
+  }
+
+  // ---------- slots, epochs and modes ----------
+
+  private start(): void {
+    if (this.closed || this.started) return;
+    this.started = true;
+    this.schedule();
+    void this.onSlot(this.deps.clock.currentSlot());
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    const next = this.deps.clock.currentSlot() + 1n;
+    this.timer = setTimeout(() => {
+      this.schedule();
+      void this.onSlot(this.deps.clock.currentSlot()).catch((e: Error) =>
+        this.deps.logger.error({ err: e.message }, 'Blend round failed'),
+      );
+    }, this.deps.clock.msUntil(next) + 5);
+  }
+
+  private async onSlot(slot: bigint): Promise<void> {
+    if (this.closed) return;
+    const epoch = epochOf(slot, epochSchedule(this.deps.chain.config.consensus));
+    const event = this.tracker.onSlot(slot, epoch);
+    if (event?.kind === 'NewEpoch') await this.onNewEpoch(slot, epoch, event.first);
+    else if (event?.kind === 'TransitionPeriodExpired') this.onTransitionEnd();
+    await this.onRound(slot);
+  }
+
+  /** The Blend state of the epoch `slot` is in, from the tip (advanced to that epoch if it is behind). */
+  private epochStateAt(slot: bigint): BlendEpochState {
+    const tip = this.deps.chain.tip();
+    const ctx = { config: this.deps.chain.config, proofs: PROOFS_ALREADY_VERIFIED };
+    const view = slot > tip.state.slot ? epochViewAt(tip.state, ctx, slot) : tip.state;
+    const local = this.config.signingSeed === null ? null : ed25519PublicKey(this.config.signingSeed);
+    return blendEpochState(view.epoch_state, view.sdp.snapshot.values(), local);
+  }
+
+  private async onNewEpoch(slot: bigint, epoch: number, first: boolean): Promise<void> {
+    const state = this.epochStateAt(slot);
+    const size = state.membership.size;
+    const min = this.config.deployment.minimum_network_size;
+    const isMember = state.membership.containsLocal && this.config.zkSecret !== null;
+    const t = first
+      ? initialMode(chooseMode(size, min, isMember))
+      : nextMode(this.modeState, {
+          kind: 'EpochChanged',
+          membershipSize: size,
+          minimumNetworkSize: min,
+          isMember,
+        });
+    const before = this.modeState;
+    this.modeState = t.state;
+    this.epochNonce = state.nonce;
+    for (const d of state.dropped)
+      this.deps.logger.warn(
+        { provider: d.providerId, reason: d.reason },
+        'a Blend declaration is left out of the membership',
+      );
+    this.deps.logger.info(
+      { epoch, members: size, mode: this.mode(), state: t.state, previous: first ? null : before },
+      'Blend epoch',
+    );
+    const mode = this.mode();
+    if (mode === 'broadcast' || this.config.signingSeed === null) {
+      this.processor = null;
+      this.rotateCore(null, slot);
+      await this.updateSwarm(state, mode);
+      void this.solvePending();
+      return;
+    }
+    const rounds = epochSchedule(this.deps.chain.config.consensus).epoch_length;
+    // The core quota is a public input of every proof of quota of the epoch, whoever makes it.
+    const quotas = {
+      core: epochCoreQuota(this.params, rounds, size),
+      leadership: epochLeadershipQuota(this.params),
+      pow: epochPowQuota(this.params),
+    };
+    this.processor = new EpochProcessor(
+      state,
+      this.layers,
+      new EpochQuotaCounter(epoch, quotas),
+      {
+        signingSeed: this.config.signingSeed,
+        signingPublic: ed25519PublicKey(this.config.signingSeed),
+        zkSecret: this.config.zkSecret,
+      },
+      { prover: this.deps.prover, verifier: this.deps.verifier },
+    );
+    this.coverProofs = [];
+    this.rotateCore(mode === 'core' ? this.processor : null, slot);
+    await this.updateSwarm(state, mode);
+    this.refillCoverProofs();
+    void this.solvePending();
+  }
+
+  private schedulerSettings(): SchedulerSettings {
+    return {
+      maximumReleaseDelayInRounds: BigInt(this.config.deployment.maximum_release_delay_in_rounds),
+      roundsPerEpoch: epochSchedule(this.deps.chain.config.consensus).epoch_length,
+      numBlendLayers: BigInt(this.layers),
+    };
+  }
+
+  /** The core role's epochs: the new one (if core) and the old one kept for the transition. */
+  private rotateCore(processor: EpochProcessor | null, slot: bigint): void {
+    const previous = this.core;
+    const info = (p: EpochProcessor) => ({ coreQuota: p.quota.quotas.core, epoch: p.epoch });
+    let scheduler: CoreEpoch['scheduler'] | null = null;
+    if (previous !== null && previous.scheduler instanceof EpochMessageScheduler && processor !== null) {
+      const r = previous.scheduler.rotateEpoch(info(processor), this.schedulerSettings(), slot);
+      scheduler = r.current;
+      previous.scheduler = r.old;
+    } else if (previous !== null && previous.scheduler instanceof EpochMessageScheduler) {
+      const r = previous.scheduler.rotateEpoch(
+        { coreQuota: 0n, epoch: previous.processor.epoch + 1 },
+        this.schedulerSettings(),
+        slot,
+      );
+      previous.scheduler = r.old;
+    } else if (processor !== null) {
+      scheduler = EpochMessageScheduler.create<Processed, Uint8Array>(
+        info(processor),
+        this.rng.clone(),
+        this.schedulerSettings(),
+        slot,
+      );
+    }
+    this.oldCore = previous;
+    this.core = processor !== null && scheduler !== null ? { processor, scheduler, tokens: [] } : null;
+  }
+
+  private onTransitionEnd(): void {
+    const t = nextMode(this.modeState, { kind: 'TransitionEnded' });
+    this.modeState = t.state;
+    if (this.oldCore !== null) this.submitActivity(this.oldCore);
+    this.oldCore = null;
+    this.swarm?.finishTransition();
+    if (this.mode() === 'broadcast' && this.swarm !== null && this.core === null) {
+      const s = this.swarm;
+      this.swarm = null;
+      void s.stop();
+      this.deps.logger.info('Blend swarm stopped (broadcast mode)');
+    }
+  }
+
+  /**
+   * The activity proof of a core epoch once its transition is over: of its blending tokens, the one
+   * whose hash is nearest (Hamming distance) to the next epoch's randomness, if within the activity
+   * threshold (F `OldEpochBlendingTokenCollector::compute_activity_proof`), posted as an SDP Active
+   * message.
+   */
+  private submitActivity(ce: CoreEpoch): void {
+    const epoch = ce.processor.epoch;
+    const nonce = this.epochNonce;
+    const size = BigInt(ce.processor.state.membership.size);
+    if (nonce === null || size === 0n) return;
+    const ev = tokenEvaluation(
+      ce.processor.quota.quotas.core,
+      size,
+      BigInt(this.config.deployment.activity_threshold_sensitivity),
+    );
+    let best: { proof: BlendActivityProof; distance: bigint } | null = null;
+    for (const t of ce.tokens) {
+      const proof: BlendActivityProof = { epoch, ...t };
+      const distance = tokenDistance(blendingTokenBytes(proof), ev.token_count_byte_len, nonce);
+      if (distance <= ev.activity_threshold && (best === null || distance < best.distance))
+        best = { proof, distance };
+    }
+    const log = this.deps.logger;
+    if (best === null || this.deps.submitActivity === undefined) {
+      log.info(
+        { epoch, tokens: ce.tokens.length, proof: false },
+        'Blend epoch transition over; no activity proof',
+      );
+      return;
+    }
+    const distance = Number(best.distance);
+    this.deps.submitActivity(best.proof).then(
+      () => log.info({ epoch, tokens: ce.tokens.length, distance }, 'Blend activity proof submitted'),
+      (e: Error) => log.warn({ epoch, err: e.message }, 'submitting the Blend activity proof failed'),
+    );
+  }
+
+  private async updateSwarm(state: BlendEpochState, mode: BlendMode): Promise<void> {
+    const members = state.membership.members.map((m) => ({
+      peerId: m.peerId,
+      addresses: m.locators.map((l) => multiaddr(l)),
+    }));
+    const timing = blendTiming(this.params, this.clockFacts());
+    const expected =
+      state.membership.size > 0
+        ? expectedMessageRange(this.params, timing, state.membership.size)
+        : undefined;
+    if (this.swarm !== null && (this.swarmRole === mode || mode === 'broadcast')) {
+      this.swarm.updateMembership(members, {
+        transition: this.oldCore !== null,
+        epoch: state.epoch,
+        ...(expected !== undefined ? { expected } : {}),
+      });
+      return;
+    }
+    if (this.swarm !== null) {
+      // From edge to core: the swarm listens on the configured address from now on.
+      const s = this.swarm;
+      this.swarm = null;
+      await s.stop();
+    }
+    if (mode === 'broadcast' || this.config.signingSeed === null) return;
+    const b = this.config.blend;
+    const swarm = await BlendSwarm.create(
+      {
+        signingKeySeed: this.config.signingSeed,
+        // An edge node only dials: it listens on any free port of the loopback.
+        listenAddress: multiaddr(mode === 'core' ? b.core.listening_address : '/ip4/127.0.0.1/udp/0/quic-v1'),
+        protocolName: this.config.deployment.protocol_name,
+        messageBytes: encapsulatedMessageSize(this.layers),
+        validator: {
+          messageId: (bytes) => this.processorOf(null)?.messageId(bytes) ?? null,
+          verify: async (bytes, ctx) =>
+            (await this.processorOf(ctx.epoch)?.verify(bytes)) ?? 'invalid_proof_of_quota',
+        },
+        membership: members,
+        epoch: state.epoch,
+        minimumNetworkSize: this.config.deployment.minimum_network_size,
+        corePeeringDegree: b.core.core_peering_degree,
+        maxDialAttemptsPerPeer: b.core.max_dial_attempts_per_peer,
+        peeringDegreeCheckIntervalMs: b.core.peering_degree_check_interval_ms,
+        maxEdgeNodeIncomingConnections: b.core.max_edge_node_incoming_connections,
+        edgeNodeConnectionTimeoutMs: b.core.edge_node_connection_timeout_ms,
+        edgeMaxDialAttemptsPerPeer: b.edge.max_dial_attempts_per_peer_per_message,
+        connectionMonitor: expected !== undefined ? { windowMs: timing.observationWindowMs, expected } : null,
+      },
+      { log: this.deps.logger, signal: this.deps.signal },
+    );
+    swarm.on('message', (bytes, from, ctx) => void this.onMessage(bytes, from, ctx.epoch));
+    swarm.on('peer-blocked', (peer, reason) => this.deps.logger.info({ peer, reason }, 'Blend peer blocked'));
+    await swarm.start();
+    this.swarm = swarm;
+    this.swarmRole = mode;
+    this.deps.logger.info(
+      { listen: swarm.listenAddresses().map(String), members: members.length, mode },
+      'Blend swarm started',
+    );
+  }
+
+  /** The processor of `epoch` (the current one when null): current, or the old core epoch's. */
+  private processorOf(epoch: number | null): EpochProcessor | null {
+    if (epoch === null || this.processor?.epoch === epoch) return this.processor;
+    if (this.oldCore?.processor.epoch === epoch) return this.oldCore.processor;
+    return null;
+  }
+
+  // ---------- received messages ----------
+
+  private async onMessage(bytes: Uint8Array, from: string, epoch: number): Promise<void> {
+    this.counters.received++;
+    const ce =
+      this.core?.processor.epoch === epoch
+        ? this.core
+        : this.oldCore?.processor.epoch === epoch
+          ? this.oldCore
+          : null;
+    if (ce === null) return;
+    const out = await ce.processor.unwrap(bytes);
+    if (out.kind === 'not-for-us') return;
+    this.counters.unwrapped++;
+    ce.tokens.push(...out.tokens);
+    this.deps.logger.debug({ from, epoch, kind: out.kind, layers: out.tokens.length }, 'Blend layer removed');
+    if (out.kind === 'forward')
+      ce.scheduler.scheduleProcessedMessage({ kind: 'message', bytes: out.message });
+    else if (out.payloadType !== PayloadType.Cover)
+      ce.scheduler.scheduleProcessedMessage({ kind: 'payload', type: out.payloadType, body: out.body });
+  }
+
+  // ---------- rounds ----------
+
+  private async onRound(round: bigint): Promise<void> {
+    for (const ce of [this.core, this.oldCore]) {
+      if (ce === null) continue;
+      const info = ce.scheduler.onRound(round);
+      if (info === null) continue;
+      for (const d of info.dataMessages) this.send(d);
+      const { processed, cover } = roundComponents(info.releaseType);
+      for (const p of processed) {
+        if (p.kind === 'message') this.send(p.bytes);
+        else this.dispatcher.dispatch(p.type, p.body);
+      }
+      if (cover && ce === this.core) await this.sendCover(ce);
+    }
+  }
+
+  private send(bytes: Uint8Array): void {
+    if (this.swarm === null) return;
+    this.counters.sent++;
+    if (this.mode() === 'core') this.swarm.publish(bytes);
+  }
+
+  /**
+   * A cover message from ready core proofs (skipped when none are ready).
+   * inferred: docs/fidelity.md "A cover round with no core proof ready"
+   */
+  private async sendCover(ce: CoreEpoch): Promise<void> {
+    if (this.coverProofs.length < this.layers) {
+      this.deps.logger.debug(
+        { ready: this.coverProofs.length },
+        'no core proofs ready: a cover message is skipped',
+      );
+      this.refillCoverProofs();
+      return;
+    }
+    const proofs = this.coverProofs.splice(0, this.layers);
+    this.refillCoverProofs();
+    const bytes = ce.processor.wrap(PayloadType.Cover, new Uint8Array(0), proofs);
+    this.counters.cover++;
+    this.deps.logger.debug({ epoch: ce.processor.epoch, sent: this.counters.cover }, 'cover message sent');
+    await this.scheduleOwn(ce, bytes, false);
+  }
+
+  /** Keeps `COVER_PROOFS_AHEAD` messages' worth of core proofs made in the background. */
+  private refillCoverProofs(): void {
+    const ce = this.core;
+    if (ce === null || this.closed) return;
+    const want = COVER_PROOFS_AHEAD * this.layers;
+    while (this.coverProofs.length + this.coverProving < want && ce.processor.quota.remaining('core') > 0n) {
+      this.coverProving++;
+      void ce.processor
+        .proveLayer('core', {}, { background: true })
+        .then((p) => {
+          if (p !== null && this.core === ce) this.coverProofs.push(p);
+        })
+        .catch((e: Error) => this.deps.logger.warn({ err: e.message }, 'a core proof of quota failed'))
+        .finally(() => {
+          this.coverProving--;
+        });
+    }
+  }
+
+  /**
+   * A message this node wrapped: the outer layers addressed to itself are removed at once (their
+   * tokens kept) and the rest released at the next release round; otherwise it leaves as a data
+   * message in the next round (F `schedule_local_encapsulated_message`).
+   */
+  private async scheduleOwn(ce: CoreEpoch, bytes: Uint8Array, data: boolean): Promise<void> {
+    const out = await ce.processor.unwrap(bytes);
+    if (out.kind === 'not-for-us') {
+      if (data && ce.scheduler instanceof EpochMessageScheduler) ce.scheduler.queueDataMessage(bytes);
+      else this.send(bytes);
+      return;
+    }
+    ce.tokens.push(...out.tokens);
+    if (out.kind === 'forward')
+      ce.scheduler.scheduleProcessedMessage({ kind: 'message', bytes: out.message });
+    else if (out.payloadType !== PayloadType.Cover)
+      ce.scheduler.scheduleProcessedMessage({ kind: 'payload', type: out.payloadType, body: out.body });
+  }
+
+  // ---------- own data messages ----------
+
+  /**
+   * The leadership proofs of a won slot's proposal: `data_replication_factor + 1` copies of
+   * `num_blend_layers` layers, key indices 0.. of the slot's quota (the key nullifier binds the slot,
+   * so proofs made ahead and proofs made again are the same messages' proofs, never both sent).
+   */
+  private proveProposal(
+    processor: EpochProcessor,
+    win: LeadershipWin,
+    urgent: boolean,
+  ): Promise<LayerProof[][]> {
+    const copies = this.config.deployment.data_replication_factor + 1;
+    const opts = urgent ? { urgent: true } : { background: true };
+    return Promise.all(
+      Array.from({ length: copies }, (_, c) =>
+        Promise.all(
+          Array.from({ length: this.layers }, async (_, l) => {
+            const p = await processor.proveLayer('leadership', { win }, opts, c * this.layers + l);
+            if (p === null)
+              throw new BlendError('BLEND_UNAVAILABLE', 'the leadership quota of a slot is used up');
+            return p;
+          }),
+        ),
+      ),
+    );
+  }
+
+  // inferred: proved when the leader finds the win (docs/fidelity.md "Proofs of leadership quota made ahead")
+  prepareProposal(win: LeadershipWin): void {
+    const processor = this.processor;
+    if (this.closed || processor === null || this.mode() === 'broadcast') return;
+    const epoch = epochOf(win.slot, epochSchedule(this.deps.chain.config.consensus));
+    if (epoch !== processor.epoch || this.proposalProofs.has(win.slot)) return;
+    for (const slot of this.proposalProofs.keys())
+      if (slot < this.deps.clock.currentSlot()) this.proposalProofs.delete(slot);
+    const proofs = this.proveProposal(processor, win, false);
+    proofs.catch(() => {}); // a failed one is made again when the slot comes
+    this.proposalProofs.set(win.slot, { processor, proofs });
+  }
+
+  private async blendProposal(proposal: Uint8Array, win: LeadershipWin): Promise<void> {
+    const processor = this.processor!;
+    const ready = this.proposalProofs.get(win.slot);
+    this.proposalProofs.delete(win.slot);
+    let copies: LayerProof[][] | undefined;
+    if (ready !== undefined && ready.processor === processor)
+      copies = await ready.proofs.catch(() => undefined);
+    const ahead = copies !== undefined;
+    copies ??= await this.proveProposal(processor, win, true);
+    for (const proofs of copies)
+      await this.sendOwn(processor, processor.wrap(PayloadType.BlockProposal, proposal, proofs));
+    this.deps.logger.debug(
+      { slot: Number(win.slot), copies: copies.length, proved_ahead: ahead },
+      'proposal sent through Blend',
+    );
+  }
+
+  private async sendOwn(processor: EpochProcessor, bytes: Uint8Array): Promise<void> {
+    this.counters.wrapped++;
+    if (this.mode() === 'core' && this.core?.processor === processor) {
+      await this.scheduleOwn(this.core, bytes, true);
+      return;
+    }
+    if (this.swarm === null) return;
+    const state = processor.state;
+    const peers = state.membership
+      .chooseRemoteNodes(this.config.blend.edge.replication_factor, new Set(), this.rng)
+      .map((m) => ({ peerId: m.peerId, addresses: m.locators.map((l) => multiaddr(l)) }));
+    const sent = await this.swarm.sendAsEdge(bytes, peers);
+    this.counters.sent += sent;
+  }
+
+  /**
+   * Solves the epoch's Blend puzzle for the oldest pending transaction (puzzle-solver.ts), proves its
+   * layers on the PoW branch, wraps and sends it; then the next one. In a broadcast epoch the waiting
+   * transactions go to the mempool instead; an epoch whose difficulty admits no solution keeps them
+   * waiting for the next epoch.
+   */
+  private async solvePending(): Promise<void> {
+    if (this.powBusy || this.closed) return;
+    this.powBusy = true;
+    try {
+      while (this.pending.length > 0 && !this.closed) {
+        const processor = this.processor;
+        if (processor === null || this.mode() === 'broadcast') {
+          await this.flushPendingToMempool();
+          return;
+        }
+        const nonce = await this.solvePuzzle(processor);
+        if (processor !== this.processor) continue;
+        if (nonce === undefined) return;
+        processor.quota.renew('pow');
+        const tx = this.pending[0]!;
+        const proofs: LayerProof[] = [];
+        for (let l = 0; l < this.layers; l++) {
+          const p = await processor.proveLayer('pow', { powNonce: nonce });
+          if (p === null)
+            throw new BlendError('BLEND_UNAVAILABLE', 'the PoW quota is smaller than the layers');
+          proofs.push(p);
+        }
+        if (processor !== this.processor) continue;
+        this.pending.shift();
+        await this.sendOwn(processor, processor.wrap(PayloadType.Transaction, tx.body, proofs));
+        this.deps.logger.debug({ tx: bytesToHex(tx.hash) }, 'transaction sent through Blend');
+      }
+    } catch (e) {
+      this.deps.logger.warn({ err: (e as Error).message }, 'blending a transaction failed; it stays pending');
+    } finally {
+      this.powBusy = false;
+    }
+  }
+
+  /** The waiting transactions, into this node's mempool (an epoch without mixing). */
+  private async flushPendingToMempool(): Promise<void> {
+    while (this.pending.length > 0) {
+      const tx = this.pending.shift()!;
+      try {
+        await this.deps.mempool.add(decodeTxGossip(tx.body), 'api');
+        this.deps.logger.info(
+          { tx: bytesToHex(tx.hash) },
+          'waiting transaction added to the mempool (broadcast mode)',
+        );
+      } catch (e) {
+        this.deps.logger.warn(
+          { tx: bytesToHex(tx.hash), err: (e as Error).message },
+          'a waiting transaction was refused by the mempool',
+        );
+      }
+    }
+  }
+
+  /** A nonce whose Blend PoW ticket is below the epoch's difficulty; undefined if the epoch changed. */
+  private async solvePuzzle(processor: EpochProcessor): Promise<Fr | undefined> {
+    const { nonce: epochNonce, powDifficulty } = processor.state;
+    const t0 = performance.now();
+    const s = await this.puzzle.solve(epochNonce, powDifficulty);
+    if (s === undefined || processor !== this.processor) return undefined;
+    this.deps.logger.debug(
+      { epoch: processor.epoch, attempts: s.attempts, ms: Math.round(performance.now() - t0) },
+      'Blend puzzle solved',
+    );
+    return s.nonce;
   }
 }

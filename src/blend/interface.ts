@@ -49,4 +49,6 @@ export interface LeadershipWin
 /** Where the leader hands the blocks it made and applied, to be proposed to the network. */
 export interface ProposalPublisher {
   publishProposal(block: Block, win: LeadershipWin): void;
+  /** A slot this node will lead, known ahead: what its proposal needs can be made ahead. */
+  prepareProposal?(win: LeadershipWin): void;
 }

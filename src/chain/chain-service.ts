@@ -22,6 +22,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { type Block, decodeBlock } from '../block/block.ts';
 import { headerId, type SignedHeader } from '../block/header.ts';
+import { DecodeError } from '../codec/errors.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import {
   type BlockNode,
@@ -217,8 +218,23 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     } else {
       const t0 = performance.now();
       let from = 1n;
-      const snap = store.latestSnapshot();
+      let snap = store.latestSnapshot();
+      let snapState: LedgerState | undefined;
       if (snap) {
+        try {
+          snapState = decodeLedgerState(snap.bytes);
+        } catch (e) {
+          // A snapshot in an older format of this node: the chain is replayed from genesis instead (every
+          // canonical block is stored), and the next snapshots are written in the current format.
+          if (!(e instanceof DecodeError) || !/unsupported ledger snapshot format/.test(e.message)) throw e;
+          logger.warn(
+            { err: e.message },
+            'the stored ledger snapshot is in an older format; replaying from genesis',
+          );
+          snap = undefined;
+        }
+      }
+      if (snap && snapState) {
         const lib: BlockNode = {
           id: bytesToHex(snap.info.id),
           parent: bytesToHex(snap.info.parent),
@@ -232,7 +248,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
           libBlock?.uncle_headers.map((u) => u.header.slot),
         );
         this.states.clear();
-        this.states.set(lib.id, decodeLedgerState(snap.bytes));
+        this.states.set(lib.id, snapState);
         this.snapshots.lastHeight = lib.length;
         this.restoredFromSnapshot = true;
         from = snap.info.height + 1n;

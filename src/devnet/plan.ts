@@ -13,11 +13,13 @@ import { isIPv4 } from 'node:net';
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { isScalar, parseDocument, type YAMLMap } from 'yaml';
-import { bytesToHex } from '../codec/hex.ts';
+import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import { ed25519PublicKey } from '../crypto/ed25519.ts';
-import { type Fr, frToBytes } from '../crypto/field.ts';
+import { type Fr, frFromBytes, frToBytes } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { devnetSecretKey } from '../ledger/devnet-keys.ts';
+import { locatorFromString } from '../mantle/locator.ts';
+import { declarationId } from '../mantle/sdp.ts';
 import { DEVNET_CLAIM_THRESHOLD } from '../node/devnet.ts';
 import { DevnetError } from './errors.ts';
 
@@ -244,7 +246,7 @@ export function devnetDeploymentYaml(
  * The Blend declarations of the genesis: nodes 0..coreNodes-1 declare themselves as Blend core nodes
  * (provider id = their Blend Ed25519 key, zk id = their Blend Zk key, locator = their Blend port), each
  * locking its first genesis note. With two or more, the devnet mixes from its first epoch.
- * inferred: a devnet choice, no reference devnet exists (docs/fidelity.md "Multi-node devnet keys and genesis")
+ * inferred: a devnet choice, no reference devnet exists (docs/fidelity.md "Devnet Blend settings and declarations")
  */
 export function genesisDeclarations(
   plans: readonly NodePlan[],
@@ -307,6 +309,8 @@ export function nodeConfigYaml(plan: NodePlan, all: readonly NodePlan[]): string
     '    wallet:',
     `      funding_pk: ${q(funding)}`,
     'sdp:',
+    '  # the declaration of its Blend keys, if the genesis made it (its Blend activity proofs name it)',
+    `  declaration_id: ${q(bytesToHex(declarationId({ provider_id: hexToBytes(plan.blendSigning.publicKey), zk_id: frFromBytes(hexToBytes(plan.blendZk.publicKey)), locators: [locatorFromString(plan.blendLocator)] })))}`,
     '  wallet:',
     `    funding_pk: ${q(funding)}`,
     'blend:',

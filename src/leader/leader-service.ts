@@ -281,6 +281,8 @@ export class LeaderService {
         const n = this.winner(parent, es, slot);
         if (n !== undefined) wins.push({ slot, n, es });
       }
+      // The proposals' own proofs (Blend's proofs of leadership quota) depend on the win alone.
+      for (const { slot, n, es } of wins) this.deps.publisher?.prepareProposal?.(this.winOf(es, slot, n));
       const kept = new Map<bigint, Prepared>();
       for (const { slot, n, es } of wins) {
         const p = this.prepared.get(slot);
@@ -399,7 +401,7 @@ export class LeaderService {
       transactions: txs,
     };
     const done = await this.deps.chain.submit(block, { own: true });
-    this.deps.publisher?.publishProposal(block, this.winOf(es, header, n));
+    this.deps.publisher?.publishProposal(block, this.winOf(es, header.slot, n));
     this.produced++;
     if (fits) this.producedAhead++;
     if (this.deps.clock.currentSlot() <= slot) this.producedInSlot++;
@@ -449,9 +451,9 @@ export class LeaderService {
 
   /** Proves leadership of `header`'s slot by note `n` on top of `parent` (in the prover process). */
   /** The slot's win as the leadership proof of quota of its proposal needs it. */
-  private winOf(es: EpochState, header: Header, n: OwnedNote): LeadershipWin {
+  private winOf(es: EpochState, slot: bigint, n: OwnedNote): LeadershipWin {
     return {
-      slot: header.slot,
+      slot,
       epoch_nonce: es.nonce,
       lottery_0: es.lottery.t0,
       lottery_1: es.lottery.t1,

@@ -187,10 +187,22 @@ export function polPublicInputs(
 
 /** The epoch state a block at `slot` on top of `state` is led under (the lottery a leader plays). */
 export function epochStateAt(state: LedgerState, ctx: LedgerContext, slot: bigint): EpochState {
+  return epochViewAt(state, ctx, slot).epoch_state;
+}
+
+/**
+ * The epoch state and the SDP state (its active-set snapshot) a block at `slot` on top of `state`
+ * would be applied under: `state`'s own when `slot` is in its epoch, else as the epoch change makes them.
+ */
+export function epochViewAt(
+  state: LedgerState,
+  ctx: LedgerContext,
+  slot: bigint,
+): Pick<LedgerState, 'epoch_state' | 'sdp'> {
   if (slot <= state.slot) fail('InvalidSlot', `slot ${slot} is not after the parent slot ${state.slot}`);
   const draft = new Draft(state);
   advanceEpoch(draft, ctx.config, slot);
-  return draft.epoch_state;
+  return { epoch_state: draft.epoch_state, sdp: draft.sdp };
 }
 
 export function applyBlock(

@@ -3,6 +3,9 @@
  * recorded statements are then verified by the real (asynchronous) backend, all at once.
  */
 import { bytesToHex } from '../codec/hex.ts';
+import type { PoqPublicInputs } from '../crypto/blend/poq.ts';
+import type { Fr } from '../crypto/field.ts';
+import type { Groth16ProofParts } from '../mantle/ops.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
 import { LedgerError, type LedgerErrorCode } from './errors.ts';
 import type {
@@ -18,12 +21,14 @@ type Obligation = (
   | { kind: 'zksign'; statement: ZkSignStatement; signature: ZkSignature }
   | { kind: 'pol'; inputs: PolPublicInputs; proof: Uint8Array }
   | { kind: 'poc'; inputs: PocPublicInputs; proof: Uint8Array }
+  | { kind: 'poq'; inputs: PoqPublicInputs; keyNullifier: Fr; proof: Groth16ProofParts }
 ) & { site?: ProofSite };
 
 const FAILURE: Record<Obligation['kind'], [LedgerErrorCode, string]> = {
   zksign: ['InvalidZkSignature', 'a ZK signature does not verify'],
   pol: ['InvalidLeaderProof', 'the proof of leadership does not verify'],
   poc: ['InvalidProofOfClaim', 'a proof of claim does not verify'],
+  poq: ['InvalidActivityProof', 'the activity proof does not verify'],
 };
 
 export class DeferredProofChecks implements ProofChecks {
@@ -41,6 +46,11 @@ export class DeferredProofChecks implements ProofChecks {
 
   verifyPoc(inputs: PocPublicInputs, proof: Uint8Array, site?: ProofSite): boolean {
     this.obligations.push({ kind: 'poc', inputs, proof, ...(site ? { site } : {}) });
+    return true;
+  }
+
+  verifyPoq(inputs: PoqPublicInputs, keyNullifier: Fr, proof: Groth16ProofParts, site?: ProofSite): boolean {
+    this.obligations.push({ kind: 'poq', inputs, keyNullifier, proof, ...(site ? { site } : {}) });
     return true;
   }
 
@@ -70,5 +80,7 @@ function verifyOne(system: ProofSystem, o: Obligation): Promise<boolean> {
       return system.verifyPol(o.inputs, o.proof);
     case 'poc':
       return system.verifyPoc(o.inputs, o.proof);
+    case 'poq':
+      return system.verifyPoq(o.inputs, o.keyNullifier, o.proof);
   }
 }

@@ -29,7 +29,7 @@ import { emptyFeeWindow } from './gas.ts';
 import { GENESIS_EXECUTION_GAS_PRICE, GENESIS_STORAGE_GAS_PRICE, type LedgerConfig } from './parameters.ts';
 import { initialPowTarget } from './pow-claims.ts';
 import { activeDeclarations } from './sdp.ts';
-import { newBlendRewards } from './sdp-rewards.ts';
+import { epochPoqInputs, newBlendRewards } from './sdp-rewards.ts';
 import type { LedgerState, NoteRecord } from './state.ts';
 import { UtxoTree } from './trees/utxo-tree.ts';
 import { VoucherTree } from './trees/voucher-tree.ts';
@@ -159,7 +159,7 @@ function emptyState(config: LedgerConfig, nonce: bigint): LedgerState {
       declarations: PMap.empty(stringKeys),
       snapshot: PMap.empty(stringKeys),
       next_snapshot: PMap.empty(stringKeys),
-      rewards: newBlendRewards(0, nonce),
+      rewards: newBlendRewards(0, nonce, epochPoqInputs(epoch0)),
     },
     leader: {
       vouchers,
@@ -217,8 +217,11 @@ export function genesisState(block: Block, ctx: LedgerContext): Genesis {
   draft.epoch_state = epoch0;
   draft.next_epoch_state = { ...epoch0, epoch: 1 };
   // F: ledger/src/cryptarchia/mod.rs `with_genesis_sdp` seeds the active sets of epochs 0 and 1.
+  // inferred: the genesis epoch's proof-of-quota inputs are those of its state after the genesis
+  // notes (the reference builds its Blend rewards from the genesis epoch state).
   draft.sdp = {
     ...draft.sdp,
+    rewards: { ...draft.sdp.rewards, current_poq: epochPoqInputs(epoch0) },
     snapshot: activeDeclarations(draft.sdp.declarations, 0, ctx.config.sdp),
     next_snapshot: activeDeclarations(draft.sdp.declarations, 1, ctx.config.sdp),
   };

@@ -7,7 +7,9 @@
  * `DeferredProofChecks`, which records every statement and answers yes; the records are then
  * verified together and the block is refused if any fails (see ledger/verified.ts).
  */
+import type { PoqPublicInputs, PoqWitness } from '../crypto/blend/poq.ts';
 import type { Fr } from '../crypto/field.ts';
+import type { Groth16ProofParts } from '../mantle/ops.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
 
 /** ZkSign: knowledge of the secret keys of up to 32 public keys, bound to a message (the tx hash as Fr). */
@@ -71,11 +73,18 @@ export interface PocWitness {
   readonly voucher_index: number;
 }
 
+/** A proof of quota (Blend) with the key nullifier its circuit output. */
+export interface PoqProof {
+  readonly proof: Groth16ProofParts;
+  readonly keyNullifier: Fr;
+}
+
 /** The checks the ledger asks for, answered synchronously. */
 export interface ProofChecks {
   verifyZkSign(statement: ZkSignStatement, signature: ZkSignature, site?: ProofSite): boolean;
   verifyPol(inputs: PolPublicInputs, proof: Uint8Array): boolean;
   verifyPoc(inputs: PocPublicInputs, proof: Uint8Array, site?: ProofSite): boolean;
+  verifyPoq(inputs: PoqPublicInputs, keyNullifier: Fr, proof: Groth16ProofParts, site?: ProofSite): boolean;
 }
 
 /** Where a proof sits, so that a failure deferred to later still names its transaction and operation. */
@@ -94,7 +103,7 @@ export interface ProveOptions {
   readonly background?: boolean;
 }
 
-/** A proof backend: makes and verifies proofs of the three statements. */
+/** A proof backend: makes and verifies proofs of the four statements. */
 export interface ProofSystem {
   /** Human-readable backend name, shown in logs. */
   readonly name: string;
@@ -112,6 +121,11 @@ export interface ProofSystem {
   verifyPoc(inputs: PocPublicInputs, proof: Uint8Array): Promise<boolean>;
   provePoc(inputs: PocPublicInputs, witness: PocWitness): Promise<Uint8Array>;
 
+  /** Blend's proof of quota, bound to the key nullifier it carries (never throws on bad input: false). */
+  verifyPoq(inputs: PoqPublicInputs, keyNullifier: Fr, proof: Groth16ProofParts): Promise<boolean>;
+  /** Refuses (throws) a witness that does not fit the circuit or does not satisfy the statement. */
+  provePoq(inputs: PoqPublicInputs, witness: PoqWitness, opts?: ProveOptions): Promise<PoqProof>;
+
   /** Releases workers and WebAssembly instances. */
   close(): Promise<void>;
 }
@@ -128,4 +142,5 @@ export const PROOFS_ALREADY_VERIFIED: ProofChecks = {
   verifyZkSign: () => true,
   verifyPol: () => true,
   verifyPoc: () => true,
+  verifyPoq: () => true,
 };

@@ -13,12 +13,15 @@
 import { Writer } from '../codec/binary.ts';
 import { bytesToHex } from '../codec/hex.ts';
 import { blake2b256 } from '../crypto/blake2b.ts';
-import { blake2bSized, hammingDistance, keyNullifierOf, selectionIndex } from '../crypto/blend.ts';
+import { CoreTree } from '../crypto/blend/core-tree.ts';
+import type { PoqPublicInputs } from '../crypto/blend/poq.ts';
+import { blake2bSized, hammingDistance, keyNullifierOf, selectionIndex } from '../crypto/blend/selection.ts';
 import { type Fr, frToBytes } from '../crypto/field.ts';
 import type { Note } from '../mantle/note.ts';
 import type { BlendActivityProof } from '../mantle/ops.ts';
 import { fail } from './errors.ts';
 import type { BlendRewardParams } from './parameters.ts';
+import type { ProofChecks, ProofSite } from './proof-system.ts';
 
 /** A provider of the target epoch; its index in the membership is its position in the list. */
 export interface RewardProvider {
@@ -33,10 +36,41 @@ export interface SubmittedActivity {
   readonly distance: bigint;
 }
 
+/**
+ * What an epoch's proofs of quota are checked against from its own state, taken when it starts: the
+ * aged UTXO root, the lottery values and the Blend PoW difficulty (its nonce is kept beside)
+ * (F: rewards/blend/mod.rs RewardsParameters::leader_inputs, pow_inputs; current_epoch.rs CurrentEpochState).
+ */
+export interface EpochPoqInputs {
+  readonly pol_ledger_aged: Fr;
+  readonly lottery_0: Fr;
+  readonly lottery_1: Fr;
+  readonly pow_blend_difficulty: Fr;
+}
+
+/** The inputs of an epoch state (`EpochState` of ./state.ts, which imports this file). */
+export function epochPoqInputs(e: {
+  readonly utxos: { root(): Fr };
+  readonly lottery: { readonly t0: Fr; readonly t1: Fr };
+  readonly blend_pow_difficulty: bigint;
+}): EpochPoqInputs {
+  return {
+    pol_ledger_aged: e.utxos.root(),
+    lottery_0: e.lottery.t0,
+    lottery_1: e.lottery.t1,
+    pow_blend_difficulty: e.blend_pow_difficulty,
+  };
+}
+
+/** A proof of quota's public inputs but the signing key, which each activity proof brings. */
+export type PoqInputsMinusSigningKey = Omit<PoqPublicInputs, 'signing_key'>;
+
 export interface TargetEpochRewards {
   readonly epoch: number;
   /** The target epoch's nonce (an input of its proofs of quota). */
   readonly epoch_nonce: Fr;
+  /** The public inputs of the target epoch's proofs of quota (F: current_epoch.rs create_proof_verifier). */
+  readonly poq: PoqInputsMinusSigningKey;
   /** The target epoch's active Blend providers, sorted by zk id (the membership order). */
   readonly providers: readonly RewardProvider[];
   readonly token_count_byte_len: number;
@@ -52,13 +86,15 @@ export interface BlendRewards {
   readonly current_epoch: number;
   /** The current epoch's nonce: the randomness activity tokens are measured against. */
   readonly current_nonce: Fr;
+  /** The current epoch's proof-of-quota inputs, for when it becomes the target. */
+  readonly current_poq: EpochPoqInputs;
   readonly current_income: bigint;
   /** The epoch whose activity proofs are accepted now, or null (no activity message is accepted). */
   readonly target: TargetEpochRewards | null;
 }
 
-export function newBlendRewards(epoch: number, nonce: Fr): BlendRewards {
-  return { current_epoch: epoch, current_nonce: nonce, current_income: 0n, target: null };
+export function newBlendRewards(epoch: number, nonce: Fr, poq: EpochPoqInputs): BlendRewards {
+  return { current_epoch: epoch, current_nonce: nonce, current_poq: poq, current_income: 0n, target: null };
 }
 
 export function addBlendIncome(r: BlendRewards, income: bigint): BlendRewards {
@@ -156,21 +192,28 @@ export interface ActivityProofChecks {
 }
 
 /**
- * The proof of selection is checked in full: it must designate the provider's own index and commit
- * to the proof of quota's key nullifier.
+ * The checks of the reference (F: blend/message/src/reward ActivityProof::verify_and_build): the
+ * proof of quota verifies against the target epoch's inputs with the proof's own signing key (asked of
+ * `proofs`, which may defer it), and the proof of selection designates the provider's own index and
+ * commits to the proof of quota's key nullifier.
  */
-// waits: the Blend proof-of-quota circuit (PoQ Groth16 verification against the target epoch's core
-// root, core quota, leader and PoW inputs) does not exist in this node yet; until it does the proof
-// of quota of an activity message is not checked (docs/fidelity.md).
-export const blendActivityChecks: ActivityProofChecks = {
-  proofOfQuota: () => true,
-  proofOfSelection(proof, index, membershipSize) {
-    if (index >= membershipSize) return false;
-    const r = proof.proof_of_selection.selection_randomness;
-    if (selectionIndex(r, membershipSize) !== index) return false;
-    return keyNullifierOf(r) === proof.proof_of_quota.key_nullifier;
-  },
-};
+export function blendActivityChecks(proofs: ProofChecks, site?: ProofSite): ActivityProofChecks {
+  return {
+    proofOfQuota: (proof, target) =>
+      proofs.verifyPoq(
+        { ...target.poq, signing_key: proof.signing_key },
+        proof.proof_of_quota.key_nullifier,
+        proof.proof_of_quota.proof,
+        site,
+      ),
+    proofOfSelection(proof, index, membershipSize) {
+      if (index >= membershipSize) return false;
+      const r = proof.proof_of_selection.selection_randomness;
+      if (selectionIndex(r, membershipSize) !== index) return false;
+      return keyNullifierOf(r) === proof.proof_of_quota.key_nullifier;
+    },
+  };
+}
 
 // ---------- activity messages and epoch changes (F: rewards/blend/{mod,current_epoch,target_epoch}.rs) ----------
 
@@ -183,7 +226,7 @@ export function applyActivity(
   providerId: Uint8Array,
   proof: BlendActivityProof,
   opIndex: number,
-  checks: ActivityProofChecks = blendActivityChecks,
+  checks: ActivityProofChecks,
 ): BlendRewards {
   const t = r.target;
   if (t === null) return fail('TargetEpochNotSet', 'no target epoch accepts activity proofs now', opIndex);
@@ -277,6 +320,7 @@ export function rewardsEpochChange(
   lastActiveSet: Iterable<{ readonly provider_id: Uint8Array; readonly zk_id: Fr }>,
   nextEpoch: number,
   nextNonce: Fr,
+  nextPoq: EpochPoqInputs,
   p: ResolvedBlendRewardParams,
 ): { rewards: BlendRewards; utxos: RewardUtxo[] } {
   if (nextEpoch <= lastEpoch) {
@@ -288,21 +332,20 @@ export function rewardsEpochChange(
     );
   }
   const utxos = r.target === null ? [] : finalizeTarget(r.target);
-  const fresh = newBlendRewards(nextEpoch, nextNonce);
+  const fresh = newBlendRewards(nextEpoch, nextNonce, nextPoq);
   if (nextEpoch > lastEpoch + 1) return { rewards: fresh, utxos };
   const providers = membershipOf(lastActiveSet);
   if (BigInt(providers.length) < p.minimum_network_size) return { rewards: fresh, utxos };
   const n = BigInt(providers.length);
-  const ev = tokenEvaluation(coreQuota(p, providers.length), n, p.activity_threshold_sensitivity);
-  // waits: the proof-of-quota verifier of the new target epoch would be built here from the core
-  // root of `providers` (F: blend/crypto merkle over the sorted zk ids), the core quota, and the
-  // leader and PoW inputs of the last epoch's state; it comes with the Blend PoQ circuit.
+  const quota = coreQuota(p, providers.length);
+  const ev = tokenEvaluation(quota, n, p.activity_threshold_sensitivity);
   return {
     rewards: {
       ...fresh,
       target: {
         epoch: lastEpoch,
         epoch_nonce: r.current_nonce,
+        poq: targetPoqInputs(r, providers, quota, p),
         providers,
         token_count_byte_len: ev.token_count_byte_len,
         activity_threshold: ev.activity_threshold,
@@ -311,5 +354,34 @@ export function rewardsEpochChange(
       },
     },
     utxos,
+  };
+}
+
+/**
+ * The proof-of-quota inputs of a new target epoch: the core tree root over its providers' zk ids and
+ * the core quota; the leader inputs of its state (aged root, nonce, lottery) with the quota
+ * `β_c · (1 + data_replication_factor)`; its PoW difficulty with the quota `β_c`
+ * (F: current_epoch.rs providers_and_zk_root, create_proof_verifier; mod.rs encapsulations_per_message,
+ * pow_inputs).
+ */
+export function targetPoqInputs(
+  r: BlendRewards,
+  providers: readonly RewardProvider[],
+  coreQuotaValue: bigint,
+  p: ResolvedBlendRewardParams,
+): PoqInputsMinusSigningKey {
+  // inferred: two declarations with one zk id make the reference's tree construction panic (it
+  // expects distinct keys); here the epoch change throws the tree's error instead.
+  const tree = new CoreTree(providers.map((d) => d.zk_id));
+  return {
+    core: { zk_root: tree.root, quota: coreQuotaValue },
+    leader: {
+      pol_ledger_aged: r.current_poq.pol_ledger_aged,
+      pol_epoch_nonce: r.current_nonce,
+      message_quota: p.num_blend_layers * (1n + p.data_replication_factor),
+      lottery_0: r.current_poq.lottery_0,
+      lottery_1: r.current_poq.lottery_1,
+    },
+    pow: { pow_blend_difficulty: r.current_poq.pow_blend_difficulty, pow_quota: p.num_blend_layers },
   };
 }

@@ -21,11 +21,13 @@ import {
   type SdpParams,
   SNAPSHOT_FINALIZATION_DELAY,
 } from './parameters.ts';
+import { PROOFS_ALREADY_VERIFIED } from './proof-system.ts';
 import {
   type ActivityProofChecks,
   addBlendIncome,
   applyActivity,
   blendActivityChecks,
+  epochPoqInputs,
   resolveBlendRewardParams,
   rewardsEpochChange,
 } from './sdp-rewards.ts';
@@ -89,7 +91,11 @@ export function applySdpActive(
   env: OpEnv,
   op: SDPActiveOp,
   proof: OpProof,
-  checks: ActivityProofChecks = blendActivityChecks,
+  // Genesis mode verifies no proof (OpEnv.genesis), the proof of quota included.
+  checks: ActivityProofChecks = blendActivityChecks(env.genesis ? PROOFS_ALREADY_VERIFIED : env.ctx.proofs, {
+    txHash: env.txHash,
+    opIndex: env.opIndex,
+  }),
 ): void {
   const d = declarationOf(env, op.declaration_id);
   const epoch = env.draft.epoch;
@@ -198,6 +204,7 @@ export function sdpEpochChange(
     lastSet,
     epoch,
     draft.epoch_state.nonce,
+    epochPoqInputs(draft.epoch_state),
     blend,
   );
   for (const u of utxos) {

@@ -8,7 +8,7 @@
  * Format (all integers little-endian; Fr = 32 bytes LE, canonical; `big` = u8 length ‖ LE bytes
  * without a trailing zero byte, for unbounded sums):
  *
- *   u8 version (= 2)
+ *   u8 version (= 3)
  *   u64 block_number, u64 slot, Fr nonce, Fr prev_epoch_nonce,
  *   occupied slots  u32 n, n × u64 slot (strictly ascending)
  *   tree table   u8 n, n × tree         (the distinct UTXO trees of state, epoch_state, next_epoch_state;
@@ -21,10 +21,13 @@
  *   gas          120 × u64 fee_window, 5 × u64
  *   channels     u32 n, n × (hex key, channel)
  *   sdp          decl table (u8 n, n × map), u8 declarations ref, u8 snapshot ref, u8 next snapshot ref,
- *                rewards: u32 current epoch, Fr nonce, big income, u8 has target [u32 epoch, Fr nonce,
- *                u32 n × (32 B provider,
+ *                rewards: u32 current epoch, Fr nonce, epoch poq, big income, u8 has target [u32 epoch,
+ *                Fr nonce, poq inputs, u32 n × (32 B provider,
  *                Fr zk id), u32 token byte length, u64 threshold, big income, u32 n × (32 B provider,
  *                Fr zk id, u64 distance)]
+ *                (epoch poq = Fr aged root, Fr t0, Fr t1, Fr pow difficulty; poq inputs = Fr core root,
+ *                u64 core quota, Fr aged root, Fr nonce, u64 leader quota, Fr t0, Fr t1,
+ *                Fr pow difficulty, u64 pow quota)
  *   leader       vouchers (u8 height, u64 count, one Fr per set bit of count), Fr snapshot root,
  *                u64 snapshot count, u32 n × Fr nullifiers, big pending, big claimable
  *   pow          big pool, big epoch_reward, 32 B target, big refill, u32 n × (32 B id, u64 slot),
@@ -48,7 +51,13 @@ import { U64_MAX } from '../codec/schema.ts';
 import { FieldError, FR_MODULUS, type Fr, frToBytes, leBytesToBigint } from '../crypto/field.ts';
 import { LogosError } from '../errors/base.ts';
 import { bigintKeys, type KeyKind, PMap, stringKeys } from '../util/pmap.ts';
-import type { RewardProvider, SubmittedActivity, TargetEpochRewards } from './sdp-rewards.ts';
+import type {
+  EpochPoqInputs,
+  PoqInputsMinusSigningKey,
+  RewardProvider,
+  SubmittedActivity,
+  TargetEpochRewards,
+} from './sdp-rewards.ts';
 import type {
   ChannelState,
   Declaration,
@@ -63,7 +72,7 @@ import { UtxoTree } from './trees/utxo-tree.ts';
 import { VoucherTree } from './trees/voucher-tree.ts';
 import { MerkleTreeError } from './trees/zero-hashes.ts';
 
-export const SNAPSHOT_VERSION = 2;
+export const SNAPSHOT_VERSION = 3;
 
 const FEE_WINDOW = 120;
 
@@ -280,6 +289,7 @@ function writeSdp(w: Writer, sdp: SdpState): void {
   const rw = sdp.rewards;
   u32(w, rw.current_epoch, 'rewards current epoch');
   writeFr(w, rw.current_nonce);
+  writeEpochPoq(w, rw.current_poq);
   writeBig(w, rw.current_income, 'blend income');
   if (rw.target === null) {
     w.u8(0);
@@ -289,6 +299,7 @@ function writeSdp(w: Writer, sdp: SdpState): void {
   w.u8(1);
   u32(w, t.epoch, 'target epoch');
   writeFr(w, t.epoch_nonce);
+  writePoqInputs(w, t.poq);
   u32(w, t.providers.length, 'target provider count');
   for (const p of t.providers) {
     writeFixed(w, p.provider_id, 32, 'provider id');
@@ -312,11 +323,13 @@ function readSdp(r: Reader): SdpState {
   const next_snapshot = readRef(r, maps);
   const current_epoch = r.u32();
   const current_nonce = readFr(r);
+  const current_poq = readEpochPoq(r);
   const current_income = readBig(r);
   let target: TargetEpochRewards | null = null;
   if (readFlag(r)) {
     const epoch = r.u32();
     const epoch_nonce = readFr(r);
+    const poq = readPoqInputs(r);
     const providers: RewardProvider[] = [];
     const np = readCountOf(r, 64);
     for (let i = 0; i < np; i++) providers.push({ provider_id: r.bytes(32).slice(), zk_id: readFr(r) });
@@ -328,14 +341,64 @@ function readSdp(r: Reader): SdpState {
     for (let i = 0; i < ns; i++) {
       submitted.push({ provider_id: r.bytes(32).slice(), zk_id: readFr(r), distance: r.u64() });
     }
-    target = { epoch, epoch_nonce, providers, token_count_byte_len, activity_threshold, income, submitted };
+    target = {
+      epoch,
+      epoch_nonce,
+      poq,
+      providers,
+      token_count_byte_len,
+      activity_threshold,
+      income,
+      submitted,
+    };
   }
   return {
     declarations,
     snapshot,
     next_snapshot,
-    rewards: { current_epoch, current_nonce, current_income, target },
+    rewards: { current_epoch, current_nonce, current_poq, current_income, target },
   };
+}
+
+function writeEpochPoq(w: Writer, e: EpochPoqInputs): void {
+  writeFr(w, e.pol_ledger_aged);
+  writeFr(w, e.lottery_0);
+  writeFr(w, e.lottery_1);
+  writeFr(w, e.pow_blend_difficulty);
+}
+
+function readEpochPoq(r: Reader): EpochPoqInputs {
+  return {
+    pol_ledger_aged: readFr(r),
+    lottery_0: readFr(r),
+    lottery_1: readFr(r),
+    pow_blend_difficulty: readFr(r),
+  };
+}
+
+function writePoqInputs(w: Writer, q: PoqInputsMinusSigningKey): void {
+  writeFr(w, q.core.zk_root);
+  u64(w, q.core.quota, 'core quota');
+  writeFr(w, q.leader.pol_ledger_aged);
+  writeFr(w, q.leader.pol_epoch_nonce);
+  u64(w, q.leader.message_quota, 'leader quota');
+  writeFr(w, q.leader.lottery_0);
+  writeFr(w, q.leader.lottery_1);
+  writeFr(w, q.pow.pow_blend_difficulty);
+  u64(w, q.pow.pow_quota, 'pow quota');
+}
+
+function readPoqInputs(r: Reader): PoqInputsMinusSigningKey {
+  const core = { zk_root: readFr(r), quota: r.u64() };
+  const leader = {
+    pol_ledger_aged: readFr(r),
+    pol_epoch_nonce: readFr(r),
+    message_quota: r.u64(),
+    lottery_0: readFr(r),
+    lottery_1: readFr(r),
+  };
+  const pow = { pow_blend_difficulty: readFr(r), pow_quota: r.u64() };
+  return { core, leader, pow };
 }
 
 function writeChannel(w: Writer, c: ChannelState): void {

@@ -14,6 +14,7 @@ import { ApiServer } from '../api/server.ts';
 import { BlendService } from '../blend/index.ts';
 import { ChainService, chooseInitState, SlotClock } from '../chain/index.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
+import { type Fr, frFromBytes } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { KeyStore } from '../kms/index.ts';
 import { LeaderService, VoucherGenerator } from '../leader/index.ts';
@@ -100,6 +101,21 @@ function blendSigningSeed(config: UserConfig): Uint8Array | null {
       `blend.non_ephemeral_signing_key_id: ${key === undefined ? 'no such key in kms.backend.keys' : 'not an Ed25519 key'}`,
     );
   return hexToBytes(key.secret);
+}
+
+/**
+ * The Zk secret key of `blend.core.zk.secret_key_kms_id` (it proves the core quota); null when the
+ * node names none. A key id that is missing or not a Zk key stops the node.
+ */
+function blendZkSecret(config: UserConfig): Fr | null {
+  const id = config.blend.core_zk_secret_key_kms_id;
+  if (id === null) return null;
+  const key = config.kms.backend.keys[id];
+  if (key?.kind !== 'Zk')
+    throw new ConfigError(
+      `blend.core.zk.secret_key_kms_id: ${key === undefined ? 'no such key in kms.backend.keys' : 'not a Zk key'}`,
+    );
+  return frFromBytes(hexToBytes(key.secret));
 }
 
 /** What a started node is made of: its services, and what it needs to stop them. */
@@ -398,8 +414,22 @@ export class LogosNode {
           blend: config.blend,
           deployment: deployment.blend,
           signingSeed: blendSigningSeed(config),
+          zkSecret: blendZkSecret(config),
         },
-        { chain: c, clock, mempool: pool, gossip, logger: log('blend'), signal },
+        {
+          chain: c,
+          clock,
+          mempool: pool,
+          gossip,
+          prover: proofs,
+          verifier,
+          // Through the node's SDP messages (built after this service): its current declaration.
+          submitActivity: async (proof) => {
+            await ops!.activity({ Blend: proof });
+          },
+          logger: log('blend'),
+          signal,
+        },
       ),
     );
 

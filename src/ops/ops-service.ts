@@ -378,7 +378,7 @@ export class OpsService implements IOps {
     const r = await this.declare(op);
     this.deps.logger.info(
       { declaration_id: hex(r.declarationId) },
-      'declared this node as a Blend core node; this node does not run the Blend service, so it does not relay Blend messages',
+      'declared this node as a Blend core node; it serves as one from the first epoch whose membership holds the declaration',
     );
     return r;
   }

@@ -8,8 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LogosError } from '../errors/base.ts';
 
-export type CircuitName = 'zksig' | 'pol' | 'poc';
-export const CIRCUITS: readonly CircuitName[] = ['zksig', 'pol', 'poc'];
+export type CircuitName = 'zksig' | 'pol' | 'poc' | 'poq';
+export const CIRCUITS: readonly CircuitName[] = ['zksig', 'pol', 'poc', 'poq'];
 
 export class ArtifactError extends LogosError {
   constructor(message: string) {
@@ -26,7 +26,11 @@ export interface CircuitArtifacts {
 }
 
 interface Manifest {
-  readonly circuits: Record<CircuitName, { constraints: number; wasm: string; zkey: string; vkey: string }>;
+  /** `source`: the hash of the circom sources the keys were made from (scripts/zk-manifest.ts), when recorded. */
+  readonly circuits: Record<
+    CircuitName,
+    { constraints: number; wasm: string; zkey: string; vkey: string; source?: string }
+  >;
 }
 
 function sha256(path: string): string {

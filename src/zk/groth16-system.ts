@@ -1,9 +1,17 @@
 /**
- * The Groth16 proof backend of the node: the ZkSig, proof-of-leadership and proof-of-claim circuits
- * (zk/circuits), proved with snarkjs in worker threads and verified in-process on a single-threaded
- * WebAssembly curve. Proofs travel in the 128-byte arkworks-compressed form.
+ * The Groth16 proof backend of the node: the ZkSig, proof-of-leadership, proof-of-claim and Blend
+ * proof-of-quota circuits (zk/circuits), proved with snarkjs in worker threads and verified in-process
+ * on a single-threaded WebAssembly curve. Proofs travel in the 128-byte arkworks-compressed form.
  */
 
+import {
+  type PoqPublicInputs,
+  type PoqWitness,
+  poqCircuitInput,
+  poqKeyNullifier,
+  poqPublicInputList,
+} from '../crypto/blend/poq.ts';
+import type { Fr } from '../crypto/field.ts';
 import {
   compressProof,
   groth16Verify,
@@ -19,12 +27,14 @@ import {
   type PocWitness,
   type PolPublicInputs,
   type PolWitness,
+  type PoqProof,
   type ProofSystem,
   type ProveOptions,
   polPublicInputList,
   ZKSIGN_MAX_KEYS,
   type ZkSignStatement,
 } from '../ledger/proof-system.ts';
+import type { Groth16ProofParts } from '../mantle/ops.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
 import { type CircuitArtifacts, type CircuitName, loadArtifacts } from './artifacts.ts';
 import { ProverPool } from './prover-pool.ts';
@@ -49,8 +59,22 @@ export function pocPublic(i: PocPublicInputs): bigint[] {
   return [i.voucher_nullifier, i.voucher_root, i.mantle_tx_hash];
 }
 
+/**
+ * The PoQ circuit's public inputs and the proof as 128 bytes, or undefined when the statement cannot
+ * be one the circuit proves (a signing key or a proof part of the wrong size): such a proof is false.
+ */
+export function poqStatement(
+  i: PoqPublicInputs,
+  keyNullifier: Fr,
+  proof: Groth16ProofParts,
+): { publicInputs: bigint[]; proof: Uint8Array } | undefined {
+  if (i.signing_key.length !== 32) return undefined;
+  if (proof.pi_a.length !== 32 || proof.pi_b.length !== 64 || proof.pi_c.length !== 32) return undefined;
+  return { publicInputs: poqPublicInputList(i, keyNullifier), proof: zkSignatureToBytes(proof) };
+}
+
 export interface Groth16Options {
-  /** Folder holding zksig/, pol/ and poc/ with the circuit artifacts and manifest.json. */
+  /** Folder holding zksig/, pol/, poc/ and poq/ with the circuit artifacts and manifest.json. */
   readonly keysDir: string;
   /** Prover worker threads. */
   readonly provers?: number;
@@ -69,6 +93,7 @@ export class Groth16ProofSystem implements ProofSystem {
       zksig: prepareVerifyingKey(this.artifacts.zksig.verificationKey),
       pol: prepareVerifyingKey(this.artifacts.pol.verificationKey),
       poc: prepareVerifyingKey(this.artifacts.poc.verificationKey),
+      poq: prepareVerifyingKey(this.artifacts.poq.verificationKey),
     };
     this.pool = new ProverPool(opts.provers ?? 1);
   }
@@ -79,6 +104,7 @@ export class Groth16ProofSystem implements ProofSystem {
       zksig: this.artifacts.zksig.verificationKey,
       pol: this.artifacts.pol.verificationKey,
       poc: this.artifacts.poc.verificationKey,
+      poq: this.artifacts.poq.verificationKey,
     };
   }
 
@@ -172,6 +198,17 @@ export class Groth16ProofSystem implements ProofSystem {
       },
       pocPublic(i),
     );
+  }
+
+  async verifyPoq(i: PoqPublicInputs, keyNullifier: Fr, proof: Groth16ProofParts): Promise<boolean> {
+    const st = poqStatement(i, keyNullifier, proof);
+    return st !== undefined && groth16Verify(this.vks.poq, st.publicInputs, st.proof);
+  }
+
+  async provePoq(i: PoqPublicInputs, w: PoqWitness, opts?: ProveOptions): Promise<PoqProof> {
+    const keyNullifier = poqKeyNullifier(i.leader.pol_epoch_nonce, w);
+    const bytes = await this.prove('poq', poqCircuitInput(i, w), poqPublicInputList(i, keyNullifier), opts);
+    return { proof: zkSignatureFromBytes(bytes), keyNullifier };
   }
 
   async close(): Promise<void> {

@@ -47,6 +47,8 @@ export async function pooledVerifier(proofs: ProofSystem, threads: number): Prom
       warmPolProver: () => proofs.warmPolProver?.() ?? Promise.resolve(),
       verifyPoc: (inputs, proof) => proofs.verifyPoc(inputs, proof),
       provePoc: (inputs, witness) => proofs.provePoc(inputs, witness),
+      verifyPoq: (inputs, keyNullifier, proof) => proofs.verifyPoq(inputs, keyNullifier, proof),
+      provePoq: (inputs, witness, opts) => proofs.provePoq(inputs, witness, opts),
       close: async () => {},
     };
   }

@@ -24,7 +24,7 @@ import {
 } from '../ledger/proof-system.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
 import type { CircuitName } from './artifacts.ts';
-import { pocPublic, zkSignPublic } from './groth16-system.ts';
+import { pocPublic, poqStatement, zkSignPublic } from './groth16-system.ts';
 
 const WORKER = new URL('./verifier-worker.mjs', import.meta.url);
 /** How long requests are collected before a batch is sent. */
@@ -215,6 +215,11 @@ export function withVerifierPool(base: ProofSystem, pool: VerifierPool): ProofSy
     warmPolProver: () => base.warmPolProver?.() ?? Promise.resolve(),
     verifyPoc: (inputs: PocPublicInputs, proof: Uint8Array) => pool.verify('poc', pocPublic(inputs), proof),
     provePoc: (inputs, witness) => base.provePoc(inputs, witness),
+    verifyPoq: async (inputs, keyNullifier, proof) => {
+      const st = poqStatement(inputs, keyNullifier, proof);
+      return st !== undefined && pool.verify('poq', st.publicInputs, st.proof);
+    },
+    provePoq: (inputs, witness, opts) => base.provePoq(inputs, witness, opts),
     close: () => pool.close(),
   };
 }

@@ -118,11 +118,16 @@ test('a_skipped_epoch_closes_as_empty (ledger/src/mantle/pow/tx_density.rs)', ()
 // ---------- the difficulty in the epoch states (ledger/src/cryptarchia/mod.rs) ----------
 
 /** The devnet (epochs of 200 slots, nonce snapshot 120 slots in) with a Blend retarget easy to read. */
+/** The devnet deployment without its own Blend puzzle setting (the reference's defaults apply). */
+const NO_BLEND_POW_YAML = DEVNET_YAML.replace(/^ {2}blend:\n {4}base_difficulty: \d+\n/m, '');
+
 function chainWithBlend(blend: BlendPowParams): TestChain {
   const lines = Object.entries(blend)
     .map(([k, v]) => `    ${k}: ${v}`)
     .join('\n');
-  const d = parseDeployment(DEVNET_YAML.replace('pow:\n  reward:', `pow:\n  blend:\n${lines}\n  reward:`));
+  const d = parseDeployment(
+    NO_BLEND_POW_YAML.replace('pow:\n  reward:', `pow:\n  blend:\n${lines}\n  reward:`),
+  );
   assert.deepEqual(d.ledger.blend_pow, blend);
   return new TestChain(d);
 }
@@ -140,7 +145,7 @@ function payTxs(c: TestChain, notes: Owned[]) {
 }
 
 test('the deployment default is the reference template: p / 2^19, 512 per block, step 2, alpha 1/2', () => {
-  const c = new TestChain();
+  const c = new TestChain(parseDeployment(NO_BLEND_POW_YAML));
   assert.deepEqual(c.ctx.config.blend_pow, {
     base_difficulty: 19,
     target_transactions_per_block: 512n,

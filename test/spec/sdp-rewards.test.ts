@@ -5,11 +5,20 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { bytesToHex } from '../../src/codec/hex.ts';
 import { blake2b256 } from '../../src/crypto/blake2b.ts';
-import { blake2bSized, hammingDistance, keyNullifierOf, selectionIndex } from '../../src/crypto/blend.ts';
+import { CoreTree } from '../../src/crypto/blend/core-tree.ts';
+import {
+  blake2bSized,
+  hammingDistance,
+  keyNullifierOf,
+  selectionIndex,
+} from '../../src/crypto/blend/selection.ts';
 import { Ed25519Signer } from '../../src/crypto/ed25519.ts';
 import { type Fr, frFromAscii, leBytesToBigint } from '../../src/crypto/field.ts';
+import { DeferredProofChecks } from '../../src/ledger/deferred-proofs.ts';
 import { LedgerError } from '../../src/ledger/errors.ts';
+import { PROOFS_ALREADY_VERIFIED } from '../../src/ledger/proof-system.ts';
 import {
   type ActivityProofChecks,
   activityThreshold,
@@ -18,6 +27,8 @@ import {
   type BlendRewards,
   blendActivityChecks,
   blendingTokenBytes,
+  coreQuota,
+  type EpochPoqInputs,
   newBlendRewards,
   type ResolvedBlendRewardParams,
   rewardOpId,
@@ -26,6 +37,11 @@ import {
   tokenDistance,
 } from '../../src/ledger/sdp-rewards.ts';
 import type { BlendActivityProof } from '../../src/mantle/ops.ts';
+import {
+  INSECURE_TEST_CHECKS,
+  INSECURE_TEST_PROOFS,
+  insecureTestPoqProofOf,
+} from '../../src/zk/insecure-test-proofs.ts';
 
 // ---------- fixtures (F: ledger/src/mantle/sdp/rewards/test_utils.rs, blend/mod.rs tests) ----------
 
@@ -63,6 +79,9 @@ function proofOf(epoch: number, b: number, poselByte = b, keyByte = b): BlendAct
   };
 }
 
+/** An epoch's proof-of-quota inputs (any values: these tests do not verify proofs of quota). */
+const POQ0: EpochPoqInputs = { pol_ledger_aged: 1n, lottery_0: 2n, lottery_1: 3n, pow_blend_difficulty: 4n };
+
 const alwaysSuccess: ActivityProofChecks = { proofOfQuota: () => true, proofOfSelection: () => true };
 const alwaysFailure: ActivityProofChecks = { proofOfQuota: () => false, proofOfSelection: () => false };
 /** Fails when the target epoch's nonce (the PoQ's `pol_epoch_nonce`) is zero. */
@@ -90,14 +109,14 @@ function step(
   nextNonce: Fr,
   p: ResolvedBlendRewardParams,
 ) {
-  return rewardsEpochChange(r, last, set, next, nextNonce, p);
+  return rewardsEpochChange(r, last, set, next, nextNonce, POQ0, p);
 }
 
 describe('Blend rewards (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
   test('test_blend_no_reward_calculated_after_epoch0 (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
     const p = params(86_400n, 1n);
     const set0 = activeSet([createProviderId(1), createProviderId(2)]);
-    const r0 = newBlendRewards(0, 0n);
+    const r0 = newBlendRewards(0, 0n, POQ0);
     assert.equal(r0.target, null);
     const { rewards, utxos } = step(r0, 0, set0, 1, 1n, p);
     assert.notEqual(rewards.target, null);
@@ -107,7 +126,7 @@ describe('Blend rewards (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
   test('test_rewards_with_no_activity_proofs (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
     const p = params(86_400n, 1n);
     const set = activeSet([createProviderId(1), createProviderId(2)]);
-    const r1 = step(newBlendRewards(0, 0n), 0, set, 1, 1n, p).rewards;
+    const r1 = step(newBlendRewards(0, 0n, POQ0), 0, set, 1, 1n, p).rewards;
     assert.equal(step(r1, 1, set, 2, 2n, p).utxos.length, 0);
   });
 
@@ -120,7 +139,7 @@ describe('Blend rewards (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
     ];
     const p = params(86_400n, 1n);
     const set = activeSet([p1, p2, p3, p4]);
-    let r = step(addBlendIncome(newBlendRewards(0, 0n), 1000n), 0, set, 1, 1n, p).rewards;
+    let r = step(addBlendIncome(newBlendRewards(0, 0n, POQ0), 1000n), 0, set, 1, 1n, p).rewards;
     r = applyActivity(r, p1, proofOf(0, 1), 0, alwaysSuccess);
     // provider2's token has the smallest Hamming distance.
     r = applyActivity(r, p2, proofOf(0, 4), 0, alwaysSuccess);
@@ -146,7 +165,7 @@ describe('Blend rewards (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
   test('test_blend_duplicate_active_messages (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
     const p1 = createProviderId(1);
     const p = params(86_400n, 1n);
-    let r = step(newBlendRewards(0, 0n), 0, activeSet([p1]), 1, 1n, p).rewards;
+    let r = step(newBlendRewards(0, 0n, POQ0), 0, activeSet([p1]), 1, 1n, p).rewards;
     r = applyActivity(r, p1, proofOf(0, 1), 0, alwaysSuccess);
     assert.equal(
       code(() => applyActivity(r, p1, proofOf(0, 2, 2, 1), 0, alwaysSuccess)),
@@ -158,7 +177,7 @@ describe('Blend rewards (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
     const p1 = createProviderId(1);
     const p = params(86_400n, 1n);
     const set = activeSet([p1]);
-    const r = step(newBlendRewards(0, 0n), 0, set, 1, 1n, p).rewards;
+    const r = step(newBlendRewards(0, 0n, POQ0), 0, set, 1, 1n, p).rewards;
     assert.equal(
       code(() => applyActivity(r, p1, proofOf(99, 1), 0, alwaysSuccess)),
       'InvalidActivityEpoch',
@@ -168,7 +187,7 @@ describe('Blend rewards (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
 
   test('test_blend_active_message_from_unknown_provider (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
     const p = params(86_400n, 1n);
-    const r = step(newBlendRewards(0, 0n), 0, activeSet([createProviderId(1)]), 1, 1n, p).rewards;
+    const r = step(newBlendRewards(0, 0n, POQ0), 0, activeSet([createProviderId(1)]), 1, 1n, p).rewards;
     assert.equal(
       code(() => applyActivity(r, createProviderId(2), proofOf(0, 1), 0, alwaysSuccess)),
       'UnknownProvider',
@@ -179,7 +198,7 @@ describe('Blend rewards (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
     const p1 = createProviderId(1);
     const p = params(86_400n, 2n);
     const set = activeSet([p1]);
-    const r = step(newBlendRewards(0, 0n), 0, set, 1, 1n, p).rewards;
+    const r = step(newBlendRewards(0, 0n, POQ0), 0, set, 1, 1n, p).rewards;
     assert.equal(r.target, null);
     assert.equal(
       code(() => applyActivity(r, p1, proofOf(0, 1), 0, alwaysSuccess)),
@@ -193,7 +212,7 @@ describe('Blend rewards (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
     const p = params(86_400n, 2n);
     const set0 = activeSet([p1, p2]);
     const set1 = activeSet([p1]);
-    let s = step(addBlendIncome(newBlendRewards(0, 0n), 1000n), 0, set0, 1, 1n, p);
+    let s = step(addBlendIncome(newBlendRewards(0, 0n, POQ0), 1000n), 0, set0, 1, 1n, p);
     assert.equal(s.utxos.length, 0);
     assert.notEqual(s.rewards.target, null);
     let r = applyActivity(s.rewards, p1, proofOf(0, 1), 0, alwaysSuccess);
@@ -210,7 +229,7 @@ describe('Blend rewards (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
   test('test_blend_network_growing (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
     const [p1, p2] = [createProviderId(1), createProviderId(2)];
     const p = params(86_400n, 2n);
-    let s = step(newBlendRewards(0, 0n), 0, activeSet([p1]), 1, 1n, p);
+    let s = step(newBlendRewards(0, 0n, POQ0), 0, activeSet([p1]), 1, 1n, p);
     assert.equal(s.utxos.length, 0);
     assert.equal(s.rewards.target, null);
     const r = addBlendIncome(s.rewards, 1000n);
@@ -230,7 +249,7 @@ describe('Blend rewards (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
   test('test_blend_update_epoch_panics_on_same_epoch (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
     const p = params(86_400n, 1n);
     assert.throws(
-      () => step(newBlendRewards(0, 0n), 0, activeSet([createProviderId(1)]), 0, 0n, p),
+      () => step(newBlendRewards(0, 0n, POQ0), 0, activeSet([createProviderId(1)]), 0, 0n, p),
       /must be greater than/,
     );
   });
@@ -238,7 +257,7 @@ describe('Blend rewards (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
   test('test_blend_update_epoch_panics_on_decreasing_epoch (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
     const p = params(86_400n, 1n);
     const set = activeSet([createProviderId(1)]);
-    const r = step(newBlendRewards(0, 0n), 0, set, 1, 1n, p).rewards;
+    const r = step(newBlendRewards(0, 0n, POQ0), 0, set, 1, 1n, p).rewards;
     assert.throws(() => step(r, 1, set, 0, 0n, p), /must be greater than/);
   });
 
@@ -246,7 +265,7 @@ describe('Blend rewards (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
     const p1 = createProviderId(1);
     const p = params(86_400n, 1n);
     const set = activeSet([p1]);
-    let r = step(addBlendIncome(newBlendRewards(0, 0n), 1000n), 0, set, 1, 1n, p).rewards;
+    let r = step(addBlendIncome(newBlendRewards(0, 0n, POQ0), 1000n), 0, set, 1, 1n, p).rewards;
     r = applyActivity(r, p1, proofOf(0, 1), 0, alwaysSuccess);
     const s = step(r, 1, set, 3, 3n, p);
     assert.equal(s.utxos.length, 1);
@@ -262,7 +281,7 @@ describe('Blend rewards (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
     const p1 = createProviderId(1);
     const p = params(10n, 1n);
     const set = activeSet([p1]);
-    const r = step(newBlendRewards(0, 9999n), 0, set, 1, 1n, p).rewards;
+    const r = step(newBlendRewards(0, 9999n, POQ0), 0, set, 1, 1n, p).rewards;
     assert.equal(
       code(() => applyActivity(r, p1, proofOf(0, 4), 0, alwaysSuccess)),
       'HammingDistanceTooLarge',
@@ -274,7 +293,7 @@ describe('Blend rewards (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
     const p1 = createProviderId(1);
     const p = params(1000n, 1n);
     const set = activeSet([p1]);
-    const r = step(newBlendRewards(0, 0n), 0, set, 1, 1n, p).rewards;
+    const r = step(newBlendRewards(0, 0n, POQ0), 0, set, 1, 1n, p).rewards;
     assert.equal(
       code(() => applyActivity(r, p1, proofOf(0, 1), 0, alwaysFailure)),
       'InvalidActivityProof',
@@ -287,7 +306,7 @@ describe('Blend rewards (ledger/src/mantle/sdp/rewards/blend/mod.rs)', () => {
     const p = params(1000n, 1n);
     const set = activeSet([provider]);
     // Epoch 0 has nonce 0: the target epoch 0's proofs fail.
-    const r1 = step(newBlendRewards(0, 0n), 0, set, 1, 1n, p).rewards;
+    const r1 = step(newBlendRewards(0, 0n, POQ0), 0, set, 1, 1n, p).rewards;
     assert.equal(
       code(() => applyActivity(r1, provider, proofOf(0, 1), 0, zeroNonceFailure)),
       'InvalidActivityProof',
@@ -337,7 +356,7 @@ describe('Blending tokens (blend/message/src/reward)', () => {
 
 describe('Proof of selection (blend/proofs/src/selection/tests.rs)', () => {
   const verify = (r: Fr, index: bigint, n: bigint, keyNullifier: Fr) =>
-    blendActivityChecks.proofOfSelection(
+    blendActivityChecks(PROOFS_ALREADY_VERIFIED).proofOfSelection(
       {
         ...proofOf(0, 0),
         proof_of_quota: { ...proofOf(0, 0).proof_of_quota, key_nullifier: keyNullifier },
@@ -376,5 +395,89 @@ describe('Proof of selection (blend/proofs/src/selection/tests.rs)', () => {
 describe('reward op id', () => {
   test('Blake2b256(bincode(BlendNetwork) = 0u32 LE ‖ epoch u32 LE) (ledger/src/mantle/sdp/rewards/mod.rs)', () => {
     assert.deepEqual(rewardOpId(7), blake2b256(new Uint8Array([0, 0, 0, 0, 7, 0, 0, 0])));
+  });
+});
+
+describe('Proof of quota of activity proofs (ledger/src/mantle/sdp/rewards/blend/current_epoch.rs)', () => {
+  const p = { ...params(1000n, 1n), data_replication_factor: 2n };
+  const epoch0: EpochPoqInputs = {
+    pol_ledger_aged: 11n,
+    lottery_0: 12n,
+    lottery_1: 13n,
+    pow_blend_difficulty: 14n,
+  };
+  const providers = [createProviderId(1), createProviderId(2), createProviderId(3)];
+  // zk ids out of order: the tree sorts them as the membership does.
+  const set = providers.map((provider_id, i) => ({ provider_id, zk_id: BigInt(30 - i) }));
+  const target = () => rewardsEpochChange(newBlendRewards(0, 77n, epoch0), 0, set, 1, 1n, POQ0, p).rewards;
+
+  test('the target epoch is verified against its core root and quota and its own leader and PoW inputs', () => {
+    const r = target();
+    assert.deepEqual(r.current_poq, POQ0, 'the new current epoch keeps its own inputs');
+    assert.deepEqual(r.target!.poq, {
+      core: { zk_root: new CoreTree([28n, 29n, 30n]).root, quota: coreQuota(p, 3) },
+      leader: {
+        pol_ledger_aged: 11n,
+        pol_epoch_nonce: 77n,
+        message_quota: 9n,
+        lottery_0: 12n,
+        lottery_1: 13n,
+      },
+      pow: { pow_blend_difficulty: 14n, pow_quota: 3n },
+    });
+  });
+
+  /** An activity proof of provider `i` whose proof of selection designates it and whose token counts. */
+  function activity(r: BlendRewards, i: number, poqKey: Uint8Array): BlendActivityProof {
+    const t = r.target!;
+    const index = BigInt(
+      t.providers.findIndex((d) => bytesToHex(d.provider_id) === bytesToHex(providers[i]!)),
+    );
+    for (let s = 1n; ; s++) {
+      if (selectionIndex(s, 3n) !== index) continue;
+      const proof: BlendActivityProof = {
+        epoch: 0,
+        signing_key: providers[i]!,
+        proof_of_quota: {
+          key_nullifier: keyNullifierOf(s),
+          proof: insecureTestPoqProofOf({ ...t.poq, signing_key: poqKey }, keyNullifierOf(s)),
+        },
+        proof_of_selection: { selection_randomness: s },
+      };
+      if (
+        tokenDistance(blendingTokenBytes(proof), t.token_count_byte_len, r.current_nonce) <=
+        t.activity_threshold
+      )
+        return proof;
+    }
+  }
+
+  test('a proof of quota of the target inputs with the proof signing key is accepted; another key is not', () => {
+    const r = target();
+    const checks = blendActivityChecks(INSECURE_TEST_CHECKS);
+    const ok = applyActivity(r, providers[0]!, activity(r, 0, providers[0]!), 0, checks);
+    assert.equal(ok.target!.submitted.length, 1);
+    assert.equal(
+      code(() => applyActivity(r, providers[1]!, activity(r, 1, providers[2]!), 0, checks)),
+      'InvalidActivityProof',
+    );
+  });
+
+  test('deferred: the proof of quota is recorded with its site and fails when settled', async () => {
+    const r = target();
+    const deferred = new DeferredProofChecks();
+    const site = { txHash: new Uint8Array(32).fill(9), opIndex: 2 };
+    applyActivity(r, providers[1]!, activity(r, 1, providers[2]!), 2, blendActivityChecks(deferred, site));
+    assert.deepEqual(
+      deferred.obligations.map((o) => o.kind),
+      ['poq'],
+    );
+    await assert.rejects(
+      deferred.settle(INSECURE_TEST_PROOFS),
+      (e: unknown) => e instanceof LedgerError && e.ledgerCode === 'InvalidActivityProof',
+    );
+    const good = new DeferredProofChecks();
+    applyActivity(r, providers[1]!, activity(r, 1, providers[1]!), 2, blendActivityChecks(good, site));
+    await good.settle(INSECURE_TEST_PROOFS);
   });
 });

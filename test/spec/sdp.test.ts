@@ -9,7 +9,7 @@ import { ROUTES } from '../../src/api/impl/index.ts';
 import type { ApiContext } from '../../src/api/types.ts';
 import { bytesToHex } from '../../src/codec/hex.ts';
 import { decode, encode } from '../../src/codec/schema.ts';
-import { keyNullifierOf, selectionIndex } from '../../src/crypto/blend.ts';
+import { keyNullifierOf, selectionIndex } from '../../src/crypto/blend/selection.ts';
 import { Ed25519Signer } from '../../src/crypto/ed25519.ts';
 import type { Fr } from '../../src/crypto/field.ts';
 import { zkPublicKey } from '../../src/crypto/zk-keys.ts';
@@ -39,6 +39,7 @@ import { locatorFromString } from '../../src/mantle/locator.ts';
 import { type BlendActivityProof, blendActivityProof, type SDPDeclareOp } from '../../src/mantle/ops.ts';
 import type { OpProof } from '../../src/mantle/proofs.ts';
 import { declarationId } from '../../src/mantle/sdp.ts';
+import { insecureTestPoqProofOf } from '../../src/zk/insecure-test-proofs.ts';
 import { CTX, DEVNET, TestChain } from '../mocks/ledger.ts';
 
 // ---------- a ledger harness (F: ledger/src/mantle/sdp/mod.rs tests `setup`, `dummy_sdp_ledger`) ----------
@@ -153,7 +154,7 @@ function declareOpOf(
  * An activity proof for the single-provider target epoch that the rewards accept: the proof of
  * selection designates index 0 and commits to the key nullifier, and the token's distance is within
  * the threshold (F: ledger/src/mantle/sdp/test_utils.rs `generate_activity_proof` grinds likewise).
- * The proof of quota is not checked by this node yet.
+ * Its proof of quota is the test backend's proof of the target epoch's inputs with that key nullifier.
  */
 function activityProof(
   l: SdpLedger,
@@ -171,7 +172,10 @@ function activityProof(
       signing_key: key,
       proof_of_quota: {
         key_nullifier: keyNullifierOf(r),
-        proof: { pi_a: new Uint8Array(32), pi_b: new Uint8Array(64), pi_c: new Uint8Array(32) },
+        proof: insecureTestPoqProofOf(
+          { ...l.draft.sdp.rewards.target!.poq, signing_key: key },
+          keyNullifierOf(r),
+        ),
       },
       proof_of_selection: { selection_randomness: r },
     };
@@ -515,7 +519,9 @@ describe('SDP service parameters (core/src/sdp/mod.rs, nodes/node/binary/src/con
   });
 
   test('Blend reward parameters default to the reference deployment settings', () => {
-    const p = parseDeployment(devnet, 'devnet.yaml').ledger.sdp.blend_rewards;
+    // The devnet's own blend section left out: the reference deployment's values apply.
+    const p = parseDeployment(devnet.replace(/^blend:\n(?: .*\n)+/m, ''), 'devnet.yaml').ledger.sdp
+      .blend_rewards;
     assert.deepEqual(p, {
       rounds_per_epoch: null,
       message_frequency_per_round: 1,

@@ -32,6 +32,8 @@ export interface SimClusterOptions {
   readonly prefix?: (index: number) => string[];
   /** How many nodes (the first ones) the genesis declares as Blend core nodes; default none. */
   readonly coreNodes?: number;
+  /** Changes the fast test deployment's text before the devnet is written. */
+  readonly editDeployment?: (yaml: string) => string;
 }
 
 export interface LogLine {
@@ -208,7 +210,9 @@ export class SimCluster {
       defaultP2pPortBase: p2pBase,
       coreNodes: o.coreNodes ?? 0,
       reset: false,
-      baseDeployment: fastDeploymentYaml(o.slotMs ?? 500, o.k ?? 10),
+      baseDeployment: (o.editDeployment ?? ((y: string) => y))(
+        fastDeploymentYaml(o.slotMs ?? 500, o.k ?? 10),
+      ),
       nowMs: Date.now(),
     });
     const hostOf = (i: number) => o.hosts?.[i] ?? '127.0.0.1';

@@ -162,6 +162,7 @@ export class GossipService implements IGossip {
    * received (F `services/blend/src/core/dispatcher/libp2p.rs`), and handled here as if a peer had sent
    * it, since gossipsub never delivers a node's own message back to it. Nobody is blamed if it is bad:
    * its author is hidden by design.
+   * inferred: F's exit node only publishes it (docs/fidelity.md "A Blend proposal of an exit node")
    */
   relayProposal(bytes: Uint8Array): void {
     if (this.closed) return;

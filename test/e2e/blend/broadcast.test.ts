@@ -11,8 +11,11 @@ import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { bytesToHex, hexToBytes } from '../../../src/codec/hex.ts';
 import type { Json } from '../../../src/codec/json.ts';
+import { ed25519PublicKey } from '../../../src/crypto/ed25519.ts';
+import { parseDeployment } from '../../../src/ledger/deployment.ts';
 import { mantleTx, txHash } from '../../../src/mantle/tx.ts';
 import { devnetConfig, fundedDevnetKeys } from '../../../src/node/devnet.ts';
+import { fastDeploymentYaml } from '../../mocks/fast-deployment.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
 
 const KEYS = fundedDevnetKeys().map((k) => k.publicKey);
@@ -98,5 +101,40 @@ describe('Blend endpoints in Broadcast mode', () => {
   test('a body that is not a transaction is a 422', async () => {
     const r = await call('POST', '/blend/transactions/disperse', { mantle_tx: { ops: 1 }, ops_proofs: [] });
     assert.equal(r.status, 422, r.text);
+  });
+});
+
+describe('one declared Blend core node is below the minimum network size: Broadcast', () => {
+  before(async () => {
+    const c = devnetConfig();
+    const provider = bytesToHex(
+      ed25519PublicKey(hexToBytes(c.kms.backend.keys[c.blend.non_ephemeral_signing_key_id!]!.secret)),
+    );
+    const yaml = fastDeploymentYaml(100, 2).replace(
+      /^genesis:\n/m,
+      `genesis:\n  declarations:\n    - { locators: ['/ip4/127.0.0.1/udp/4400/quic-v1'], provider_id: '${provider}', zk_id: '${c.blend.core_zk_secret_key_kms_id}', note_index: 0 }\n`,
+    );
+    const deployment = parseDeployment(yaml, 'fast-one-core');
+    assert.equal(deployment.genesis.declarations.length, 1);
+    tn = await startFastNode({ deployment });
+    await waitUntil(async () => tn.node.phase === 'Following', 20_000, 'the node to be Online');
+  });
+  after(async () => tn?.stop());
+
+  test('no core info, and a dispersed transaction is pending in the mempool at once', async () => {
+    const r = await call('GET', '/blend/info');
+    assert.match(r.text, /^\{"node_id":"12D3KooW[1-9A-HJ-NP-Za-km-z]+","core_info":null\}$/);
+    const { tx, hash } = await signedTransfer(KEYS[1]!, KEYS[2]!, 23);
+    const d = await call('POST', '/blend/transactions/disperse', tx);
+    assert.deepEqual([d.status, d.text], [200, `"${hash}"`]);
+    const s = await call('POST', '/mantle/status', [hash]);
+    assert.ok(['["Pending"]', '["Unknown"]'].includes(s.text));
+    assert.deepEqual((await call('GET', '/blend/transactions/pending')).text, '[]');
+    await waitUntil(
+      async () => tn.node.chain.transactionLocation(hexToBytes(hash)) !== undefined,
+      30_000,
+      `transaction ${hash} to be included`,
+      100,
+    );
   });
 });

@@ -13,6 +13,7 @@ import { pino } from 'pino';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import { devnetConfig } from '../../../src/node/devnet.ts';
 import { LogosNode } from '../../../src/node/node.ts';
+import { openStore } from '../../../src/storage/open.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
 import { FAST } from '../../mocks/fast-deployment.ts';
 
@@ -164,6 +165,48 @@ describe('ledger snapshots', () => {
     } finally {
       await again.stop();
       rmSync(d3, { recursive: true, force: true });
+    }
+  });
+
+  test('a snapshot in an older format is set aside: the restart replays from genesis to the same tip', async () => {
+    const d4 = mkdtempSync(join(tmpdir(), 'logos-node-snap-old-'));
+    const cfg = { ...config, state: { base_folder: d4 } };
+    const start = () =>
+      LogosNode.start({
+        deployment: FAST,
+        config: cfg,
+        baseDir: d4,
+        logger,
+        proofs: INSECURE_TEST_PROOFS,
+        snapshotInterval: 3,
+      });
+    const node = await start();
+    try {
+      await waitFor(() => node.chain.lib().height >= 6, 20_000, 'the LIB to pass height 6');
+      await node.chain.drain();
+    } finally {
+      await node.stop();
+    }
+    const tipBefore = node.chain.tip();
+    // The stored snapshot, rewritten as format version 2 (the byte that opens a snapshot).
+    const store = await openStore(node.dataDir);
+    try {
+      const snap = store.chain.latestSnapshot()!;
+      const old = snap.bytes.slice();
+      old[0] = 2;
+      await store.chain.saveSnapshot(snap.info.id, old);
+    } finally {
+      await store.close();
+    }
+    const again = await start();
+    try {
+      assert.equal(again.chain.restoredFromSnapshot, false, 'the old snapshot was not used');
+      const ids = again.chain.headerIds(tipBefore.id, again.chain.genesis.id);
+      assert.equal(ids.length, tipBefore.height + 1, 'the chain up to the old tip was replayed');
+      assert.equal(again.chain.stateOf(tipBefore.id)?.utxos.root(), tipBefore.state.utxos.root());
+    } finally {
+      await again.stop();
+      rmSync(d4, { recursive: true, force: true });
     }
   });
 });

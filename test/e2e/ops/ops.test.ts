@@ -13,17 +13,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bytesToHex, hexToBytes } from '../../../src/codec/hex.ts';
 import { type Json, parseJson, stringifyJson } from '../../../src/codec/json.ts';
-import { keyNullifierOf } from '../../../src/crypto/blend.ts';
+import { keyNullifierOf } from '../../../src/crypto/blend/selection.ts';
 import { ed25519PublicKey } from '../../../src/crypto/ed25519.ts';
 import { frFromBytes } from '../../../src/crypto/field.ts';
 import { LedgerError } from '../../../src/ledger/errors.ts';
 import { epochOf, epochSchedule } from '../../../src/ledger/parameters.ts';
-import { applyActivity, type BlendRewards } from '../../../src/ledger/sdp-rewards.ts';
+import { applyActivity, type BlendRewards, blendActivityChecks } from '../../../src/ledger/sdp-rewards.ts';
 import { VoucherTree } from '../../../src/ledger/trees/voucher-tree.ts';
 import { type BlendActivityProof, blendActivityProof } from '../../../src/mantle/ops.ts';
 import type { UserConfig } from '../../../src/node/config.ts';
 import { devnetConfig, fundedDevnetKeys } from '../../../src/node/devnet.ts';
 import { VoucherLeaves } from '../../../src/ops/voucher-leaves.ts';
+import { INSECURE_TEST_CHECKS, insecureTestPoqProofOf } from '../../../src/zk/insecure-test-proofs.ts';
 import { FAST } from '../../mocks/fast-deployment.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
 
@@ -94,7 +95,7 @@ async function call(
 /** The answers of a node built without a wallet or without a mempool service. */
 const NO_WALLET = /^(this node runs no wallet|mempool service not available)/;
 
-/** A well-formed Blend activity proof (its proof of quota is not verified yet, docs/fidelity.md). */
+/** A well-formed Blend activity proof (for the answers that come before any check of it). */
 const PROOF = {
   epoch: 0,
   signing_key: '5866666666666666666666666666666666666666666666666666666666666666',
@@ -489,8 +490,9 @@ describe('write flows', () => {
  * proof is made here, the way a Blend node's token would have to be: its proof of selection designates
  * the provider's index in the target epoch's membership and its key nullifier is the one that
  * selection randomness commits to; among such randomness values the first whose token lies within the
- * activity threshold of the current epoch's randomness is taken. The ledger's own check
- * (`applyActivity`) decides; the proof of quota is not verified by the ledger yet (docs/fidelity.md).
+ * activity threshold of the current epoch's randomness is taken. Its proof of quota is the test
+ * backend's proof of the target epoch's inputs with that key nullifier (the node runs the insecure test
+ * proofs). The ledger's own check (`applyActivity`) decides.
  */
 function activityProof(rewards: BlendRewards, provider: Uint8Array): BlendActivityProof {
   const target = rewards.target!;
@@ -500,12 +502,12 @@ function activityProof(rewards: BlendRewards, provider: Uint8Array): BlendActivi
       signing_key: provider,
       proof_of_quota: {
         key_nullifier: keyNullifierOf(r),
-        proof: { pi_a: new Uint8Array(32), pi_b: new Uint8Array(64), pi_c: new Uint8Array(32) },
+        proof: insecureTestPoqProofOf({ ...target.poq, signing_key: provider }, keyNullifierOf(r)),
       },
       proof_of_selection: { selection_randomness: r },
     };
     try {
-      applyActivity(rewards, provider, proof, 0);
+      applyActivity(rewards, provider, proof, 0, blendActivityChecks(INSECURE_TEST_CHECKS));
       return proof;
     } catch (e) {
       if (!(e instanceof LedgerError)) throw e;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import { blake2b256 } from '../../../src/crypto/blake2b.ts';
-import { keyNullifierOf, selectionIndex } from '../../../src/crypto/blend.ts';
+import { keyNullifierOf, selectionIndex } from '../../../src/crypto/blend/selection.ts';
 import { Ed25519Signer } from '../../../src/crypto/ed25519.ts';
 import { frFromBytesModOrder } from '../../../src/crypto/field.ts';
 import { zkPublicKey } from '../../../src/crypto/zk-keys.ts';
@@ -14,7 +14,11 @@ import { blendingTokenBytes, tokenDistance } from '../../../src/ledger/sdp-rewar
 import { noteId } from '../../../src/mantle/note.ts';
 import { type Op, Opcode, opId } from '../../../src/mantle/ops.ts';
 import { declarationId } from '../../../src/mantle/sdp.ts';
-import { insecureTestPocProof, insecureTestZkSign } from '../../../src/zk/insecure-test-proofs.ts';
+import {
+  insecureTestPocProof,
+  insecureTestPoqProofOf,
+  insecureTestZkSign,
+} from '../../../src/zk/insecure-test-proofs.ts';
 import { declareOp, feeOp, genesisNotes, newKey, type Owned, signTx, TestChain } from '../../mocks/ledger.ts';
 
 function rejects(fn: () => unknown, code: string) {
@@ -211,7 +215,10 @@ describe('SDP', () => {
           signing_key: provider.publicKey,
           proof_of_quota: {
             key_nullifier: keyNullifierOf(r),
-            proof: { pi_a: new Uint8Array(32), pi_b: new Uint8Array(64), pi_c: new Uint8Array(32) },
+            proof: insecureTestPoqProofOf(
+              { ...target.poq, signing_key: provider.publicKey },
+              keyNullifierOf(r),
+            ),
           },
           proof_of_selection: { selection_randomness: r },
         };
@@ -223,6 +230,30 @@ describe('SDP', () => {
           return proof;
       }
     };
+    // A proof of quota that does not verify (made for another core root) refuses the transaction.
+    const forged = proofFor(providers[0]!.zk.publicKey);
+    const badPoq = insecureTestPoqProofOf(
+      { ...target.poq, core: { ...target.poq.core, zk_root: 1n }, signing_key: provider.publicKey },
+      forged.proof_of_quota.key_nullifier,
+    );
+    const forgedOp: Op = {
+      opcode: Opcode.SDPActive,
+      payload: {
+        declaration_id: ids[0]!,
+        nonce: 1n,
+        metadata: { Blend: { ...forged, proof_of_quota: { ...forged.proof_of_quota, proof: badPoq } } },
+      },
+    };
+    rejects(
+      () =>
+        checkTx(
+          c.state,
+          c.ctx,
+          withFee(notes[4]!, [forgedOp], [[providers[0]!.zk.secretKey]]),
+          c.state.slot + 1n,
+        ),
+      'InvalidActivityProof',
+    );
     for (const [i, p] of providers.entries()) {
       const active: Op = {
         opcode: Opcode.SDPActive,

@@ -294,10 +294,27 @@ describe('ledger state snapshot', () => {
         rewards: {
           current_epoch: s0.sdp.rewards.current_epoch,
           current_nonce: 77n,
+          current_poq: {
+            pol_ledger_aged: 3n,
+            lottery_0: 4n,
+            lottery_1: FR_MODULUS - 2n,
+            pow_blend_difficulty: 6n,
+          },
           current_income: 1234n,
           target: {
             epoch: s0.sdp.rewards.current_epoch - 1,
             epoch_nonce: FR_MODULUS - 1n,
+            poq: {
+              core: { zk_root: 11n, quota: 12n },
+              leader: {
+                pol_ledger_aged: 13n,
+                pol_epoch_nonce: FR_MODULUS - 1n,
+                message_quota: 14n,
+                lottery_0: 15n,
+                lottery_1: 16n,
+              },
+              pow: { pow_blend_difficulty: 17n, pow_quota: (1n << 64n) - 1n },
+            },
             providers: [
               { provider_id: pid(1), zk_id: 5n },
               { provider_id: pid(2), zk_id: 9n },
@@ -390,7 +407,7 @@ describe('ledger state snapshot', () => {
   test('rejects bad versions, truncation and trailing bytes', () => {
     const bytes = encodeLedgerState(built.c.state);
     const isDecode = (e: unknown) => e instanceof DecodeError;
-    for (const v of [0, 1, 3, 255]) {
+    for (const v of [0, 1, 2, 4, 255]) {
       const b = bytes.slice();
       b[0] = v;
       assert.throws(

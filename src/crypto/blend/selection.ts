@@ -4,8 +4,8 @@
  * distance of blending-token evaluation (F: blend/message/src/reward/token.rs).
  */
 import { blake2b } from '@noble/hashes/blake2.js';
-import { type Fr, frFromAscii, frToBytes, leBytesToBigint } from './field.ts';
-import { compress } from './poseidon2/index.ts';
+import { type Fr, frFromAscii, frToBytes, leBytesToBigint } from '../field.ts';
+import { compress } from '../poseidon2/index.ts';
 
 /** Blake2b with an `outLen`-byte digest (at most 64; 0 gives no bytes). */
 export function blake2bSized(input: Uint8Array, outLen: number): Uint8Array {
@@ -29,7 +29,8 @@ export function hammingDistance(a: Uint8Array, b: Uint8Array): bigint {
 }
 
 const BLEND_NODE = new TextEncoder().encode('BlendNode');
-const KEY_NULLIFIER_V1 = frFromAscii('KEY_NULLIFIER_V1');
+/** F: blend/proofs/src/selection/mod.rs, "KEY_NULLIFIER_V1" as a little-endian field element. */
+export const KEY_NULLIFIER_V1 = frFromAscii('KEY_NULLIFIER_V1');
 
 /**
  * The membership index a proof of selection designates: the first 8 bytes of the BlakeRng stream

@@ -1,0 +1,281 @@
+/**
+ * Blend's timing and messaging quotas (F: core/src/blend/mod.rs `core_quota`,
+ * services/blend/src/core/settings.rs `epoch_{core,leadership,pow}_quota`,
+ * nodes/node/binary/src/config/blend/deployment.rs, services/blend/src/core/backends/libp2p/
+ * tokio_provider.rs `calculate_expected_message_range`), and the per-epoch accounting of the proofs
+ * of quota this node makes and of the key nullifiers it has seen.
+ *
+ * - A round lasts one slot; an epoch has as many rounds as slots.
+ * - The observation window of a core connection is `10 · Δmax` rounds, over which a peer must send
+ *   between `μ · minimum_messages_coefficient` and `μ · rounds_per_observation_window` messages, with
+ *   `μ = ceil(Δmax · β_c · normalization_constant / N)` (f64, as the reference).
+ * - The epoch transition period lasts one average block: `floor(1 / f)` slots.
+ * - Quotas (proofs of quota of one kind a node may make): core `Q_c = ceil(C · β_c / N)` with
+ *   `C = rounds_per_epoch · F_c` for each core node per epoch; leadership `β_c · (1 + R_c)` per won
+ *   slot (one data message and its `R_c` copies, each through `β_c` layers); PoW `β_c` per solution.
+ *   The PoQ circuit takes quotas below 2^20.
+ */
+import { MAX_QUOTA, QUOTA_BITS } from '../crypto/blend/poq.ts';
+import { LogosError } from '../errors/base.ts';
+import { averageSlotsForBlocks, type Ratio } from '../ledger/parameters.ts';
+import { coreQuota, type ResolvedBlendRewardParams } from '../ledger/sdp-rewards.ts';
+
+/** Rounds of an observation window per round of maximum release delay (F: `10 * ∆max`). */
+export const OBSERVATION_WINDOW_DELAYS = 10n;
+
+export class BlendQuotaError extends LogosError {
+  constructor(message: string, meta: Record<string, unknown> = {}) {
+    super('BLEND_QUOTA', message, { meta });
+  }
+}
+LogosError.register(BlendQuotaError);
+
+/**
+ * The deployment's `blend:` section (F: nodes/node/binary/src/config/blend/deployment.rs `Settings`),
+ * with its YAML names.
+ */
+export interface BlendDeploymentParams {
+  readonly common: {
+    /** β_c: blend layers of a locally generated message (≥ 1). */
+    readonly num_blend_layers: bigint;
+    /** Below this many core nodes an epoch runs without Blend (≥ 2). */
+    readonly minimum_network_size: bigint;
+    readonly protocol_name: string;
+    /** R_c: copies of a data message beyond the first. */
+    readonly data_replication_factor: bigint;
+  };
+  readonly core: {
+    readonly scheduler: {
+      /** F_c: cover messages generated per round (≥ 0). */
+      readonly cover: { readonly message_frequency_per_round: number };
+      /** Δmax (≥ 1). */
+      readonly delayer: { readonly maximum_release_delay_in_rounds: bigint };
+    };
+    readonly minimum_messages_coefficient: bigint;
+    readonly normalization_constant: number;
+    readonly activity_threshold_sensitivity: bigint;
+  };
+}
+
+/** Refuses parameters the reference's types refuse (non-zero counts, `minimum_network_size ≥ 2`). */
+export function checkBlendDeploymentParams(p: BlendDeploymentParams): void {
+  const atLeast = (v: bigint, min: bigint, name: string): void => {
+    if (v < min) throw new BlendQuotaError(`blend.${name} must be at least ${min}, got ${v}`, { name });
+  };
+  const nonNegative = (v: number, name: string): void => {
+    if (!(Number.isFinite(v) && v >= 0)) {
+      throw new BlendQuotaError(`blend.${name} must be a non-negative number, got ${v}`, { name });
+    }
+  };
+  atLeast(p.common.num_blend_layers, 1n, 'common.num_blend_layers');
+  atLeast(p.common.minimum_network_size, 2n, 'common.minimum_network_size');
+  atLeast(p.common.data_replication_factor, 0n, 'common.data_replication_factor');
+  atLeast(
+    p.core.scheduler.delayer.maximum_release_delay_in_rounds,
+    1n,
+    'core.scheduler.delayer.maximum_release_delay_in_rounds',
+  );
+  atLeast(p.core.minimum_messages_coefficient, 1n, 'core.minimum_messages_coefficient');
+  atLeast(p.core.activity_threshold_sensitivity, 0n, 'core.activity_threshold_sensitivity');
+  nonNegative(
+    p.core.scheduler.cover.message_frequency_per_round,
+    'core.scheduler.cover.message_frequency_per_round',
+  );
+  nonNegative(p.core.normalization_constant, 'core.normalization_constant');
+  if (p.common.protocol_name.length === 0 || !p.common.protocol_name.startsWith('/')) {
+    throw new BlendQuotaError('blend.common.protocol_name must start with "/"', {
+      name: 'common.protocol_name',
+    });
+  }
+}
+
+/** The consensus facts Blend's timing derives from. */
+export interface BlendClock {
+  /** Slots per epoch. */
+  readonly epochLength: bigint;
+  readonly slotDurationMs: number;
+  /** f, the active slot coefficient. */
+  readonly activeSlotCoeff: Ratio;
+}
+
+/** F: services/blend/src/settings/timing.rs `TimingSettings`, derived from the deployment. */
+export interface BlendTiming {
+  /** S: rounds per epoch (= slots per epoch). */
+  readonly roundsPerEpoch: bigint;
+  readonly roundDurationMs: number;
+  readonly roundsPerObservationWindow: bigint;
+  readonly observationWindowMs: number;
+  /** The transition period after an epoch change, in slots (one average block). */
+  readonly epochTransitionSlots: bigint;
+  readonly epochTransitionMs: number;
+}
+
+export function blendTiming(p: BlendDeploymentParams, clock: BlendClock): BlendTiming {
+  // F: `rounds_per_epoch = slots_per_epoch · slot_secs / round_secs` with a round of one slot, and a
+  // transition of `slot_secs · average_slots_per_block` seconds.
+  // inferred: for a slot under one second (test deployments only) the epoch still has one round per
+  // slot and the transition lasts one average block; F counts whole seconds there (a division by zero
+  // for the rounds, a transition of 0 s) and cannot run such a slot (docs/fidelity.md).
+  const roundsPerEpoch = clock.epochLength;
+  if (roundsPerEpoch <= 0n) throw new BlendQuotaError('an epoch has at least one round');
+  const roundsPerObservationWindow =
+    OBSERVATION_WINDOW_DELAYS * p.core.scheduler.delayer.maximum_release_delay_in_rounds;
+  const epochTransitionSlots = averageSlotsForBlocks(1, clock.activeSlotCoeff);
+  return {
+    roundsPerEpoch,
+    roundDurationMs: clock.slotDurationMs,
+    roundsPerObservationWindow,
+    observationWindowMs: Number(roundsPerObservationWindow) * clock.slotDurationMs,
+    epochTransitionSlots,
+    epochTransitionMs: Number(epochTransitionSlots) * clock.slotDurationMs,
+  };
+}
+
+/** The reward parameters of the same deployment (F: deployment.rs `rewards_params`). */
+export function blendRewardParams(
+  p: BlendDeploymentParams,
+  roundsPerEpoch: bigint,
+): ResolvedBlendRewardParams {
+  return {
+    rounds_per_epoch: roundsPerEpoch,
+    message_frequency_per_round: p.core.scheduler.cover.message_frequency_per_round,
+    num_blend_layers: p.common.num_blend_layers,
+    data_replication_factor: p.common.data_replication_factor,
+    minimum_network_size: p.common.minimum_network_size,
+    activity_threshold_sensitivity: p.core.activity_threshold_sensitivity,
+  };
+}
+
+function checkedQuota(q: bigint, what: string): bigint {
+  if (q > MAX_QUOTA)
+    throw new BlendQuotaError(`${what} ${q} does not fit in ${QUOTA_BITS} bits`, { quota: q });
+  return q;
+}
+
+/** Q_c of an epoch with `membershipSize` core nodes (≥ 1). */
+export function epochCoreQuota(
+  p: BlendDeploymentParams,
+  roundsPerEpoch: bigint,
+  membershipSize: number,
+): bigint {
+  if (!Number.isSafeInteger(membershipSize) || membershipSize < 1) {
+    throw new BlendQuotaError('the core quota of an empty membership is undefined', { membershipSize });
+  }
+  return checkedQuota(coreQuota(blendRewardParams(p, roundsPerEpoch), membershipSize), 'core quota');
+}
+
+/** Proofs of leadership quota per won slot: `β_c + β_c · R_c`. */
+export function epochLeadershipQuota(p: BlendDeploymentParams): bigint {
+  const layers = p.common.num_blend_layers;
+  return checkedQuota(layers + layers * p.common.data_replication_factor, 'leadership quota');
+}
+
+/** Copies of a data message the node sends: the message and its `R_c` replicas (F: edge/mod.rs). */
+export function dataMessageCopies(p: BlendDeploymentParams): bigint {
+  return p.common.data_replication_factor + 1n;
+}
+
+/** Proofs of PoW quota per puzzle solution: `β_c`. */
+export function epochPowQuota(p: BlendDeploymentParams): bigint {
+  return checkedQuota(p.common.num_blend_layers, 'PoW quota');
+}
+
+/** Messages a core peer must send per observation window, inclusive bounds. */
+export interface ExpectedMessageRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** F: `calculate_expected_message_range`, for `membershipSize` (≥ 1) core nodes. */
+export function expectedMessageRange(
+  p: BlendDeploymentParams,
+  timing: Pick<BlendTiming, 'roundsPerObservationWindow'>,
+  membershipSize: number,
+): ExpectedMessageRange {
+  if (!Number.isSafeInteger(membershipSize) || membershipSize < 1) {
+    throw new BlendQuotaError('the expected message range of an empty membership is undefined', {
+      membershipSize,
+    });
+  }
+  const delay = Number(p.core.scheduler.delayer.maximum_release_delay_in_rounds);
+  const layers = Number(p.common.num_blend_layers);
+  const mu = BigInt(Math.ceil((delay * layers * p.core.normalization_constant) / membershipSize));
+  const min = mu * p.core.minimum_messages_coefficient;
+  const max = mu * timing.roundsPerObservationWindow;
+  if (max > BigInt(Number.MAX_SAFE_INTEGER) || min > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new BlendQuotaError('the expected message range does not fit in a safe integer', { mu });
+  }
+  return { min: Number(min), max: Number(max) };
+}
+
+/** The kinds of proof of quota: by core membership, by a won leader slot, by a PoW solution. */
+export type QuotaBranch = 'core' | 'leadership' | 'pow';
+
+/** The quotas of an epoch. */
+export interface EpochQuotas {
+  /** Q_c for the whole epoch (0 when this node is not a core node). */
+  readonly core: bigint;
+  /** Per won slot. */
+  readonly leadership: bigint;
+  /** Per PoW solution. */
+  readonly pow: bigint;
+}
+
+/**
+ * The proofs of quota of one epoch: hands out key indices (F: the provers' `KeyIndex` streams) and
+ * remembers the key nullifiers seen in others' messages.
+ *
+ * Core indices run `0..Q_c` once per epoch. Leadership and PoW indices run `0..quota` per credential
+ * (a won slot, a puzzle solution): after `renew(branch)` for a new credential they start again at 0
+ * (the nullifier depends on the credential too, so it stays fresh).
+ */
+export class EpochQuotaCounter {
+  readonly epoch: number;
+  readonly quotas: EpochQuotas;
+  readonly #next: Record<QuotaBranch, bigint> = { core: 0n, leadership: 0n, pow: 0n };
+  /** Whether a leadership or PoW credential is available. */
+  readonly #credential: Record<'leadership' | 'pow', boolean> = { leadership: false, pow: false };
+  readonly #nullifiers = new Set<bigint>();
+
+  constructor(epoch: number, quotas: EpochQuotas) {
+    for (const b of ['core', 'leadership', 'pow'] as const) checkedQuota(quotas[b], `${b} quota`);
+    this.epoch = epoch;
+    this.quotas = quotas;
+  }
+
+  /** The next key index of `branch`, or null when its quota (or current credential) is used up. */
+  nextKeyIndex(branch: QuotaBranch): number | null {
+    if (branch !== 'core' && !this.#credential[branch]) return null;
+    const i = this.#next[branch];
+    if (i >= this.quotas[branch]) return null;
+    this.#next[branch] = i + 1n;
+    return Number(i);
+  }
+
+  /** Key indices of `branch` still available (with the current credential). */
+  remaining(branch: QuotaBranch): bigint {
+    if (branch !== 'core' && !this.#credential[branch]) return 0n;
+    return this.quotas[branch] - this.#next[branch];
+  }
+
+  /** A new credential of `branch` (a won slot, a PoW solution): its indices start again at 0. */
+  renew(branch: 'leadership' | 'pow'): void {
+    this.#credential[branch] = true;
+    this.#next[branch] = 0n;
+  }
+
+  /**
+   * Records the key nullifier of a verified message of this epoch; true when it was already seen
+   * (the message reuses a proof of quota and is dropped).
+   */
+  seen(nullifier: bigint): boolean {
+    if (this.#nullifiers.has(nullifier)) return true;
+    this.#nullifiers.add(nullifier);
+    return false;
+  }
+
+  /** Distinct key nullifiers seen in this epoch. */
+  get seenCount(): number {
+    return this.#nullifiers.size;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Blend across epochs on three core node processes (fast test deployment with k = 6: 120-slot epochs
+ * of 300 ms slots, insecure test proofs, declarations that stay active without activity messages):
+ * node 2 withdraws its Blend declaration in some epoch e, so the membership of epoch e + 2 (the
+ * withdrawal's effect) is nodes 0 and 1. At that epoch change node 2 keeps serving its old epoch for
+ * the transition period and then is an edge node (no core info); nodes 0 and 1 list each other only,
+ * and proposals keep travelling through Blend.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { SimCluster, type SimNode, until } from '../utils/sim-cluster.ts';
+
+const SLOT_MS = 300;
+const EPOCH_SLOTS = 120;
+
+let net: SimCluster;
+before(async () => {
+  net = await SimCluster.create({
+    nodes: 3,
+    coreNodes: 3,
+    slotMs: SLOT_MS,
+    k: 6,
+    logLevel: 'debug',
+    // The membership changes by the withdrawal alone, not by missing activity messages.
+    editDeployment: (y) => y.replace(/inactivity_period: \d+/, 'inactivity_period: 1000'),
+  });
+});
+after(async () => {
+  await net?.close();
+});
+
+interface Info {
+  node_id: string;
+  core_info: { current_epoch_peers: [string, boolean][]; old_epoch_peers: string[] | null } | null;
+}
+
+async function declarationId(n: SimNode): Promise<string> {
+  const fs = await import('node:fs');
+  const cfg = fs.readFileSync(`${net.dir}/net/${n.name}/user_config.yaml`, 'utf8');
+  return /declaration_id: '([0-9a-f]{64})'/.exec(cfg)![1]!;
+}
+
+test('a withdrawn core node serves its old epoch through the transition, then is an edge node', async () => {
+  const [n0, n1, n2] = net.nodes as [SimNode, SimNode, SimNode];
+  await net.start([0, 1, 2]);
+  await until(
+    'every node Online',
+    async () => (await Promise.all(net.nodes.map((n) => n.info()))).every((i) => i.mode === 'Online'),
+    60_000,
+  );
+  const ids = await Promise.all(net.nodes.map(async (n) => (await n.get<Info>('/blend/info')).node_id));
+  await until(
+    'node 2 peered as a core node',
+    async () => ((await n2.get<Info>('/blend/info')).core_info?.current_epoch_peers.length ?? 0) > 0,
+    30_000,
+    () =>
+      net.nodes
+        .flatMap((n) =>
+          n.logs.filter((l) => l.module === 'blend').map((l) => `${n.name} ${JSON.stringify(l)}`),
+        )
+        .slice(-40)
+        .join('\n'),
+  );
+
+  // Node 2 withdraws its declaration; it takes effect two epochs after the epoch that includes it.
+  const w = await n2.post<{ declaration_id: string; tx_id: string }>(
+    '/sdp/withdrawal',
+    await declarationId(n2),
+  );
+  assert.equal(w.status, 200, JSON.stringify(w.body));
+  let included: number | undefined;
+  await until(
+    'the withdrawal included',
+    async () => {
+      const [status] = (await n2.post<string[]>('/mantle/status', [w.body.tx_id])).body;
+      if (status === 'Pending') return false;
+      if ((await fetch(`${n2.api}/cryptarchia/transaction/${w.body.tx_id}`)).status !== 200) return false;
+      included = Math.floor((await n2.info()).slot / EPOCH_SLOTS);
+      return true;
+    },
+    30_000,
+  );
+  const effect = included! + 2;
+
+  // From that epoch node 2 is out of the membership; after the transition it is an edge node.
+  await until(
+    'node 2 leaves the core role',
+    async () => n2.lines('Blend epoch').some((l) => (l.epoch as number) >= effect - 1 && l.mode === 'edge'),
+    4 * EPOCH_SLOTS * SLOT_MS + 30_000,
+    () =>
+      n2
+        .lines('Blend epoch')
+        .map((l) => JSON.stringify(l))
+        .join('\n'),
+  );
+  const change = n2.lines('Blend epoch').find((l) => l.mode === 'edge')!;
+  assert.equal(change.state, 'EdgeAfterCore', 'the old core epoch is kept for the transition');
+  await until(
+    'the transition of node 2 is over',
+    async () => (await n2.get<Info>('/blend/info')).core_info === null,
+    30_000,
+  );
+  // Its old epoch is retired with an activity proof attempt (refused: it has no declaration any more).
+  await until(
+    'the old core epoch retired',
+    async () =>
+      n2.lines(
+        /^Blend epoch transition over; no activity proof$|^Blend activity proof submitted$|^submitting the Blend activity proof failed$/,
+      ).length > 0,
+    10_000,
+  );
+  for (const [k, n] of [n0, n1].entries()) {
+    await until(
+      `node ${k} lists the other remaining core node only`,
+      async () => {
+        const peers = (await n.get<Info>('/blend/info')).core_info?.current_epoch_peers.map(([p]) => p) ?? [];
+        return peers.length === 1 && peers[0] === ids[1 - k];
+      },
+      30_000,
+      () =>
+        [n0, n1]
+          .flatMap((m) =>
+            m.logs
+              .filter((l) => l.module === 'blend' && /peer|dial|connection|epoch/.test(l.msg))
+              .map((l) => `${m.name} ${JSON.stringify(l).slice(0, 260)}`),
+          )
+          .slice(-40)
+          .join('\n'),
+    );
+  }
+
+  // Proposals still go through Blend in the new epoch, and all three nodes follow one chain.
+  const before = [n0, n1].reduce((a, n) => a + n.lines('blended proposal handed to gossip').length, 0);
+  await until(
+    'a proposal unwrapped in epoch 2',
+    async () =>
+      [n0, n1].reduce((a, n) => a + n.lines('blended proposal handed to gossip').length, 0) > before,
+    30_000,
+  );
+  await net.converged({ minHeight: 3 });
+});

@@ -1,0 +1,121 @@
+/**
+ * Blend on five node processes (fast test deployment, insecure test proofs): the genesis declares
+ * nodes 0–3 as Blend core nodes, node 4 is an edge node. The core nodes peer in their Blend swarm
+ * (`/blend/info` lists the others), every node's proposals travel through the mix network (the
+ * exit node publishes them) and all nodes follow one chain; a transaction dispersed at the edge node
+ * waits for its Blend PoW solution, leaves through Blend and is included; cover messages flow.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { SimCluster, type SimNode, until } from '../utils/sim-cluster.ts';
+
+let net: SimCluster;
+before(async () => {
+  net = await SimCluster.create({ nodes: 5, coreNodes: 4, logLevel: 'debug' });
+});
+after(async () => {
+  await net?.close();
+});
+
+interface Info {
+  node_id: string;
+  core_info: { current_epoch_peers: [string, boolean][]; old_epoch_peers: string[] | null } | null;
+}
+
+async function fundedKey(n: SimNode): Promise<string> {
+  const fs = await import('node:fs');
+  const cfg = fs.readFileSync(`${net.dir}/net/${n.name}/user_config.yaml`, 'utf8');
+  return /funding_pk: '([0-9a-f]{64})'/.exec(cfg)![1]!;
+}
+
+test('five nodes, four of them core: peers, proposals and a dispersed transaction through Blend', async () => {
+  const nodes = net.nodes as SimNode[];
+  await net.start([0, 1, 2, 3, 4]);
+  await net.converged({ minHeight: 2 });
+  await until(
+    'every node Online',
+    async () => (await Promise.all(nodes.map((n) => n.info()))).every((i) => i.mode === 'Online'),
+    30_000,
+  );
+
+  // Core nodes list the other core nodes as their peers; the edge node has no core info.
+  const ids = await Promise.all(nodes.map(async (n) => (await n.get<Info>('/blend/info')).node_id));
+  await until(
+    'every core node peered with another core node',
+    async () => {
+      for (const n of nodes.slice(0, 4)) {
+        const i = await n.get<Info>('/blend/info');
+        if (i.core_info === null || i.core_info.current_epoch_peers.length === 0) return false;
+      }
+      return true;
+    },
+    30_000,
+  );
+  for (const [k, n] of nodes.slice(0, 4).entries()) {
+    const i = await n.get<Info>('/blend/info');
+    for (const [peer] of i.core_info!.current_epoch_peers)
+      assert.ok(
+        ids.slice(0, 4).includes(peer) && peer !== ids[k],
+        `node ${k}'s peer ${peer} is another core node`,
+      );
+  }
+  assert.equal((await nodes[4]!.get<Info>('/blend/info')).core_info, null);
+
+  // Proposals go through Blend: leaders send them there, exit nodes publish them, all converge.
+  await until(
+    'proposals unwrapped by exit nodes',
+    async () => nodes.some((n) => n.lines('blended proposal handed to gossip').length > 0),
+    60_000,
+  );
+  const chain = await net.converged({ minHeight: 6 });
+  assert.ok(chain.length >= 6);
+
+  // A transaction dispersed at the edge node: pending until its Blend PoW solution, then included.
+  const from = await fundedKey(nodes[4]!);
+  const to = await fundedKey(nodes[0]!);
+  const funded = await nodes[4]!.post<{ funded_tx: unknown; transfer_proof: unknown }>('/wallet/fund', {
+    tx_builder: {
+      mantle_tx: { ops: [] },
+      ledger_inputs: [],
+      pending_transfer: { inputs: [], outputs: [{ value: 4321, pk: to }] },
+      channel_multi_sig_proofs: {},
+    },
+    change_public_key: from,
+    funding_public_keys: [from],
+    max_tx_fee: 1_000_000_000,
+    priority_fee_percent: 100,
+  });
+  assert.equal(funded.status, 200, JSON.stringify(funded.body));
+  const sent = await nodes[4]!.post<string>('/blend/transactions/disperse', {
+    mantle_tx: funded.body.funded_tx,
+    ops_proofs: [funded.body.transfer_proof],
+  });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  const hash = sent.body;
+  await until(
+    'the dispersed transaction included on node 0',
+    async () => (await fetch(`${nodes[0]!.api}/cryptarchia/transaction/${hash}`)).status === 200,
+    60_000,
+    () =>
+      nodes
+        .flatMap((n) =>
+          n.logs
+            .filter((l) => /transaction|PoW|pending/i.test(l.msg))
+            .map((l) => `${n.name} ${JSON.stringify(l)}`),
+        )
+        .slice(-30)
+        .join('\n'),
+  );
+  assert.deepEqual(await nodes[4]!.get<string[]>('/blend/transactions/pending'), []);
+  assert.ok(
+    nodes.slice(0, 4).some((n) => n.lines('blended transaction added to the mempool').length > 0),
+    'an exit node added it to its mempool',
+  );
+
+  // Cover traffic flows: each core node's cover messages stay within its epoch's core quota
+  // (Q_c = ceil(rounds · frequency · layers / core nodes) = ceil(200 · 0.1 · 1 / 4) = 5 here).
+  const covers = nodes.slice(0, 4).map((n) => n.lines('cover message sent').length);
+  assert.ok(covers.reduce((a, b) => a + b, 0) > 0, `cover messages sent: ${covers.join(', ')}`);
+  for (const c of covers) assert.ok(c <= 5 * 2, `at most the quota of the epochs run: ${covers.join(', ')}`);
+  assert.equal(nodes[4]!.lines('cover message sent').length, 0, 'an edge node sends no cover message');
+});

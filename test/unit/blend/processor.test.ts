@@ -1,0 +1,150 @@
+/**
+ * One epoch's Blend processor on a membership of three core nodes (insecure test proofs): a message
+ * wrapped by one node is valid for every node, opened by the node its proof of selection designates
+ * only, and refused — so that the swarm blocks its sender — when a byte of it is changed, when its proof
+ * of quota was made for another epoch's inputs, or when it claims a key index beyond the quota; the
+ * same proof of quota gives the same message id (a replay is a duplicate).
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { blendEpochState } from '../../../src/blend/membership.ts';
+import { PayloadType } from '../../../src/blend/message/index.ts';
+import { EpochProcessor, type LayerProof } from '../../../src/blend/processor.ts';
+import { EpochQuotaCounter } from '../../../src/blend/quota.ts';
+import { ed25519PublicKey } from '../../../src/crypto/ed25519.ts';
+import { frToBytes } from '../../../src/crypto/field.ts';
+import { zkPublicKey } from '../../../src/crypto/zk-keys.ts';
+import { devnetSecretKey } from '../../../src/ledger/devnet-keys.ts';
+import type { Declaration, EpochState } from '../../../src/ledger/state.ts';
+import { locatorFromString } from '../../../src/mantle/locator.ts';
+import { INSECURE_TEST_PROOFS, insecureTestPoqProofOf } from '../../../src/zk/insecure-test-proofs.ts';
+
+const NODES = [0, 1, 2].map((i) => ({
+  seed: frToBytes(devnetSecretKey(1002 + 3 * i)),
+  zk: devnetSecretKey(1001 + 3 * i),
+}));
+
+function epochState(epoch: number, nonce: bigint): EpochState {
+  return {
+    epoch,
+    nonce,
+    utxos: { root: () => 77n },
+    lottery: { t0: 3n, t1: 4n },
+    blend_pow_difficulty: 1n << 240n,
+  } as unknown as EpochState;
+}
+
+const declarations: Declaration[] = NODES.map((n, i) => ({
+  service_type: 'BN',
+  provider_id: ed25519PublicKey(n.seed),
+  service_note_id: BigInt(i + 1),
+  locators: [locatorFromString(`/ip4/127.0.0.1/udp/${4400 + i}/quic-v1`)],
+  zk_id: zkPublicKey(n.zk),
+  created: 0,
+  active: 0,
+  withdraw_at: null,
+  nonce: 0n,
+}));
+
+function processors(layers: number, epoch = 5, nonce = 99n, core = 10n): EpochProcessor[] {
+  return NODES.map((n) => {
+    const state = blendEpochState(epochState(epoch, nonce), declarations, ed25519PublicKey(n.seed));
+    return new EpochProcessor(
+      state,
+      layers,
+      new EpochQuotaCounter(epoch, { core, leadership: 2n, pow: BigInt(layers) }),
+      { signingSeed: n.seed, signingPublic: ed25519PublicKey(n.seed), zkSecret: n.zk },
+      { prover: INSECURE_TEST_PROOFS, verifier: INSECURE_TEST_PROOFS },
+    );
+  });
+}
+
+/** The node a layer proof designates. */
+function recipientOf(p: LayerProof, ps: EpochProcessor[]): number {
+  return ps.findIndex((q) =>
+    q.state.membership.members[q.state.membership.localIndex!]!.publicKey.every(
+      (b, i) => b === p.input.recipientSigningKey[i],
+    ),
+  );
+}
+
+describe('Blend epoch processor', () => {
+  test('a one-layer message is valid everywhere and opened by its designated node only', async () => {
+    const ps = processors(1);
+    const proof = (await ps[0]!.proveLayer('core', {}))!;
+    const body = new TextEncoder().encode('a proposal');
+    const bytes = ps[0]!.wrap(PayloadType.BlockProposal, body, [proof]);
+    const r = recipientOf(proof, ps);
+    assert.ok(r >= 0);
+    for (const p of ps) assert.equal(await p.verify(bytes), 'valid');
+    for (const [i, p] of ps.entries()) {
+      const out = await p.unwrap(bytes);
+      if (i !== r) {
+        assert.equal(out.kind, 'not-for-us');
+        continue;
+      }
+      assert.equal(out.kind, 'payload');
+      if (out.kind !== 'payload') continue;
+      assert.equal(out.payloadType, PayloadType.BlockProposal);
+      assert.deepEqual(out.body, body);
+      assert.equal(out.tokens.length, 1);
+      assert.deepEqual(out.tokens[0]!.signing_key, ed25519PublicKey(proof.ephemeralSigningKey));
+    }
+  });
+
+  test('two layers: the first node forwards what the second opens', async () => {
+    const ps = processors(2);
+    const proofs = [(await ps[1]!.proveLayer('core', {}))!, (await ps[1]!.proveLayer('core', {}))!];
+    const bytes = ps[1]!.wrap(PayloadType.Transaction, new Uint8Array([1, 2, 3]), proofs);
+    // The last input is the first hop.
+    const first = recipientOf(proofs[1]!, ps);
+    const second = recipientOf(proofs[0]!, ps);
+    const out = await ps[first]!.unwrap(bytes);
+    if (first === second) {
+      assert.equal(out.kind, 'payload', 'both layers for one node: removed at once');
+      assert.equal(out.tokens.length, 2);
+      return;
+    }
+    assert.equal(out.kind, 'forward');
+    if (out.kind !== 'forward') return;
+    assert.equal(await ps[second]!.verify(out.message), 'valid');
+    const last = await ps[second]!.unwrap(out.message);
+    assert.equal(last.kind, 'payload');
+    if (last.kind === 'payload') assert.deepEqual(last.body, new Uint8Array([1, 2, 3]));
+  });
+
+  test('a changed byte, another epoch, an index beyond the quota: refused; a replay has the same id', async () => {
+    const ps = processors(1);
+    const proof = (await ps[0]!.proveLayer('core', {}))!;
+    const bytes = ps[0]!.wrap(PayloadType.Cover, new Uint8Array(0), [proof]);
+
+    const tampered = bytes.slice();
+    tampered[300] = tampered[300]! ^ 1;
+    assert.equal(await ps[1]!.verify(tampered), 'invalid_header_signature');
+    assert.equal(ps[1]!.messageId(new Uint8Array(10)), null, 'not a message of this size');
+
+    const other = processors(1, 6, 100n);
+    assert.equal(await other[1]!.verify(bytes), 'invalid_proof_of_quota', "another epoch's inputs");
+
+    // A proof for a quota of 1,000 (key index 500) is refused where the quota is 10.
+    const forgedKey = new Uint8Array(32).fill(7);
+    const inputs = { ...ps[0]!.publicInputs(forgedKey), core: { ...ps[0]!.poqInputs.core, quota: 1000n } };
+    const fake = insecureTestPoqProofOf(inputs, 12345n);
+    assert.equal(
+      await INSECURE_TEST_PROOFS.verifyPoq(ps[1]!.publicInputs(forgedKey), 12345n, fake),
+      false,
+      'over quota',
+    );
+
+    assert.equal(ps[1]!.messageId(bytes), ps[2]!.messageId(bytes));
+    const again = ps[0]!.wrap(PayloadType.Cover, new Uint8Array(0), [proof]);
+    assert.equal(ps[1]!.messageId(again), ps[1]!.messageId(bytes), 'one proof of quota, one message id');
+  });
+
+  test('the core quota hands out its key indices once per epoch', async () => {
+    const ps = processors(1, 5, 99n, 2n);
+    assert.ok(await ps[0]!.proveLayer('core', {}));
+    assert.ok(await ps[0]!.proveLayer('core', {}));
+    assert.equal(await ps[0]!.proveLayer('core', {}), null);
+  });
+});
