@@ -278,7 +278,8 @@ export class BlendService implements IBlend, ProposalPublisher {
       return;
     }
     void this.blendProposal(encodeProposal(toProposal(block)), win).catch((e: Error) => {
-      // A proposal must not be lost: without Blend proofs it is published directly.
+      // A proposal must not be lost: without Blend proofs it is published directly (which shows who made it).
+      // inferred: F logs the failure and the proposal is not sent (docs/fidelity.md "A proposal Blend could not wrap")
       this.deps.logger.warn(
         { err: e.message, slot: Number(block.header.slot) },
         'blending a proposal failed; it is published on gossip',
@@ -531,7 +532,14 @@ export class BlendService implements IBlend, ProposalPublisher {
       },
       { log: this.deps.logger, signal: this.deps.signal },
     );
-    swarm.on('message', (bytes, from, ctx) => void this.onMessage(bytes, from, ctx.epoch));
+    swarm.on('message', (bytes, from, ctx) => {
+      this.onMessage(bytes, from, ctx.epoch).catch((e: Error) =>
+        this.deps.logger.warn(
+          { from, epoch: ctx.epoch, err: e.message },
+          'a received Blend message could not be processed',
+        ),
+      );
+    });
     swarm.on('peer-blocked', (peer, reason) => this.deps.logger.info({ peer, reason }, 'Blend peer blocked'));
     await swarm.start();
     this.swarm = swarm;
