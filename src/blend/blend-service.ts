@@ -303,7 +303,9 @@ export class BlendService implements IBlend, ProposalPublisher {
     if (this.closed || this.started) return;
     this.started = true;
     this.schedule();
-    void this.onSlot(this.deps.clock.currentSlot());
+    void this.onSlot(this.deps.clock.currentSlot()).catch((e: Error) =>
+      this.deps.logger.error({ err: e.message }, 'Blend round failed'),
+    );
   }
 
   private schedule(): void {
@@ -438,7 +440,9 @@ export class BlendService implements IBlend, ProposalPublisher {
     if (this.mode() === 'broadcast' && this.swarm !== null && this.core === null) {
       const s = this.swarm;
       this.swarm = null;
-      void s.stop();
+      s.stop().catch((e: Error) =>
+        this.deps.logger.warn({ err: e.message }, 'stopping the Blend swarm failed'),
+      );
       this.deps.logger.info('Blend swarm stopped (broadcast mode)');
     }
   }
