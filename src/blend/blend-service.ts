@@ -35,7 +35,7 @@ import { epochViewAt } from '../ledger/apply.ts';
 import type { BlendDeployment } from '../ledger/deployment.ts';
 import { epochOf, epochSchedule } from '../ledger/parameters.ts';
 import { preverifyTx } from '../ledger/preverify.ts';
-import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
+import { PROOFS_ALREADY_VERIFIED, type ProofSystem, type ProveOptions } from '../ledger/proof-system.ts';
 import { blendingTokenBytes, tokenDistance, tokenEvaluation } from '../ledger/sdp-rewards.ts';
 import type { BlendActivityProof } from '../mantle/ops.ts';
 import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
@@ -172,7 +172,12 @@ export class BlendService implements IBlend, ProposalPublisher {
   /** Leadership proofs of won slots made ahead, by slot. */
   private readonly proposalProofs = new Map<
     bigint,
-    { processor: EpochProcessor; proofs: Promise<LayerProof[][]> }
+    {
+      processor: EpochProcessor;
+      layers: Map<number, Promise<LayerProof>>;
+      done: Map<number, LayerProof>;
+      cancel: AbortController;
+    }
   >();
   /** The current epoch's nonce: the randomness the old epoch's blending tokens are judged by. */
   private epochNonce: Fr | null = null;
@@ -672,24 +677,34 @@ export class BlendService implements IBlend, ProposalPublisher {
    * `num_blend_layers` layers, key indices 0.. of the slot's quota (the key nullifier binds the slot,
    * so proofs made ahead and proofs made again are the same messages' proofs, never both sent).
    */
+  /**
+   * The leadership proofs of a won slot's proposal: `data_replication_factor + 1` copies of
+   * `num_blend_layers` layers, key indices 0.. of the slot's quota (the key nullifier binds the slot
+   * and the index, so a proof made ahead and one made again are proofs of the same layer, never both
+   * sent). One promise per layer, copy after copy.
+   */
   private proveProposal(
     processor: EpochProcessor,
     win: LeadershipWin,
-    urgent: boolean,
-  ): Promise<LayerProof[][]> {
-    const copies = this.config.deployment.data_replication_factor + 1;
-    const opts = urgent ? { urgent: true } : { background: true };
-    return Promise.all(
-      Array.from({ length: copies }, (_, c) =>
-        Promise.all(
-          Array.from({ length: this.layers }, async (_, l) => {
-            const p = await processor.proveLayer('leadership', { win }, opts, c * this.layers + l);
-            if (p === null)
-              throw new BlendError('BLEND_UNAVAILABLE', 'the leadership quota of a slot is used up');
-            return p;
-          }),
-        ),
-      ),
+    opts: ProveOptions,
+    indices: readonly number[] = this.proposalIndices(),
+  ): Map<number, Promise<LayerProof>> {
+    return new Map(
+      indices.map((i) => [
+        i,
+        processor.proveLayer('leadership', { win }, opts, i).then((p) => {
+          if (p === null)
+            throw new BlendError('BLEND_UNAVAILABLE', 'the leadership quota of a slot is used up');
+          return p;
+        }),
+      ]),
+    );
+  }
+
+  private proposalIndices(): number[] {
+    return Array.from(
+      { length: (this.config.deployment.data_replication_factor + 1) * this.layers },
+      (_, i) => i,
     );
   }
 
@@ -699,26 +714,56 @@ export class BlendService implements IBlend, ProposalPublisher {
     if (this.closed || processor === null || this.mode() === 'broadcast') return;
     const epoch = epochOf(win.slot, epochSchedule(this.deps.chain.config.consensus));
     if (epoch !== processor.epoch || this.proposalProofs.has(win.slot)) return;
-    for (const slot of this.proposalProofs.keys())
-      if (slot < this.deps.clock.currentSlot()) this.proposalProofs.delete(slot);
-    const proofs = this.proveProposal(processor, win, false);
-    proofs.catch(() => {}); // a failed one is made again when the slot comes
-    this.proposalProofs.set(win.slot, { processor, proofs });
+    const now = this.deps.clock.currentSlot();
+    for (const [slot, p] of this.proposalProofs) {
+      if (slot >= now) continue;
+      p.cancel.abort();
+      this.proposalProofs.delete(slot);
+    }
+    const cancel = new AbortController();
+    const layers = this.proveProposal(processor, win, { background: true, signal: cancel.signal });
+    const done = new Map<number, LayerProof>();
+    for (const [i, p] of layers)
+      p.then(
+        (proof) => done.set(i, proof),
+        () => {}, // withdrawn or failed: made again when the slot comes
+      );
+    this.proposalProofs.set(win.slot, { processor, layers, done, cancel });
   }
 
+  /**
+   * Sends the proposal of a won slot: with the layer proofs made ahead that are ready; the others are
+   * withdrawn from the background queue and made now, before anything else waiting (a proof already
+   * being made ahead still counts, whichever is ready first).
+   */
   private async blendProposal(proposal: Uint8Array, win: LeadershipWin): Promise<void> {
     const processor = this.processor!;
-    const ready = this.proposalProofs.get(win.slot);
+    const ahead = this.proposalProofs.get(win.slot);
     this.proposalProofs.delete(win.slot);
-    let copies: LayerProof[][] | undefined;
-    if (ready !== undefined && ready.processor === processor)
-      copies = await ready.proofs.catch(() => undefined);
-    const ahead = copies !== undefined;
-    copies ??= await this.proveProposal(processor, win, true);
-    for (const proofs of copies)
-      await this.sendOwn(processor, processor.wrap(PayloadType.BlockProposal, proposal, proofs));
+    const usable = ahead !== undefined && ahead.processor === processor ? ahead : undefined;
+    const indices = this.proposalIndices();
+    const missing = indices.filter((i) => usable?.done.get(i) === undefined);
+    if (missing.length > 0) usable?.cancel.abort();
+    const now = this.proveProposal(processor, win, { urgent: true }, missing);
+    const proofs = await Promise.all(
+      indices.map((i) => {
+        const ready = usable?.done.get(i);
+        if (ready !== undefined) return ready;
+        const made = usable?.layers.get(i);
+        return made === undefined ? now.get(i)! : Promise.any([made, now.get(i)!]);
+      }),
+    );
+    for (let c = 0; c < proofs.length; c += this.layers)
+      await this.sendOwn(
+        processor,
+        processor.wrap(PayloadType.BlockProposal, proposal, proofs.slice(c, c + this.layers)),
+      );
     this.deps.logger.debug(
-      { slot: Number(win.slot), copies: copies.length, proved_ahead: ahead },
+      {
+        slot: Number(win.slot),
+        copies: proofs.length / this.layers,
+        proved_ahead: indices.length - missing.length,
+      },
       'proposal sent through Blend',
     );
   }
