@@ -21,6 +21,7 @@ import type { LeadershipWin, ProposalPublisher } from '../blend/index.ts';
 import { bodyRoot } from '../block/block.ts';
 import { encodeHeader, type Header, type SignedHeader } from '../block/header.ts';
 import type { IChain, SlotClock } from '../chain/index.ts';
+import { bytesToHex } from '../codec/hex.ts';
 import { entropyContribution, isWinningTicket, leaderThreshold, leaderTicket } from '../consensus/lottery.ts';
 import { Ed25519Signer, ed25519GenerateSecretKey } from '../crypto/ed25519.ts';
 import type { Fr } from '../crypto/field.ts';
@@ -409,6 +410,7 @@ export class LeaderService {
     if (this.latenciesMs.length > 100) this.latenciesMs.shift();
     this.deps.logger.info(
       {
+        block: bytesToHex(done.id),
         slot: Number(slot),
         height: done.height,
         txs: txs.length,

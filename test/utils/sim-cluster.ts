@@ -1,7 +1,7 @@
 /**
  * Several node processes on one machine, for the sim tier: a devnet folder (shared genesis, one
  * configuration per node, as `devnet` writes it) on a fast test deployment with the insecure test
- * proofs, each node run with `start` in its own process that a test may start late, kill with
+ * proofs (or a given deployment, and real proofs, for benchmarks), each node run with `start` in its own process that a test may start late, kill with
  * SIGKILL and restart. Optionally each node runs in its own Linux network namespace (root only),
  * joined by a bridge, so that a test can cut the links between groups of nodes (see netns.ts).
  */
@@ -32,8 +32,12 @@ export interface SimClusterOptions {
   readonly prefix?: (index: number) => string[];
   /** How many nodes (the first ones) the genesis declares as Blend core nodes; default none. */
   readonly coreNodes?: number;
-  /** Changes the fast test deployment's text before the devnet is written. */
+  /** Changes the base deployment's text before the devnet is written. */
   readonly editDeployment?: (yaml: string) => string;
+  /** The base deployment's text (a `deployments/*.yaml`); default the fast test deployment (`slotMs`, `k`). */
+  readonly baseDeployment?: string;
+  /** Whether the nodes run with the insecure test proofs; default true (false: real Groth16 proofs). */
+  readonly insecureTestProofs?: boolean;
 }
 
 export interface LogLine {
@@ -211,7 +215,7 @@ export class SimCluster {
       coreNodes: o.coreNodes ?? 0,
       reset: false,
       baseDeployment: (o.editDeployment ?? ((y: string) => y))(
-        fastDeploymentYaml(o.slotMs ?? 500, o.k ?? 10),
+        o.baseDeployment ?? fastDeploymentYaml(o.slotMs ?? 500, o.k ?? 10),
       ),
       nowMs: Date.now(),
     });
@@ -242,7 +246,7 @@ export class SimCluster {
         configPath,
         '--deployment',
         prepared.deploymentPath,
-        '--insecure-test-proofs',
+        ...(o.insecureTestProofs === false ? [] : ['--insecure-test-proofs']),
         '--log-format',
         'json',
         '--log-level',
