@@ -32,7 +32,7 @@
  * real proofs for `BENCH_BLEND_RUN_S` seconds (default 180) with nodes 0–3 declared as core nodes, then
  * as long with none (Broadcast mode, the `_broadcast` baseline); p50 and p99 over all (block, other
  * node) pairs after the first 40 slots. The runs' block counts, forks and the nodes' warnings and
- * errors go to stderr.
+ * errors go to stderr; `BENCH_BLEND_LOG_DIR` keeps the nodes' logs.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -139,9 +139,11 @@ let latencyRuns: Promise<{ blend: LatencyRun; broadcast: LatencyRun }> | undefin
 function latencies(): Promise<{ blend: LatencyRun; broadcast: LatencyRun }> {
   latencyRuns ??= (async () => {
     const runMs = Number(process.env.BENCH_BLEND_RUN_S ?? 180) * 1000;
-    const blend = await proposalLatencies({ coreNodes: 4, runMs, warmupSlots: 40 });
+    const logDir = process.env.BENCH_BLEND_LOG_DIR;
+    const logs = (label: string) => (logDir === undefined ? {} : { logDir, label });
+    const blend = await proposalLatencies({ coreNodes: 4, runMs, warmupSlots: 40, ...logs('blend') });
     console.error(describeRun('blend (4 core nodes, 1 edge node)', blend));
-    const broadcast = await proposalLatencies({ coreNodes: 0, runMs, warmupSlots: 40 });
+    const broadcast = await proposalLatencies({ coreNodes: 0, runMs, warmupSlots: 40, ...logs('broadcast') });
     console.error(describeRun('broadcast (no core node)', broadcast));
     return { blend, broadcast };
   })();
