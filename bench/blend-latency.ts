@@ -12,8 +12,8 @@
  * Besides, from the same logs: the time until a node applied the block by any route (its chain's
  * `block applied` line, which names no block: matched by slot and height where those are one
  * produced block's only), and for Blend the leader's wait from `block produced` to `proposal sent
- * through Blend` (its proofs of quota) and the mixing from there to the exit node's `blended proposal
- * handed to gossip`.
+ * through Blend` (its proofs of quota), the mixing from there to the exit node's `blended proposal
+ * handed to gossip`, and from there to each other node's `proposal applied`.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,6 +33,8 @@ export interface LatencyRun {
   readonly provedAhead: number;
   /** Per block, `proposal sent through Blend` → the exit node's `blended proposal handed to gossip` (ms). */
   readonly mixMs: number[];
+  /** Per (block, other node), `proposal sent through Blend` at the leader → `proposal applied` (ms). */
+  readonly afterSendMs: number[];
   /** Blocks produced after the warm-up. */
   readonly produced: number;
   /** Of those, the ones produced within their slot (`late_slots` 0). */
@@ -150,6 +152,7 @@ export function analyseLogs(
   const anyRouteMs: number[] = [];
   const leaderWaitMs: number[] = [];
   const mixMs: number[] = [];
+  const afterSendMs: number[] = [];
   let missing = 0;
   let provedAhead = 0;
   for (const p of measured) {
@@ -163,6 +166,11 @@ export function analyseLogs(
       if (a !== undefined) anyRouteMs.push(a - p.time);
     }
     const s = sent[p.node]!.get(String(p.slot));
+    if (s !== undefined)
+      for (const i of nodes) {
+        const t = i === p.node ? undefined : gossip[i]!.get(p.block);
+        if (t !== undefined) afterSendMs.push(t - s);
+      }
     if (s !== undefined) {
       leaderWaitMs.push(s - p.time);
       if (aheadOf[p.node]!.get(String(p.slot))) provedAhead++;
@@ -184,6 +192,7 @@ export function analyseLogs(
     leaderWaitMs,
     provedAhead,
     mixMs,
+    afterSendMs,
     produced: measured.length,
     inSlot: measured.filter((p) => p.late === 0).length,
     missing,
@@ -216,6 +225,7 @@ export function describeRun(label: string, r: LatencyRun): string {
     lines.push(
       `  leader, block produced → sent through Blend: ${pct(r.leaderWaitMs)}, ${r.provedAhead} with proofs made ahead`,
       `  sent through Blend → exit node hands it to gossip: ${pct(r.mixMs)}`,
+      `  sent through Blend → applied from gossip by another node: ${pct(r.afterSendMs)}`,
     );
   for (const [k, c] of [...r.problems].sort((a, b) => b[1] - a[1])) lines.push(`  ${c}× ${k}`);
   return lines.join('\n');

@@ -31,7 +31,9 @@
  * Proposal latency (`blend.proposal_latency_ms_*`, see blend-latency.ts): the five-node devnet with
  * real proofs for `BENCH_BLEND_RUN_S` seconds (default 180) with nodes 0–3 declared as core nodes, then
  * as long with none (Broadcast mode, the `_broadcast` baseline); p50 and p99 over all (block, other
- * node) pairs after the first 40 slots. The runs' block counts, forks and the nodes' warnings and
+ * node) pairs after the first 40 slots (`BENCH_BLEND_WARMUP_SLOTS`). `blend.proposal_after_send_ms_*`
+ * count from the leader's `proposal sent through Blend` instead of its `block produced`: the mixing
+ * and gossip alone, without the leader's wait for its proofs of quota. The runs' block counts, forks and the nodes' warnings and
  * errors go to stderr; `BENCH_BLEND_LOG_DIR` keeps the nodes' logs.
  */
 import { readFileSync } from 'node:fs';
@@ -139,11 +141,12 @@ let latencyRuns: Promise<{ blend: LatencyRun; broadcast: LatencyRun }> | undefin
 function latencies(): Promise<{ blend: LatencyRun; broadcast: LatencyRun }> {
   latencyRuns ??= (async () => {
     const runMs = Number(process.env.BENCH_BLEND_RUN_S ?? 180) * 1000;
+    const warmupSlots = Number(process.env.BENCH_BLEND_WARMUP_SLOTS ?? 40);
     const logDir = process.env.BENCH_BLEND_LOG_DIR;
     const logs = (label: string) => (logDir === undefined ? {} : { logDir, label });
-    const blend = await proposalLatencies({ coreNodes: 4, runMs, warmupSlots: 40, ...logs('blend') });
+    const blend = await proposalLatencies({ coreNodes: 4, runMs, warmupSlots, ...logs('blend') });
     console.error(describeRun('blend (4 core nodes, 1 edge node)', blend));
-    const broadcast = await proposalLatencies({ coreNodes: 0, runMs, warmupSlots: 40, ...logs('broadcast') });
+    const broadcast = await proposalLatencies({ coreNodes: 0, runMs, warmupSlots, ...logs('broadcast') });
     console.error(describeRun('broadcast (no core node)', broadcast));
     return { blend, broadcast };
   })();
@@ -214,6 +217,16 @@ export const figures: Figure[] = [
     name: 'blend.proposal_latency_ms_p99',
     unit: 'ms',
     measure: async () => quantile((await latencies()).blend.latenciesMs, 0.99),
+  },
+  {
+    name: 'blend.proposal_after_send_ms_p50',
+    unit: 'ms',
+    measure: async () => quantile((await latencies()).blend.afterSendMs, 0.5),
+  },
+  {
+    name: 'blend.proposal_after_send_ms_p99',
+    unit: 'ms',
+    measure: async () => quantile((await latencies()).blend.afterSendMs, 0.99),
   },
   {
     name: 'blend.proposal_latency_ms_p50_broadcast',
