@@ -11,8 +11,9 @@
  * repeat), and the Groth16 verifier caches only the prepared key.
  * - `blend.msgs_per_s_core`: one message after the other on the main thread, the proofs verified
  *   in-process by `Groth16ProofSystem` (its WebAssembly curve on this thread): one core.
- * - `blend.msgs_per_s_core_pool1`: the node's path, the proofs verified by the verifier pool
- *   restricted to one worker thread, one message at a time (each proof alone, no batch).
+ * - `blend.msgs_per_s_core_pool1`: the proofs verified as a node verifies them, by the verifier pool
+ *   (a node runs several worker threads; here one), one message at a time: each proof alone, after
+ *   the pool's 1 ms collection window and a hop to the worker thread and back.
  * - `blend.msgs_per_s_core_pool1_batch`: the same pool with 64 messages in flight, which it verifies
  *   as batches of up to 32 proofs (`verifyBatch`); here the main thread (decoding, signatures,
  *   decryption) runs beside the worker, so up to two cores work: `blend.msgs_per_cpu_s_pool1_batch`
@@ -33,8 +34,8 @@
  * as long with none (Broadcast mode, the `_broadcast` baseline); p50 and p99 over all (block, other
  * node) pairs after the first 40 slots (`BENCH_BLEND_WARMUP_SLOTS`). `blend.proposal_after_send_ms_*`
  * count from the leader's `proposal sent through Blend` instead of its `block produced`: the mixing
- * and gossip alone, without the leader's wait for its proofs of quota. The runs' block counts, forks and the nodes' warnings and
- * errors go to stderr; `BENCH_BLEND_LOG_DIR` keeps the nodes' logs.
+ * and gossip alone, without the leader's wait for its proofs of quota. The runs' block counts, forks
+ * and the nodes' warnings and errors go to stderr; `BENCH_BLEND_LOG_DIR` keeps the nodes' logs.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
