@@ -762,7 +762,8 @@ export class BlendService implements IBlend, ProposalPublisher {
       {
         slot: Number(win.slot),
         copies: proofs.length / this.layers,
-        proved_ahead: indices.length - missing.length,
+        proved_ahead: missing.length === 0,
+        layers_made_now: missing.length,
       },
       'proposal sent through Blend',
     );
