@@ -10,8 +10,7 @@
  * epoch runs in Broadcast mode: the leader publishes it on gossip at once.
  *
  * Besides, from the same logs: the time until a node applied the block by any route (its chain's
- * `block applied` line, which names no block: matched by slot and height where those are one
- * produced block's only), and for Blend the leader's wait from `block produced` to `proposal sent
+ * `block applied` line), and for Blend the leader's wait from `block produced` to `proposal sent
  * through Blend` (its proofs of quota), the mixing from there to the exit node's `blended proposal
  * handed to gossip`, and from there to each other node's `proposal applied`.
  */
@@ -128,8 +127,7 @@ export function analyseLogs(
     return m;
   };
   const gossip = nodes.map((i) => firstTimes(i, 'proposal applied', (l) => str(l.block)));
-  const slotHeight = (l: LogLine) => `${num(l.slot)}/${num(l.height)}`;
-  const anyRoute = nodes.map((i) => firstTimes(i, 'block applied', slotHeight));
+  const anyRoute = nodes.map((i) => firstTimes(i, 'block applied', (l) => str(l.block)));
   const sent = nodes.map((i) => firstTimes(i, 'proposal sent through Blend', (l) => String(num(l.slot))));
   const aheadOf = nodes.map(
     (i) =>
@@ -141,11 +139,6 @@ export function analyseLogs(
   for (const i of nodes)
     for (const [b, t] of firstTimes(i, 'blended proposal handed to gossip', (l) => str(l.block)))
       exits.set(b, Math.min(t, exits.get(b) ?? t));
-  const perSlotHeight = new Map<string, number>();
-  for (const p of produced) {
-    const k = `${p.slot}/${p.height}`;
-    perSlotHeight.set(k, (perSlotHeight.get(k) ?? 0) + 1);
-  }
 
   const measured = produced.filter((p) => p.slot >= warmupSlots);
   const latenciesMs: number[] = [];
@@ -156,13 +149,12 @@ export function analyseLogs(
   let missing = 0;
   let provedAhead = 0;
   for (const p of measured) {
-    const k = `${p.slot}/${p.height}`;
     for (const i of nodes) {
       if (i === p.node) continue;
       const t = gossip[i]!.get(p.block);
       if (t === undefined) missing++;
       else latenciesMs.push(t - p.time);
-      const a = perSlotHeight.get(k) === 1 ? anyRoute[i]!.get(k) : undefined;
+      const a = anyRoute[i]!.get(p.block);
       if (a !== undefined) anyRouteMs.push(a - p.time);
     }
     const s = sent[p.node]!.get(String(p.slot));

@@ -639,6 +639,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     if (!own) {
       this.deps.logger.info(
         {
+          block: hex,
           slot: Number(slot),
           height,
           txs: block.transactions.length,
