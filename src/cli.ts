@@ -2,63 +2,22 @@
  * The command line: `start` (a node from a config; without one, the local devnet), `devnet` (a local
  * network of several nodes), `init` (a new node's config with fresh keys), `version`.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { bytesToHex } from './codec/hex.ts';
-import { ed25519GenerateSecretKey, ed25519PublicKey } from './crypto/ed25519.ts';
-import { frToBytes } from './crypto/field.ts';
-import { zkGenerateSecretKey, zkPublicKey } from './crypto/zk-keys.ts';
 import { DEFAULT_DEVNET_DIR, MAX_NODES, MIN_NODES, runDevnet } from './devnet/index.ts';
-import { type Deployment, parseDeployment } from './ledger/deployment.ts';
-import { parseUserConfig, type UserConfig } from './node/config.ts';
+import type { Deployment } from './ledger/deployment.ts';
 import { devnetConfig, fundedDevnetKeys } from './node/devnet.ts';
+import { loadDeployment, readConfigFile } from './node/load.ts';
 import { createRootLogger, defaultLogFormat, type LogFormat } from './node/logger.ts';
+import { generateNodeKeys, nodeConfigYaml } from './node/new-config.ts';
 import { LogosNode } from './node/node.ts';
 import { runSelfCheck } from './selfcheck.ts';
 import { API_VERSION, IMPLEMENTATION } from './version.ts';
 import { createProofSystem } from './zk/index.ts';
 
-const DEPLOYMENTS = new URL('../deployments/', import.meta.url);
-
-export function loadDeployment(nameOrPath: string): Deployment {
-  if (nameOrPath === 'testnet' || nameOrPath === 'mainnet') {
-    throw new InvalidArgumentError(
-      `there is no ${nameOrPath} deployment: this node cannot join the public network (its genesis ` +
-        `and Groth16 keys are its own); 'reference' runs a local chain with the reference's parameters`,
-    );
-  }
-  const path = ['devnet', 'reference'].includes(nameOrPath)
-    ? new URL(`${nameOrPath}.yaml`, DEPLOYMENTS)
-    : resolve(nameOrPath);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new InvalidArgumentError(`cannot read deployment ${nameOrPath}: ${(e as Error).message}`);
-  }
-  return parseDeployment(text, String(nameOrPath));
-}
-
-/** Reads `--config`, with errors that name the file. */
-export function readConfigFile(path: string): UserConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'it is a directory (give the path of the user_config.yaml file)'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : (e as Error).message;
-    throw new InvalidArgumentError(`cannot read the config file ${resolve(path)}: ${why}`);
-  }
-  return parseUserConfig(text, path);
-}
+export { loadDeployment, readConfigFile };
 
 const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty'];
 
@@ -100,58 +59,6 @@ export function banner(node: LogosNode, deployment: Deployment, devnet: boolean)
       lines.push(`  ${String(k.index).padEnd(3)}${k.publicKey}  ${k.secretKey}`);
   }
   return `${lines.join('\n')}\n\n`;
-}
-
-function newNodeConfigYaml(): string {
-  const hex = (x: bigint) => bytesToHex(frToBytes(x));
-  const zk = ['BlendZk', 'LeaderFunding', 'SdpFunding', 'VaucherMaster', 'Stake'].map((title) => {
-    const sk = zkGenerateSecretKey();
-    return { title, id: hex(zkPublicKey(sk)), sk: hex(sk) };
-  });
-  const ed = ['BlendSigning', 'NetworkSwarm'].map((title) => {
-    const sk = ed25519GenerateSecretKey();
-    return { title, id: bytesToHex(ed25519PublicKey(sk)), sk: bytesToHex(sk) };
-  });
-  const id = (title: string) => zk.find((k) => k.title === title)!.id;
-  const lines = [
-    '# Logos node configuration (reference layout). Keep this file private: it holds secret keys.',
-    'api:',
-    '  backend:',
-    '    listen_address: 127.0.0.1:8080',
-    'state:',
-    '  base_folder: ./state',
-    'kms:',
-    '  backend:',
-    '    keys:',
-    ...zk.map((k) => `      ${k.id}: !Zk ${k.sk}  # ${k.title}`),
-    ...ed.map((k) => `      ${k.id}: !Ed25519 ${k.sk}  # ${k.title}`),
-    'wallet:',
-    '  known_keys:',
-    ...zk.map((k) => `    ${k.id}: ${k.id}  # ${k.title}`),
-    `  voucher_master_key_id: ${zk.find((k) => k.title === 'VaucherMaster')!.id}`,
-    'cryptarchia:',
-    '  leader:',
-    '    wallet:',
-    `      funding_pk: ${id('LeaderFunding')}`,
-    'sdp:',
-    '  wallet:',
-    `    funding_pk: ${id('SdpFunding')}`,
-    'blend:',
-    `  non_ephemeral_signing_key_id: ${ed.find((k) => k.title === 'BlendSigning')!.id}`,
-    '  core:',
-    '    zk:',
-    `      secret_key_kms_id: ${id('BlendZk')}`,
-    // As the reference's init: the peer id comes from the NetworkSwarm key (F `get_peer_id`).
-    'network:',
-    '  backend:',
-    '    swarm:',
-    '      host: 0.0.0.0',
-    '      port: 3000',
-    `      node_key: ${ed.find((k) => k.title === 'NetworkSwarm')!.sk}  # NetworkSwarm`,
-    '    initial_peers: []',
-    '',
-  ];
-  return lines.join('\n');
 }
 
 export function buildCli(): Command {
@@ -329,7 +236,7 @@ export function buildCli(): Command {
     .requiredOption('-c, --config <path>', 'where to write user_config.yaml')
     .action((o: { config: string }) => {
       if (existsSync(o.config)) throw new Error(`${o.config} already exists; refusing to overwrite it`);
-      writeFileSync(o.config, newNodeConfigYaml(), { mode: 0o600, flag: 'wx' });
+      writeFileSync(o.config, nodeConfigYaml(generateNodeKeys()), { mode: 0o600, flag: 'wx' });
       console.log(`wrote ${o.config}`);
     });
 

@@ -1,0 +1,101 @@
+/**
+ * `daemon/config.yaml` (operator.md §1.2, §1.3; `config_command.cpp` and `daemon_state.cpp` of
+ * logos-logoscore-cli @1a4f56fe): `logosctl daemon config set FILE|@FILE|-` validates a YAML (or JSON)
+ * mapping before anything is written, refuses unknown keys, stamps `version` and replaces the file
+ * atomically (mode 600); `daemon config show` prints it. The keys this daemon reads: `logging`,
+ * `modules_dirs`, and two of its own, `restart_policy` (`max_restarts`, `backoff_ms`) and `catalogs`
+ * (the package downloader's catalog URLs). The reference's other keys are accepted and kept.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { loggingConfig } from './log-file.ts';
+
+/** The schema version stamped into a written configuration. */
+export const DAEMON_CONFIG_VERSION = 1;
+
+export const DAEMON_CONFIG_KEYS = [
+  'access_group',
+  'access_policy',
+  'catalogs',
+  'dirs',
+  'insecure_tcp',
+  'logging',
+  'modules',
+  'modules_dirs',
+  'persistence_path',
+  'restart_policy',
+  'signature_policy',
+  'ssl',
+  'version',
+] as const;
+
+/** A configuration the daemon would refuse; the CLI reports `INVALID_CONFIG`, exit 1. */
+export class InvalidConfig extends Error {}
+
+export interface RestartPolicy {
+  readonly maxRestarts: number;
+  readonly backoffMs: number;
+}
+
+/** `restart_policy:`: how often and how soon a crashed module is restarted (defaults 3, 1000 ms). */
+export function restartPolicy(config: Record<string, unknown>): RestartPolicy {
+  const m = config.restart_policy ?? {};
+  if (typeof m !== 'object' || m === null || Array.isArray(m))
+    throw new Error('restart_policy: not a mapping');
+  const o = m as Record<string, unknown>;
+  const int = (k: string, d: number): number => {
+    const v = o[k] ?? d;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+      throw new Error(`restart_policy.${k}: expected a whole number, 0 or more`);
+    return v;
+  };
+  return { maxRestarts: int('max_restarts', 3), backoffMs: int('backoff_ms', 1000) };
+}
+
+/** `modules_dirs:`: more folders of installed modules (relative ones against the daemon's cwd). */
+export function configuredModulesDirs(config: Record<string, unknown>, cwd: string): string[] {
+  const v = config.modules_dirs ?? [];
+  if (!Array.isArray(v) || !v.every((d) => typeof d === 'string' && d !== ''))
+    throw new Error('modules_dirs: expected a list of folders');
+  return v.map((d: string) => resolve(cwd, d));
+}
+
+/** Parses and checks a configuration document; returns the mapping to write, `version` stamped. */
+export function checkDaemonConfig(text: string): Record<string, unknown> {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (e) {
+    throw new InvalidConfig(`Not valid YAML: ${(e as Error).message}`);
+  }
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    throw new InvalidConfig('The config document must be a mapping at the top level.');
+  const o = doc as Record<string, unknown>;
+  const known: readonly string[] = DAEMON_CONFIG_KEYS;
+  const unknown = Object.keys(o).filter((k) => !known.includes(k));
+  if (unknown.length > 0)
+    throw new InvalidConfig(`Unknown key(s): ${unknown.join(', ')}. Known keys are: ${known.join(', ')}.`);
+  try {
+    loggingConfig(o);
+    restartPolicy(o);
+    configuredModulesDirs(o, '/');
+  } catch (e) {
+    throw new InvalidConfig((e as Error).message);
+  }
+  return { ...o, version: DAEMON_CONFIG_VERSION };
+}
+
+/** The text of `FILE`, `@FILE` (relative to `cwd`) or `-` (standard input). */
+export function readDocument(spec: string, cwd: string): string {
+  const path = spec === '-' ? 0 : resolve(cwd, spec.startsWith('@') ? spec.slice(1) : spec);
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Error(
+      `Could not read ${spec === '-' ? 'standard input' : path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
+}
+
+export const dumpConfig = (config: Record<string, unknown>): string => stringifyYaml(config);

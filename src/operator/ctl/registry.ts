@@ -1,0 +1,89 @@
+/**
+ * The modules the daemon knows (operator.md §1.2, §1.7): the bundled ones (read-only, beside the tool:
+ * `capability_module`, `package_manager`, `package_downloader`, loaded at boot) and those installed in the
+ * session's `modules/<name>/` or in a folder of `modules_dirs:` (`daemon/config.yaml`), each with a
+ * `manifest.json` naming `name`, `version`, `main` (the module file, relative to its folder) and
+ * `dependencies`. On a name collision the session copy wins.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface ModuleInfo {
+  readonly name: string;
+  readonly version: string;
+  readonly main: string;
+  readonly dependencies: readonly string[];
+  readonly source: 'embedded' | 'user';
+}
+
+const BUNDLED_DIR = fileURLToPath(new URL('./modules/', import.meta.url));
+
+/** Bundled modules, in their boot order. */
+export const BUNDLED: readonly ModuleInfo[] = [
+  { name: 'capability_module', version: '0.1.0', main: join(BUNDLED_DIR, 'capability-module.ts') },
+  { name: 'package_manager', version: '0.1.0', main: join(BUNDLED_DIR, 'package-manager.ts') },
+  { name: 'package_downloader', version: '0.1.0', main: join(BUNDLED_DIR, 'package-downloader.ts') },
+].map((m) => ({ ...m, dependencies: [], source: 'embedded' as const }));
+
+/**
+ * Modules shipped with the node but not loaded at boot (an operator loads them): the blockchain module
+ * (`src/operator/modules/blockchain/`, the reference's `blockchain_module` 0.2.4), when present.
+ */
+export const SHIPPED: readonly ModuleInfo[] = [
+  {
+    name: 'blockchain_module',
+    version: '0.2.4',
+    main: fileURLToPath(new URL('../modules/blockchain/index.ts', import.meta.url)),
+  },
+]
+  .filter((m) => existsSync(m.main))
+  .map((m) => ({ ...m, dependencies: [], source: 'embedded' as const }));
+
+/** Reads `<dir>/manifest.json` of an installed module; throws with the path on a bad manifest. */
+export function readManifest(dir: string): ModuleInfo {
+  const path = join(dir, 'manifest.json');
+  const m = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  const str = (k: string): string => {
+    const v = m[k];
+    if (typeof v !== 'string' || v === '') throw new Error(`${path}: "${k}" must be a non-empty string`);
+    return v;
+  };
+  const deps = m.dependencies ?? [];
+  if (!Array.isArray(deps) || !deps.every((d) => typeof d === 'string'))
+    throw new Error(`${path}: "dependencies" must be an array of names`);
+  return {
+    name: str('name'),
+    version: typeof m.version === 'string' ? m.version : '',
+    main: resolve(dir, str('main')),
+    dependencies: deps as string[],
+    source: 'user',
+  };
+}
+
+/**
+ * Every known module by name: the bundled and shipped ones, then those of each folder of `modulesDirs` in order (a
+ * later folder wins a name collision; the session's `modules/` is passed last). Unreadable manifests are
+ * reported through `onBad` and skipped.
+ */
+export function scanModules(
+  modulesDirs: readonly string[],
+  onBad: (dir: string, e: Error) => void,
+): Map<string, ModuleInfo> {
+  const out = new Map<string, ModuleInfo>([...BUNDLED, ...SHIPPED].map((m) => [m.name, m]));
+  for (const modulesDir of modulesDirs) {
+    if (!existsSync(modulesDir)) continue;
+    for (const entry of readdirSync(modulesDir, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const dir = join(modulesDir, entry.name);
+      if (!existsSync(join(dir, 'manifest.json'))) continue;
+      try {
+        const info = readManifest(dir);
+        out.set(info.name, info);
+      } catch (e) {
+        onBad(dir, e as Error);
+      }
+    }
+  }
+  return out;
+}
