@@ -31,7 +31,9 @@ test('a node configured read-only does not start and writes nothing', async (t) 
   writeFileSync(join(dir, 'fast.yaml'), fastDeploymentYaml(100, 3));
   const init = await exited(spawnCli(['init', '--config', 'node.yaml'], dir));
   assert.equal(init.code, 0, init.stderr);
-  writeFileSync(join(dir, 'node.yaml'), readFileSync(join(dir, 'node.yaml'), 'utf8') + storage('true'));
+  // init writes a storage section of its own (`folder_name: ./db`): replaced by the read-only one.
+  const generated = readFileSync(join(dir, 'node.yaml'), 'utf8').replace(/^storage:\n(?: .*\n)*/m, '');
+  writeFileSync(join(dir, 'node.yaml'), generated + storage('true'));
   const r = await exited(
     spawnCli(
       ['start', '--config', 'node.yaml', '--deployment', join(dir, 'fast.yaml'), '--insecure-test-proofs'],
