@@ -6,6 +6,7 @@
 import { blake2b } from '@noble/hashes/blake2.js';
 import { type Fr, frFromAscii, frToBytes, leBytesToBigint } from '../field.ts';
 import { compress } from '../poseidon2/index.ts';
+import { pseudoRandomBytes } from './blake-rng.ts';
 
 /** Blake2b with an `outLen`-byte digest (at most 64; 0 gives no bytes). */
 export function blake2bSized(input: Uint8Array, outLen: number): Uint8Array {
@@ -39,19 +40,11 @@ export const KEY_NULLIFIER_V1 = frFromAscii('KEY_NULLIFIER_V1');
  */
 export function selectionIndex(selectionRandomness: Fr, membershipSize: bigint): bigint {
   if (membershipSize === 0n) throw new RangeError('empty membership');
-  const seed = blake2b(concat(BLEND_NODE, frToBytes(selectionRandomness)), { dkLen: 64 });
-  const block0 = blake2b(concat(seed, new Uint8Array(8)), { dkLen: 64 });
-  return leBytesToBigint(block0.subarray(0, 8)) % membershipSize;
+  const bytes = pseudoRandomBytes(BLEND_NODE, frToBytes(selectionRandomness), 8);
+  return leBytesToBigint(bytes) % membershipSize;
 }
 
 /** The key nullifier a secret selection randomness commits to: `compress(KEY_NULLIFIER_V1, r)`. */
 export function keyNullifierOf(selectionRandomness: Fr): Fr {
   return compress(KEY_NULLIFIER_V1, selectionRandomness);
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
 }
