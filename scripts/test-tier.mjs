@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Runs the test files of one tier (`unit`, `e2e`, `sim`, `spec`) or of all of them (`all`) in one
- * node:test run. A tier without test files says so and succeeds.
+ * node:test run. A tier without test files says so and succeeds. The TAP stream is followed by a
+ * summary of the failed tests (scripts/failure-summary.mjs).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -30,7 +31,19 @@ if (files.length === 0) {
 }
 const r = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--import', './src/polyfills.mjs', '--test', ...process.argv.slice(3), ...files],
+  [
+    '--import',
+    'tsx',
+    '--import',
+    './src/polyfills.mjs',
+    '--test',
+    '--test-reporter=tap',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=./scripts/failure-summary.mjs',
+    '--test-reporter-destination=stdout',
+    ...process.argv.slice(3),
+    ...files,
+  ],
   { stdio: 'inherit' },
 );
 process.exit(r.status ?? 1);
