@@ -36,3 +36,6 @@ export function ctl(
     );
   });
 }
+
+/** `scripts/pack-modules.mjs`: packs the shipped modules and their catalog into a folder. */
+export const PACK_MODULES_SCRIPT = fileURLToPath(new URL('../../scripts/pack-modules.mjs', import.meta.url));

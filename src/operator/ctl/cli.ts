@@ -1,16 +1,18 @@
 /**
  * `logosctl`, the control tool's command line (operator.md §1.3-§1.6): daemon start/stop/status, module
- * ls/show/load/unload, call and watch, with the global flags `-j/--json`, `--human`, `-q`, `--config-dir`
- * and `--version`. Output is JSON when stdout is not a TTY (or with `--json`), human otherwise. Exit
+ * ls/show/load/unload, call and watch, packages, catalogs, keys and tokens (cli-packages.ts), with the global
+ * flags `-j/--json`, `--human`, `-q`, `--config-dir` and `--version` (before any command: the tool's
+ * version; after `package install` and the like it pins a package version). Output is JSON when stdout is not a TTY (or with `--json`), human otherwise. Exit
  * codes: 0 success, 1 general error (and `status` without a daemon), 2 no daemon, 3 module error,
  * 4 method error.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { type Json, JsonFloat } from '../../codec/json.ts';
 import { InvalidArgs, typeArgs } from './args.ts';
+import { addPackageCommands } from './cli-packages.ts';
 import { Client, CtlError, callTimeoutMs } from './client.ts';
 import { AlreadyRunning, Daemon } from './daemon.ts';
 import { checkDaemonConfig, dumpConfig, InvalidConfig, readDocument } from './daemon-config.ts';
@@ -40,8 +42,31 @@ function exitCodeOf(code: string, forCall: boolean): number {
   return 1;
 }
 
+/** Global flags that come before a command (the second group takes a value). */
+const GLOBAL_FLAGS = new Set(['-j', '--json', '--no-json', '--human', '-q', '--quiet', '-v', '--verbose']);
+const GLOBAL_WITH_VALUE = new Set(['--config-dir']);
+
+/** Whether `--version` comes before any command (the tool's version, not a package pin). */
+function asksToolVersion(argv: readonly string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--version') return true;
+    if (GLOBAL_FLAGS.has(a) || a.startsWith('--config-dir=')) continue;
+    if (GLOBAL_WITH_VALUE.has(a)) {
+      i++;
+      continue;
+    }
+    return false;
+  }
+  return false;
+}
+
 /** Runs the command line; resolves with the exit code. */
 export async function runCtl(argv: readonly string[]): Promise<number> {
+  if (asksToolVersion(argv)) {
+    process.stdout.write(`${versionText()}\n`);
+    return 0;
+  }
   let exitCode = 0;
   const program = new Command('logosctl');
   program
@@ -51,7 +76,7 @@ export async function runCtl(argv: readonly string[]): Promise<number> {
     .option('--human', 'human-readable output')
     .option('-q, --quiet', 'print nothing on success')
     .option('--config-dir <dir>', 'session directory (env LOGOSCTL_CONFIG_DIR, default ~/.logosctl)')
-    .version(versionText(), '--version', 'print the version')
+    .addHelpText('after', '\n  --version           print the version (before any command)')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
 
@@ -297,6 +322,15 @@ export async function runCtl(argv: readonly string[]): Promise<number> {
       });
     });
 
+  addPackageCommands(program, {
+    ctx: () => {
+      const { out, session, g } = ctx();
+      return { out, session, quiet: g.quiet === true };
+    },
+    ask: (cmd, params = {}) => ask(cmd, params),
+    fail: (out, code, message, extra = {}) => fail(out, code, message, extra),
+  });
+
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (e) {
@@ -359,7 +393,9 @@ async function startDetached(session: Session, out: Output, g: Globals): Promise
       return 1;
     }
   }
-  const errFd = openSync(session.startupErrPath, 'w', 0o600);
+  // each start writes its own early output, so two simultaneous starts do not mix theirs
+  const errPath = `${session.startupErrPath}.${process.pid}`;
+  const errFd = openSync(errPath, 'w', 0o600);
   const child = spawn(
     process.execPath,
     [...HOST_EXEC_ARGV, MAIN, '--config-dir', session.dir, '--human', 'daemon', 'start'],
@@ -375,14 +411,15 @@ async function startDetached(session: Session, out: Output, g: Globals): Promise
     const st = session.readState();
     if (st !== undefined && st.pid === child.pid) {
       child.unref();
-      rmSync(session.startupErrPath, { force: true });
+      rmSync(errPath, { force: true });
       if (out.json) out.data({ status: 'ok', pid: st.pid, instance_id: st.instance_id, socket: st.socket });
       else if (!g.quiet)
         process.stdout.write(`Daemon started (pid ${st.pid})\nLogs: ${session.logsDir}/daemon.log\n`);
       return 0;
     }
     if (exited) {
-      const early = readFileSync(session.startupErrPath, 'utf8').trim();
+      const early = readFileSync(errPath, 'utf8').trim();
+      renameSync(errPath, session.startupErrPath);
       process.stderr.write(`${early || 'The daemon exited during start; see its log.'}\n`);
       return 1;
     }

@@ -3,8 +3,9 @@
  * logos-logoscore-cli @1a4f56fe): `logosctl daemon config set FILE|@FILE|-` validates a YAML (or JSON)
  * mapping before anything is written, refuses unknown keys, stamps `version` and replaces the file
  * atomically (mode 600); `daemon config show` prints it. The keys this daemon reads: `logging`,
- * `modules_dirs`, and two of its own, `restart_policy` (`max_restarts`, `backoff_ms`) and `catalogs`
- * (the package downloader's catalog URLs). The reference's other keys are accepted and kept.
+ * `modules_dirs`, `signature_policy` (`none`, `warn`, `require`: the package manager's), and two of its
+ * own, `restart_policy` (`max_restarts`, `backoff_ms`) and `catalogs` (more catalog URLs for the package
+ * downloader, beside those added with `catalog add`). The reference's other keys are accepted and kept.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -76,6 +77,8 @@ export function checkDaemonConfig(text: string): Record<string, unknown> {
   const unknown = Object.keys(o).filter((k) => !known.includes(k));
   if (unknown.length > 0)
     throw new InvalidConfig(`Unknown key(s): ${unknown.join(', ')}. Known keys are: ${known.join(', ')}.`);
+  if (o.signature_policy !== undefined && !['none', 'warn', 'require'].includes(o.signature_policy as string))
+    throw new InvalidConfig('signature_policy: expected none, warn or require');
   try {
     loggingConfig(o);
     restartPolicy(o);

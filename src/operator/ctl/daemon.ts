@@ -11,6 +11,12 @@
  * both settable under `restart_policy:` in `daemon/config.yaml` (a key of this implementation; the
  * reference's `modules:` holds per-module transports). A run of 60 s without a crash clears
  * the series. The daemon itself never ends with a module.
+ *
+ * One daemon per session: `daemon/daemon.lock` is created exclusively at start (a stale lock of a dead
+ * process is taken over) and removed at stop, so of two starts at the same instant exactly one wins.
+ * Every request must carry a token `daemon/tokens.json` accepts at that moment (the boot's `auto` token
+ * or one issued with `token issue`, unexpired and not revoked). Package operations (`package_plan`,
+ * `package_apply`, `package_download`, package-ops.ts) run one at a time with loads and unloads.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -18,11 +24,14 @@ import { PassThrough } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { isJsonObject, type Json, JsonFloat } from '../../codec/json.ts';
 import { configuredModulesDirs, type RestartPolicy, restartPolicy } from './daemon-config.ts';
+import { AlreadyRunning } from './errors.ts';
+import { DaemonLock } from './lock.ts';
 import { loggingConfig, RotatingLog } from './log-file.ts';
 import { ModuleProcess } from './module-process.ts';
+import { apply, download, type Op, type PackageBackend, plan, readOptions } from './package-ops.ts';
 import { BUNDLED, type ModuleInfo, scanModules } from './registry.ts';
 import { dial, readLines, writeLine } from './rpc.ts';
-import { processAlive, type Session, tokenMatches } from './session.ts';
+import { processAlive, type Session } from './session.ts';
 import { LOGOSCTL_VERSION } from './version.ts';
 
 interface Slot {
@@ -51,7 +60,6 @@ export class Daemon {
   private server: Server | undefined;
   private readonly startedAt = Date.now();
   private readonly instanceId = randomUUID();
-  private tokenHash = '';
   private stopping: Promise<void> | undefined;
   /** Loads and unloads run one at a time, so two clients never start the same module twice. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -63,6 +71,7 @@ export class Daemon {
     private readonly policy: RestartPolicy,
     private readonly modulesDirs: readonly string[],
     private readonly onStopped: () => void,
+    private readonly lock: DaemonLock,
   ) {}
 
   /**
@@ -72,6 +81,16 @@ export class Daemon {
    */
   static async start(session: Session, onStopped: () => void): Promise<Daemon> {
     session.ensureLayout();
+    const lock = DaemonLock.acquire(session.daemonDir, session.dir);
+    try {
+      return await Daemon.boot(session, onStopped, lock);
+    } catch (e) {
+      lock.release();
+      throw e;
+    }
+  }
+
+  private static async boot(session: Session, onStopped: () => void, lock: DaemonLock): Promise<Daemon> {
     const config = session.readConfig();
     const existing = session.readState();
     const owner = existing !== undefined && existing.pid !== process.pid && processAlive(existing.pid);
@@ -89,13 +108,13 @@ export class Daemon {
         : new PassThrough().resume();
     const log = pino({ base: { pid: process.pid } }, streams);
     const dirs = [...configuredModulesDirs(config, process.cwd()), session.modulesDir];
-    const d = new Daemon(session, log, restartPolicy(config), dirs, onStopped);
-    await d.boot();
+    const d = new Daemon(session, log, restartPolicy(config), dirs, onStopped, lock);
+    await d.bootModules();
     return d;
   }
 
-  private async boot(): Promise<void> {
-    this.tokenHash = this.session.issueAutoToken();
+  private async bootModules(): Promise<void> {
+    this.session.issueAutoToken();
     this.rescan();
     this.server = createServer((s) => this.serve(s));
     await new Promise<void>((resolve, reject) => {
@@ -164,7 +183,7 @@ export class Daemon {
       reply(err('INVALID_REQUEST', 'Malformed request.'));
       return;
     }
-    if (typeof j.token !== 'string' || !tokenMatches(j.token, this.tokenHash)) {
+    if (typeof j.token !== 'string' || this.session.tokens.accepts(j.token) === undefined) {
       reply(err('UNAUTHORIZED', 'Invalid or missing token.'));
       return;
     }
@@ -189,6 +208,11 @@ export class Daemon {
         return reply(await this.call(str('module'), str('method'), Array.isArray(p.args) ? p.args : []));
       case 'watch':
         return this.watch(str('module'), typeof p.event === 'string' ? p.event : undefined, socket);
+      case 'package_plan':
+      case 'package_apply':
+        return reply(await this.serial(() => this.packageOp(j.cmd === 'package_apply', p)));
+      case 'package_download':
+        return reply(await this.packageDownload(p));
       case 'stop':
         reply({ status: 'ok', message: `daemon ${process.pid} stopping` });
         void this.stop();
@@ -196,6 +220,57 @@ export class Daemon {
       default:
         return reply(err('INVALID_REQUEST', `Unknown command ${j.cmd}.`));
     }
+  }
+
+  /** The daemon as the package operations see it. */
+  private readonly backend: PackageBackend = {
+    call: async (module, method, args) => {
+      const slot = this.slots.get(module);
+      if (slot?.proc === undefined || slot.status !== 'loaded') return null;
+      return slot.proc.call(method, args);
+    },
+    loadedModules: () =>
+      [...this.slots.values()].filter((s) => s.status === 'loaded').map((s) => s.info.name),
+    unloadModule: async (name) => {
+      const slot = this.slots.get(name);
+      if (slot === undefined || slot.status === 'not_loaded') return [];
+      const r = await this.unload(name, true);
+      return r.status === 'ok' ? [...(r.dependents_unloaded as string[]), name] : [];
+    },
+    loadModule: async (name) => (await this.load(name)).status === 'ok',
+    refreshModules: () => this.rescan(),
+  };
+
+  /** The `opts` of a package request, or the error reply for mistyped ones. */
+  private packageOptions(p: Reply): { opts: ReturnType<typeof readOptions> } | { error: Reply } {
+    try {
+      return { opts: readOptions((p.opts ?? {}) as Reply) };
+    } catch (e) {
+      return { error: err('INVALID_ARGS', (e as Error).message) };
+    }
+  }
+
+  private async packageOp(doApply: boolean, p: Reply): Promise<Reply> {
+    const op = p.op;
+    if (op !== 'install' && op !== 'upgrade' && op !== 'remove')
+      return err('INVALID_ARGS', 'op: expected install, upgrade or remove');
+    const names = p.names ?? [];
+    if (!Array.isArray(names) || !names.every((n) => typeof n === 'string'))
+      return err('INVALID_ARGS', 'names: expected a list of package names');
+    const o = this.packageOptions(p);
+    if ('error' in o) return o.error;
+    const run = doApply ? apply : plan;
+    const r = await run(this.backend, op as Op, names as string[], o.opts);
+    this.log.info({ op, names, apply: doApply, status: r.status, code: r.code }, 'package operation');
+    return r;
+  }
+
+  private async packageDownload(p: Reply): Promise<Reply> {
+    if (typeof p.name !== 'string' || p.name === '')
+      return err('INVALID_ARGS', 'name: expected a package name');
+    const o = this.packageOptions(p);
+    if ('error' in o) return o.error;
+    return download(this.backend, p.name, o.opts, typeof p.output === 'string' ? p.output : '');
   }
 
   private entry(slot: Slot): Reply {
@@ -466,6 +541,7 @@ export class Daemon {
       for (const w of this.watchers) w.socket.end();
       await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
       this.session.removeState();
+      this.lock.release();
       this.log.info('daemon stopped');
       this.log.flush?.();
       this.onStopped();
@@ -474,7 +550,7 @@ export class Daemon {
   }
 }
 
-export class AlreadyRunning extends Error {}
+export { AlreadyRunning };
 
 /** Whether a daemon answers on this socket. */
 async function answers(socketPath: string): Promise<boolean> {

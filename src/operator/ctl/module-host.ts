@@ -5,17 +5,21 @@
  * serves calls over the IPC channel. A method's result is normalised as the reference's universal SDK
  * serialises it: a `StdLogosResult` becomes `{"error","success","value"}` (an empty error is null), a
  * boolean or JSON value passes as is, and `undefined`/`null` or a thrown error is "no result" (the
- * daemon answers `METHOD_FAILED`).
+ * daemon answers `METHOD_FAILED`). Before the module file is imported, `resolve-hook.mjs` is registered, so
+ * an installed package's entry resolves the tool's own files and dependencies from the tool's folder.
  */
 import { mkdirSync } from 'node:fs';
+import { register } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { type Json, parseJson } from '../../codec/json.ts';
 import type { LogosModule, ModuleFactory, StdLogosResult } from '../module-api.ts';
+import { TOOL_PACKAGE_NAME, TOOL_ROOT } from '../package/shipped.ts';
 import type { FromHost, ToHost } from './ipc.ts';
 import { dumpSorted } from './output.ts';
 
 const [file, name, dataDir] = process.argv.slice(2) as [string, string, string];
+register('./resolve-hook.mjs', import.meta.url, { data: { root: TOOL_ROOT, name: TOOL_PACKAGE_NAME } });
 const send = (m: FromHost): void => {
   process.send?.(m);
 };

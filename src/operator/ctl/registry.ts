@@ -8,6 +8,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RUNTIME_VARIANT } from '../package/install.ts';
+import { SHIPPED_MODULES, TOOL_ROOT } from '../package/shipped.ts';
 
 export interface ModuleInfo {
   readonly name: string;
@@ -27,20 +29,23 @@ export const BUNDLED: readonly ModuleInfo[] = [
 ].map((m) => ({ ...m, dependencies: [], source: 'embedded' as const }));
 
 /**
- * Modules shipped with the node but not loaded at boot (an operator loads them): the blockchain module
- * (`src/operator/modules/blockchain/`, the reference's `blockchain_module` 0.2.4), when present.
+ * Modules shipped with the node but not loaded at boot (an operator loads them), each when its file is
+ * present: the reference's pinned `blockchain_module` 0.2.4, `storage_module` 2.1.2 and
+ * `delivery_module` 0.2.1 (operator.md §0, §2-§4), in `src/operator/modules/<blockchain|storage|delivery>/`.
  */
-export const SHIPPED: readonly ModuleInfo[] = [
-  {
-    name: 'blockchain_module',
-    version: '0.2.4',
-    main: fileURLToPath(new URL('../modules/blockchain/index.ts', import.meta.url)),
-  },
-]
+export const SHIPPED: readonly ModuleInfo[] = SHIPPED_MODULES.map((m) => ({
+  name: m.name,
+  version: m.version,
+  main: join(TOOL_ROOT, m.entry),
+}))
   .filter((m) => existsSync(m.main))
   .map((m) => ({ ...m, dependencies: [], source: 'embedded' as const }));
 
-/** Reads `<dir>/manifest.json` of an installed module; throws with the path on a bad manifest. */
+/**
+ * Reads `<dir>/manifest.json` of an installed module; throws with the path on a bad manifest. `main` is the
+ * module file, or, in an installed package's manifest, a map of variants to entries, of which this
+ * runtime's (`node`) is taken; `dependencies` are names or `{name, version?, signer?}`.
+ */
 export function readManifest(dir: string): ModuleInfo {
   const path = join(dir, 'manifest.json');
   const m = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
@@ -49,13 +54,23 @@ export function readManifest(dir: string): ModuleInfo {
     if (typeof v !== 'string' || v === '') throw new Error(`${path}: "${k}" must be a non-empty string`);
     return v;
   };
-  const deps = m.dependencies ?? [];
-  if (!Array.isArray(deps) || !deps.every((d) => typeof d === 'string'))
+  const depsRaw = m.dependencies ?? [];
+  const deps = Array.isArray(depsRaw)
+    ? depsRaw.map((d) => (d && typeof d === 'object' ? (d as { name?: unknown }).name : d))
+    : undefined;
+  if (deps === undefined || !deps.every((d) => typeof d === 'string' && d !== ''))
     throw new Error(`${path}: "dependencies" must be an array of names`);
+  let main: string;
+  if (m.main !== null && typeof m.main === 'object' && !Array.isArray(m.main)) {
+    const entry = (m.main as Record<string, unknown>)[RUNTIME_VARIANT];
+    if (typeof entry !== 'string' || entry === '')
+      throw new Error(`${path}: "main" has no "${RUNTIME_VARIANT}" entry for this runtime`);
+    main = entry;
+  } else main = str('main');
   return {
     name: str('name'),
     version: typeof m.version === 'string' ? m.version : '',
-    main: resolve(dir, str('main')),
+    main: resolve(dir, main),
     dependencies: deps as string[],
     source: 'user',
   };

@@ -4,11 +4,14 @@
  * (raw in `client/auto.json`, its SHA-256 in `daemon/tokens.json`, both mode 600, rewritten at each boot);
  * `daemon/config.yaml` read when present.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { sha256Hex, tokenMatches, writePrivate } from './session-files.ts';
+import { TokenStore } from './tokens.ts';
+
+export { sha256Hex, tokenMatches, writePrivate };
 
 export const SESSION_DIRS = [
   'daemon',
@@ -89,18 +92,19 @@ export class Session {
     return doc as Record<string, unknown>;
   }
 
+  /** The accepted tokens (`daemon/tokens.json`, `daemon/tokens/`). */
+  get tokens(): TokenStore {
+    return new TokenStore(this.daemonDir);
+  }
+
   /**
-   * Issues a fresh local token `auto`: the raw value for clients, only its hash for the daemon.
-   * Returns the hash.
+   * Issues a fresh local token `auto`: the raw value for clients, only its hash for the daemon (beside
+   * the tokens issued with `token issue`, which stay). Returns the hash.
    */
   issueAutoToken(): string {
-    const token = randomBytes(32).toString('hex');
+    const token = this.tokens.issueAuto();
     writePrivate(this.autoTokenPath, `${JSON.stringify({ name: 'auto', token })}\n`);
-    const tokens = {
-      auto: { sha256: sha256Hex(token), local_only: true, issued_at: new Date().toISOString() },
-    };
-    writePrivate(this.tokensPath, `${JSON.stringify(tokens, null, 2)}\n`);
-    return tokens.auto.sha256;
+    return sha256Hex(token);
   }
 
   /** The client's token (`client/auto.json`); undefined when absent or unreadable. */
@@ -139,25 +143,6 @@ export interface DaemonState {
   readonly socket: string;
   readonly started_at: string;
   readonly version: string;
-}
-
-export function sha256Hex(s: string): string {
-  return createHash('sha256').update(s).digest('hex');
-}
-
-/** Whether `token` hashes to `hash` (constant time). */
-export function tokenMatches(token: string, hash: string): boolean {
-  const a = Buffer.from(sha256Hex(token), 'hex');
-  const b = Buffer.from(hash, 'hex');
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** Writes a file readable by its owner only (mode 600), atomically through a temporary file. */
-export function writePrivate(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
 }
 
 /** Whether a process with this pid exists. */

@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+/**
+ * Builds the `.lgx` packages of the modules shipped with this tool (blockchain_module 0.2.4,
+ * storage_module 2.1.2, delivery_module 0.2.1; type core; each one whose module file exists) and their
+ * catalog (`logos-repo.json` + `index.json`) into a folder: the argument, default `dist/packages/`.
+ * Prints each package's name, version and root hash (the value `--root-hash` pins), one per line, then
+ * the catalog URL to add. Packing is deterministic (src/operator/package/lgx.ts), so the root hashes
+ * are the same on every machine. Usage: `node scripts/pack-modules.mjs [DIR]`, then
+ * `logosctl catalog add file:<DIR>/logos-repo.json`.
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { register } from 'tsx/esm/api';
+
+register();
+const { buildShippedCatalog, SHIPPED_MODULES } = await import('../src/operator/package/shipped.ts');
+
+const args = process.argv.slice(2);
+if (args.length > 1 || args.some((a) => a.startsWith('-'))) {
+  process.stderr.write('Usage: node scripts/pack-modules.mjs [DIR]   (default dist/packages/)\n');
+  process.exit(1);
+}
+const dir = resolve(args[0] ?? 'dist/packages');
+const built = buildShippedCatalog(dir);
+for (const m of SHIPPED_MODULES)
+  if (!built.some((b) => b.name === m.name))
+    process.stderr.write(`skipped ${m.name} ${m.version}: ${m.entry} is not in this installation\n`);
+for (const b of built) process.stdout.write(`${b.name} ${b.version} ${b.rootHash}\n`);
+process.stdout.write(`catalog: ${pathToFileURL(resolve(dir, 'logos-repo.json')).href}\n`);
