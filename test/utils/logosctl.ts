@@ -1,5 +1,6 @@
 /** Runs the `logosctl` bin in a child process against a session folder, as an operator would. */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 export const LOGOSCTL_BIN = fileURLToPath(new URL('../../bin/logosctl.mjs', import.meta.url));
@@ -39,3 +40,63 @@ export function ctl(
 
 /** `scripts/pack-modules.mjs`: packs the shipped modules and their catalog into a folder. */
 export const PACK_MODULES_SCRIPT = fileURLToPath(new URL('../../scripts/pack-modules.mjs', import.meta.url));
+
+/** A module event as `logosctl watch` prints it: the payload is the event's first argument. */
+export interface WatchedEvent {
+  readonly event: string;
+  readonly data: Record<string, unknown>;
+}
+
+/** A running `logosctl watch MODULE`: the events seen so far, and a way to wait for one. */
+export interface Watcher {
+  readonly events: WatchedEvent[];
+  /** The first event named `event` (seen already or to come) for which `match` holds. */
+  next(
+    event: string,
+    match?: (data: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<WatchedEvent>;
+  stop(): void;
+}
+
+/** Starts `logosctl --config-dir <dir> watch <module>` in a child process. */
+export function watch(dir: string, module: string): Watcher {
+  const child = spawn(process.execPath, [LOGOSCTL_BIN, '--config-dir', dir, 'watch', module], {
+    env: CTL_ENV,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const events: WatchedEvent[] = [];
+  const waiters = new Set<() => void>();
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (line.trim() === '') return;
+    // `{"data":{"arg0":<payload>},"event":…,…}`
+    const e = JSON.parse(line) as { event: string; data: { arg0: Record<string, unknown> } };
+    events.push({ event: e.event, data: e.data.arg0 });
+    for (const w of waiters) w();
+  });
+  return {
+    events,
+    next(event, match = () => true, timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = events.find((e) => e.event === event && match(e.data));
+          if (found === undefined) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(
+            new Error(
+              `no ${module} event ${event} within ${timeoutMs} ms (seen: ${events.map((e) => e.event).join(', ')})`,
+            ),
+          );
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    stop: () => void child.kill(),
+  };
+}
