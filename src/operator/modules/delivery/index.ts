@@ -1,0 +1,81 @@
+/**
+ * The `delivery_module` of the control tool (operator.md §4, reference `delivery_module` 0.2.1): its
+ * factory (the module file's default export) and its method table in the reference's names and argument
+ * orders (§4.2). Every method answers a `StdLogosResult` (`collectOpenMetricsText` a plain string); bad
+ * arguments answer `success: false` with the reason and change nothing, and no input ends the process.
+ */
+import type { Json } from '../../../codec/json.ts';
+import {
+  fail,
+  type LogosModule,
+  type ModuleContext,
+  type ModuleFactory,
+  type StdLogosResult,
+} from '../../module-api.ts';
+import { DeliveryModule } from './delivery-module.ts';
+
+export const MODULE_NAME = 'delivery_module';
+/** The reference module version whose calls this module answers. */
+export const MODULE_VERSION = '0.2.1';
+
+type Method = (...args: Json[]) => Promise<StdLogosResult | string> | StdLogosResult | string;
+
+/**
+ * A method of the table: more arguments than it takes are refused, and any error it throws becomes
+ * the module's failure result with the error's message (the module's process never ends on a call).
+ */
+function method(maxArgs: number, f: Method): Method {
+  return async (...args) => {
+    if (args.length > maxArgs) return fail(`expected at most ${maxArgs} argument(s), got ${args.length}`);
+    try {
+      return await f(...args);
+    } catch (e) {
+      return fail((e as Error).message);
+    }
+  };
+}
+
+export function createDeliveryModule(ctx: ModuleContext): LogosModule {
+  const m = new DeliveryModule(ctx);
+  const methods: Record<string, [number, Method]> = {
+    createNode: [1, (cfg) => m.createNode(cfg)],
+    start: [0, () => m.start()],
+    stop: [0, () => m.stop()],
+    send: [2, (topic, payload) => m.send(topic, payload)],
+    subscribe: [1, (topic) => m.subscribe(topic)],
+    unsubscribe: [1, (topic) => m.unsubscribe(topic)],
+    channelCreate: [3, () => m.channel('ChannelCreate')],
+    channelExists: [1, () => m.channel('ChannelExists')],
+    channelSend: [2, () => m.channel('ChannelSend')],
+    channelClose: [1, () => m.channel('ChannelClose')],
+    storeQuery: [3, (query, peer, timeout) => m.storeQuery(query, peer, timeout)],
+    getAvailableNodeInfoIDs: [0, () => m.getAvailableNodeInfoIDs()],
+    getNodeInfo: [1, (id) => m.getNodeInfo(id)],
+    getAvailableConfigs: [0, () => m.getAvailableConfigs()],
+    collectOpenMetricsText: [0, () => m.collectOpenMetricsText()],
+  };
+  const table: Record<string, Method> = {};
+  for (const [name, [n, f]] of Object.entries(methods)) table[name] = method(n, f);
+  return {
+    name: MODULE_NAME,
+    version: MODULE_VERSION,
+    dependencies: [],
+    methods: table,
+    events: [
+      'nodeStarted',
+      'nodeStopped',
+      'messageSent',
+      'messagePropagated',
+      'messageError',
+      'messageReceived',
+      'connectionStateChanged',
+      'channelMessageReceived',
+      'channelMessageSent',
+      'channelMessageError',
+    ],
+    close: () => m.close(),
+  };
+}
+
+const factory: ModuleFactory = createDeliveryModule;
+export default factory;

@@ -1,0 +1,66 @@
+/**
+ * Varint-length-prefixed messages on libp2p streams, the framing of the Waku request/response
+ * protocols (store query, metadata; nim-libp2p `writeLp`/`readLp`): the length is checked against the
+ * caller's limit before the body is gathered.
+ */
+
+/** A chunk as libp2p streams yield it: bytes, or a list of byte arrays (`Uint8ArrayList`). */
+export type Chunk = Uint8Array | { subarray(): Uint8Array };
+
+export function encodeVarint(n: number): Uint8Array {
+  const out: number[] = [];
+  let v = n;
+  while (v >= 0x80) {
+    out.push((v & 0x7f) | 0x80);
+    v = Math.floor(v / 128);
+  }
+  out.push(v);
+  return Uint8Array.from(out);
+}
+
+export function lengthPrefixed(data: Uint8Array): Uint8Array {
+  const prefix = encodeVarint(data.length);
+  const out = new Uint8Array(prefix.length + data.length);
+  out.set(prefix);
+  out.set(data, prefix.length);
+  return out;
+}
+
+/**
+ * Reads one varint-length-prefixed message from `source`; the length is checked against `maxBytes`
+ * before the body is gathered. Throws at an early end of the stream.
+ */
+export async function readLengthPrefixed(
+  source: AsyncIterable<Chunk>,
+  maxBytes: number,
+): Promise<Uint8Array> {
+  let buf = new Uint8Array(0);
+  let len: number | undefined;
+  let headerBytes = 0;
+  for await (const c of source) {
+    const b = c instanceof Uint8Array ? c : c.subarray();
+    const next = new Uint8Array(buf.length + b.length);
+    next.set(buf);
+    next.set(b, buf.length);
+    buf = next;
+    if (len === undefined) {
+      let v = 0;
+      let mul = 1;
+      for (let i = 0; i < buf.length; i++) {
+        if (i >= 5) throw new Error('bad length prefix');
+        v += (buf[i]! & 0x7f) * mul;
+        mul *= 128;
+        if ((buf[i]! & 0x80) === 0) {
+          len = v;
+          headerBytes = i + 1;
+          break;
+        }
+      }
+      if (len !== undefined && len > maxBytes)
+        throw new Error(`response of ${len} bytes exceeds ${maxBytes}`);
+    }
+    if (len !== undefined && buf.length - headerBytes >= len)
+      return buf.subarray(headerBytes, headerBytes + len);
+  }
+  throw new Error('the store peer closed the stream before answering');
+}

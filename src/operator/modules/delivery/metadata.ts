@@ -1,0 +1,68 @@
+/**
+ * Waku Metadata (`/vac/waku/metadata/1.0.0`, 66/WAKU2-METADATA) of the `delivery_module` node: peers
+ * tell each other their cluster and shards (`WakuMetadataRequest`/`Response` of `@waku/proto`, one
+ * varint-length-prefixed message each way). nwaku asks every peer it connects to and disconnects a peer
+ * that does not answer or reports another cluster, so this node serves it; it also asks peers that
+ * announce it and disconnects those of another cluster, as nwaku does.
+ */
+import type { Connection, Stream } from '@libp2p/interface';
+import { proto_metadata } from '@waku/proto';
+import { lengthPrefixed, readLengthPrefixed } from './length-prefixed.ts';
+
+export const METADATA_PROTOCOL = '/vac/waku/metadata/1.0.0';
+/** A request or answer lists at most 1024 shards. */
+export const MAX_METADATA_BYTES = 8 * 1024;
+/** A peer that has not answered by then is left alone. */
+export const METADATA_TIMEOUT_MS = 5_000;
+
+export interface Membership {
+  readonly clusterId: number;
+  readonly shards: readonly number[];
+}
+
+/**
+ * Answers a metadata request with our cluster and shards; true when the asking peer is of another
+ * cluster (the caller then disconnects it).
+ */
+export async function serveMetadata(stream: Stream, own: Membership): Promise<boolean> {
+  const req = proto_metadata.WakuMetadataRequest.decode(
+    await readLengthPrefixed(stream, MAX_METADATA_BYTES),
+    { limits: { shards: 1024 } },
+  );
+  const res = proto_metadata.WakuMetadataResponse.encode({
+    clusterId: own.clusterId,
+    shards: [...own.shards],
+  });
+  if (!stream.send(lengthPrefixed(res)))
+    await stream.onDrain({ signal: AbortSignal.timeout(METADATA_TIMEOUT_MS) });
+  await stream.close();
+  return req.clusterId !== undefined && req.clusterId !== own.clusterId;
+}
+
+/** Asks a connected peer for its cluster and shards. */
+export async function requestMetadata(connection: Connection, own: Membership): Promise<Membership> {
+  const signal = AbortSignal.timeout(METADATA_TIMEOUT_MS);
+  const stream = await connection.newStream(METADATA_PROTOCOL, { signal });
+  try {
+    const req = proto_metadata.WakuMetadataRequest.encode({
+      clusterId: own.clusterId,
+      shards: [...own.shards],
+    });
+    if (!stream.send(lengthPrefixed(req))) await stream.onDrain({ signal });
+    const body = await Promise.race([
+      readLengthPrefixed(stream, MAX_METADATA_BYTES),
+      new Promise<never>((_, reject) =>
+        signal.addEventListener('abort', () => reject(new Error('metadata request timed out')), {
+          once: true,
+        }),
+      ),
+    ]);
+    const res = proto_metadata.WakuMetadataResponse.decode(body, { limits: { shards: 1024 } });
+    if (res.clusterId === undefined) throw new Error('empty cluster-id reported');
+    await stream.close().catch(() => {});
+    return { clusterId: res.clusterId, shards: res.shards };
+  } catch (e) {
+    stream.abort(e as Error);
+    throw e;
+  }
+}

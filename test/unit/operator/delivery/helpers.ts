@@ -1,0 +1,95 @@
+/**
+ * Helpers of the delivery module tests: free loopback ports (bound to port 0, read, closed), an
+ * in-process module with a temporary data folder that records its events, and waiting for a condition.
+ */
+import { createSocket } from 'node:dgram';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import type { Json } from '../../../../src/codec/json.ts';
+import type { LogosModule, StdLogosResult } from '../../../../src/operator/module-api.ts';
+import { createDeliveryModule } from '../../../../src/operator/modules/delivery/index.ts';
+
+export function freeTcpPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function freeUdpPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createSocket('udp4');
+    s.once('error', reject);
+    s.bind(0, '127.0.0.1', () => {
+      const port = s.address().port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitFor(
+  what: string,
+  cond: () => boolean | Promise<boolean>,
+  ms = 15_000,
+): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export interface TestModule {
+  readonly module: LogosModule;
+  readonly events: { event: string; payload: Record<string, Json> }[];
+  readonly dataDir: string;
+  call(method: string, ...args: Json[]): Promise<StdLogosResult>;
+  close(): Promise<void>;
+}
+
+export async function testModule(): Promise<TestModule> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'delivery-'));
+  const events: TestModule['events'] = [];
+  const module = await createDeliveryModule({
+    cwd: dataDir,
+    dataDir,
+    logger: pino({ level: 'silent' }),
+    emit: (event, payload) => events.push({ event, payload: payload as Record<string, Json> }),
+  });
+  return {
+    module,
+    events,
+    dataDir,
+    call: async (method, ...args) => (await module.methods[method]!(...args)) as StdLogosResult,
+    close: async () => {
+      await module.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A loopback node config on the given entry layer, with fresh ports. */
+export async function loopbackConfig(
+  entryLayer: string,
+  extra: Record<string, Json> = {},
+): Promise<{ json: string; tcpPort: number; udpPort: number }> {
+  const tcpPort = await freeTcpPort();
+  const udpPort = await freeUdpPort();
+  const kernelConf = {
+    preset: 'logos.test',
+    relay: true,
+    listenAddress: '127.0.0.1',
+    tcpPort,
+    discv5UdpPort: udpPort,
+    discv5Discovery: true,
+    ...extra,
+  };
+  return { json: JSON.stringify({ entryLayer, kernelConf }), tcpPort, udpPort };
+}
