@@ -33,7 +33,7 @@ import { ed25519PublicKey } from '../crypto/ed25519.ts';
 import type { Fr } from '../crypto/field.ts';
 import { epochViewAt } from '../ledger/apply.ts';
 import type { BlendDeployment } from '../ledger/deployment.ts';
-import { epochOf, epochSchedule } from '../ledger/parameters.ts';
+import { type EpochSchedule, epochOf, epochSchedule } from '../ledger/parameters.ts';
 import { preverifyTx } from '../ledger/preverify.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem, type ProveOptions } from '../ledger/proof-system.ts';
 import { blendingTokenBytes, tokenDistance, tokenEvaluation } from '../ledger/sdp-rewards.ts';
@@ -59,7 +59,7 @@ import { BlendSwarm } from './network/index.ts';
 import { EpochProcessor, type LayerProof } from './processor.ts';
 import { PuzzleSolver } from './puzzle-solver.ts';
 import {
-  type BlendDeploymentParams,
+  type BlendTiming,
   blendTiming,
   EpochQuotaCounter,
   epochCoreQuota,
@@ -126,33 +126,31 @@ interface PendingTx {
 /** Core proofs kept ready for cover messages, in layers' worth. */
 const COVER_PROOFS_AHEAD = 2;
 
-/** The deployment's Blend settings as the scheduling and quota rules take them. */
-function deploymentParams(d: BlendDeployment): BlendDeploymentParams {
-  return {
-    common: {
-      num_blend_layers: BigInt(d.num_blend_layers),
-      minimum_network_size: BigInt(d.minimum_network_size),
-      protocol_name: d.protocol_name,
-      data_replication_factor: BigInt(d.data_replication_factor),
-    },
-    core: {
-      scheduler: {
-        cover: { message_frequency_per_round: d.message_frequency_per_round },
-        delayer: { maximum_release_delay_in_rounds: BigInt(d.maximum_release_delay_in_rounds) },
-      },
-      minimum_messages_coefficient: BigInt(d.minimum_messages_coefficient),
-      normalization_constant: d.normalization_constant,
-      activity_threshold_sensitivity: BigInt(d.activity_threshold_sensitivity),
-    },
-  };
+/** What the node's Blend traffic was over an epoch (logged when the epoch ends and on close). */
+interface TrafficCounts {
+  /** Messages this node wrapped with its own proofs: proposals, transactions and cover messages. */
+  wrapped: number;
+  /** Of them, cover messages. */
+  cover: number;
+  /** Messages handed to at least one peer (flooded as a core node, or sent as an edge node). */
+  sent: number;
+  /** Messages received from peers that passed the swarm's checks. */
+  received: number;
+  /** Received messages with a layer addressed to this node, removed. */
+  unwrapped: number;
 }
+
+const noTraffic = (): TrafficCounts => ({ wrapped: 0, cover: 0, sent: 0, received: 0, unwrapped: 0 });
 
 export class BlendService implements IBlend, ProposalPublisher {
   private closed = false;
   private started = false;
   private timer: NodeJS.Timeout | undefined;
   private modeState: ModeState = 'Broadcast';
-  private readonly params: BlendDeploymentParams;
+  /** The chain's epochs, and Blend's rounds, windows and transition period derived from them. */
+  private readonly epochs: EpochSchedule;
+  private readonly timing: BlendTiming;
+  private readonly schedulerSettings: SchedulerSettings;
   private readonly tracker: EpochEventTracker;
   private readonly dispatcher: PayloadDispatcher;
   private readonly layers: number;
@@ -181,8 +179,9 @@ export class BlendService implements IBlend, ProposalPublisher {
   >();
   /** The current epoch's nonce: the randomness the old epoch's blending tokens are judged by. */
   private epochNonce: Fr | null = null;
-  /** Messages this node wrapped, sent and received since it started (for logs and benchmarks). */
-  readonly counters = { wrapped: 0, sent: 0, received: 0, unwrapped: 0, cover: 0 };
+  /** The traffic of the epoch `trafficEpoch` so far (null before the first epoch). */
+  private traffic = noTraffic();
+  private trafficEpoch: number | null = null;
 
   private constructor(
     readonly config: BlendServiceConfig,
@@ -190,10 +189,20 @@ export class BlendService implements IBlend, ProposalPublisher {
     /** The node's Blend peer id (of its signing key); null without a key. */
     readonly nodeId: string | null,
   ) {
-    this.params = deploymentParams(config.deployment);
+    const consensus = deps.chain.config.consensus;
     this.layers = config.deployment.num_blend_layers;
-    const timing = blendTiming(this.params, this.clockFacts());
-    this.tracker = new EpochEventTracker(timing.epochTransitionSlots);
+    this.epochs = epochSchedule(consensus);
+    this.timing = blendTiming(config.deployment, {
+      epochLength: this.epochs.epoch_length,
+      slotDurationMs: deps.clock.slotStartMs(1n) - deps.clock.slotStartMs(0n),
+      activeSlotCoeff: consensus.active_slot_coeff,
+    });
+    this.schedulerSettings = {
+      maximumReleaseDelayInRounds: BigInt(config.deployment.maximum_release_delay_in_rounds),
+      roundsPerEpoch: this.timing.roundsPerEpoch,
+      numBlendLayers: BigInt(this.layers),
+    };
+    this.tracker = new EpochEventTracker(this.timing.epochTransitionSlots);
     this.dispatcher = new PayloadDispatcher({
       mempool: deps.mempool,
       gossip: deps.gossip,
@@ -214,15 +223,6 @@ export class BlendService implements IBlend, ProposalPublisher {
       'Blend service ready; it follows the epochs once the chain is online',
     );
     return s;
-  }
-
-  private clockFacts() {
-    const c = this.deps.chain.config.consensus;
-    return {
-      epochLength: epochSchedule(c).epoch_length,
-      slotDurationMs: this.deps.clock.slotStartMs(1n) - this.deps.clock.slotStartMs(0n),
-      activeSlotCoeff: c.active_slot_coeff,
-    };
   }
 
   // ---------- IBlend ----------
@@ -294,6 +294,7 @@ export class BlendService implements IBlend, ProposalPublisher {
   }
 
   async close(): Promise<void> {
+    if (!this.closed) this.logTraffic();
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     await this.puzzle.close();
@@ -326,7 +327,7 @@ export class BlendService implements IBlend, ProposalPublisher {
 
   private async onSlot(slot: bigint): Promise<void> {
     if (this.closed) return;
-    const epoch = epochOf(slot, epochSchedule(this.deps.chain.config.consensus));
+    const epoch = epochOf(slot, this.epochs);
     const event = this.tracker.onSlot(slot, epoch);
     if (event?.kind === 'NewEpoch') await this.onNewEpoch(slot, epoch, event.first);
     else if (event?.kind === 'TransitionPeriodExpired') this.onTransitionEnd();
@@ -357,6 +358,9 @@ export class BlendService implements IBlend, ProposalPublisher {
         });
     const before = this.modeState;
     this.modeState = t.state;
+    this.logTraffic();
+    this.traffic = noTraffic();
+    this.trafficEpoch = epoch;
     this.epochNonce = state.nonce;
     for (const d of state.dropped)
       this.deps.logger.warn(
@@ -375,12 +379,12 @@ export class BlendService implements IBlend, ProposalPublisher {
       void this.solvePending();
       return;
     }
-    const rounds = epochSchedule(this.deps.chain.config.consensus).epoch_length;
+    const d = this.config.deployment;
     // The core quota is a public input of every proof of quota of the epoch, whoever makes it.
     const quotas = {
-      core: epochCoreQuota(this.params, rounds, size),
-      leadership: epochLeadershipQuota(this.params),
-      pow: epochPowQuota(this.params),
+      core: epochCoreQuota(d, this.timing.roundsPerEpoch, size),
+      leadership: epochLeadershipQuota(d),
+      pow: epochPowQuota(d),
     };
     this.processor = new EpochProcessor(
       state,
@@ -400,12 +404,10 @@ export class BlendService implements IBlend, ProposalPublisher {
     void this.solvePending();
   }
 
-  private schedulerSettings(): SchedulerSettings {
-    return {
-      maximumReleaseDelayInRounds: BigInt(this.config.deployment.maximum_release_delay_in_rounds),
-      roundsPerEpoch: epochSchedule(this.deps.chain.config.consensus).epoch_length,
-      numBlendLayers: BigInt(this.layers),
-    };
+  /** The traffic of the epoch that ends (or of the part of it before the node stops), at info level. */
+  private logTraffic(): void {
+    if (this.trafficEpoch === null) return;
+    this.deps.logger.info({ epoch: this.trafficEpoch, ...this.traffic }, 'Blend traffic of the epoch');
   }
 
   /** The core role's epochs: the new one (if core) and the old one kept for the transition. */
@@ -414,13 +416,13 @@ export class BlendService implements IBlend, ProposalPublisher {
     const info = (p: EpochProcessor) => ({ coreQuota: p.quota.quotas.core, epoch: p.epoch });
     let scheduler: CoreEpoch['scheduler'] | null = null;
     if (previous !== null && previous.scheduler instanceof EpochMessageScheduler && processor !== null) {
-      const r = previous.scheduler.rotateEpoch(info(processor), this.schedulerSettings(), slot);
+      const r = previous.scheduler.rotateEpoch(info(processor), this.schedulerSettings, slot);
       scheduler = r.current;
       previous.scheduler = r.old;
     } else if (previous !== null && previous.scheduler instanceof EpochMessageScheduler) {
       const r = previous.scheduler.rotateEpoch(
         { coreQuota: 0n, epoch: previous.processor.epoch + 1 },
-        this.schedulerSettings(),
+        this.schedulerSettings,
         slot,
       );
       previous.scheduler = r.old;
@@ -428,7 +430,7 @@ export class BlendService implements IBlend, ProposalPublisher {
       scheduler = EpochMessageScheduler.create<Processed, Uint8Array>(
         info(processor),
         this.rng.clone(),
-        this.schedulerSettings(),
+        this.schedulerSettings,
         slot,
       );
     }
@@ -495,10 +497,10 @@ export class BlendService implements IBlend, ProposalPublisher {
       peerId: m.peerId,
       addresses: m.locators.map((l) => multiaddr(l)),
     }));
-    const timing = blendTiming(this.params, this.clockFacts());
+    const timing = this.timing;
     const expected =
       state.membership.size > 0
-        ? expectedMessageRange(this.params, timing, state.membership.size)
+        ? expectedMessageRange(this.config.deployment, timing, state.membership.size)
         : undefined;
     if (this.swarm !== null && (this.swarmRole === mode || mode === 'broadcast')) {
       this.swarm.updateMembership(members, {
@@ -569,7 +571,7 @@ export class BlendService implements IBlend, ProposalPublisher {
   // ---------- received messages ----------
 
   private async onMessage(bytes: Uint8Array, from: string, epoch: number): Promise<void> {
-    this.counters.received++;
+    this.traffic.received++;
     const ce =
       this.core?.processor.epoch === epoch
         ? this.core
@@ -579,7 +581,7 @@ export class BlendService implements IBlend, ProposalPublisher {
     if (ce === null) return;
     const out = await ce.processor.unwrap(bytes);
     if (out.kind === 'not-for-us') return;
-    this.counters.unwrapped++;
+    this.traffic.unwrapped++;
     ce.tokens.push(...out.tokens);
     this.deps.logger.debug({ from, epoch, kind: out.kind, layers: out.tokens.length }, 'Blend layer removed');
     if (out.kind === 'forward')
@@ -606,9 +608,8 @@ export class BlendService implements IBlend, ProposalPublisher {
   }
 
   private send(bytes: Uint8Array): void {
-    if (this.swarm === null) return;
-    this.counters.sent++;
-    if (this.mode() === 'core') this.swarm.publish(bytes);
+    if (this.swarm === null || this.mode() !== 'core') return;
+    if (this.swarm.publish(bytes) > 0) this.traffic.sent++;
   }
 
   /**
@@ -627,8 +628,9 @@ export class BlendService implements IBlend, ProposalPublisher {
     const proofs = this.coverProofs.splice(0, this.layers);
     this.refillCoverProofs();
     const bytes = ce.processor.wrap(PayloadType.Cover, new Uint8Array(0), proofs);
-    this.counters.cover++;
-    this.deps.logger.debug({ epoch: ce.processor.epoch, sent: this.counters.cover }, 'cover message sent');
+    this.traffic.wrapped++;
+    this.traffic.cover++;
+    this.deps.logger.debug({ epoch: ce.processor.epoch, sent: this.traffic.cover }, 'cover message sent');
     await this.scheduleOwn(ce, bytes, false);
   }
 
@@ -712,7 +714,7 @@ export class BlendService implements IBlend, ProposalPublisher {
   prepareProposal(win: LeadershipWin): void {
     const processor = this.processor;
     if (this.closed || processor === null || this.mode() === 'broadcast') return;
-    const epoch = epochOf(win.slot, epochSchedule(this.deps.chain.config.consensus));
+    const epoch = epochOf(win.slot, this.epochs);
     if (epoch !== processor.epoch || this.proposalProofs.has(win.slot)) return;
     const now = this.deps.clock.currentSlot();
     for (const [slot, p] of this.proposalProofs) {
@@ -770,7 +772,7 @@ export class BlendService implements IBlend, ProposalPublisher {
   }
 
   private async sendOwn(processor: EpochProcessor, bytes: Uint8Array): Promise<void> {
-    this.counters.wrapped++;
+    this.traffic.wrapped++;
     if (this.mode() === 'core' && this.core?.processor === processor) {
       await this.scheduleOwn(this.core, bytes, true);
       return;
@@ -780,8 +782,7 @@ export class BlendService implements IBlend, ProposalPublisher {
     const peers = state.membership
       .chooseRemoteNodes(this.config.blend.edge.replication_factor, new Set(), this.rng)
       .map((m) => ({ peerId: m.peerId, addresses: m.locators.map((l) => multiaddr(l)) }));
-    const sent = await this.swarm.sendAsEdge(bytes, peers);
-    this.counters.sent += sent;
+    if ((await this.swarm.sendAsEdge(bytes, peers)) > 0) this.traffic.sent++;
   }
 
   /**

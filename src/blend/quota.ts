@@ -17,6 +17,7 @@
  */
 import { MAX_QUOTA, QUOTA_BITS } from '../crypto/blend/poq.ts';
 import { LogosError } from '../errors/base.ts';
+import type { BlendDeployment } from '../ledger/deployment.ts';
 import { averageSlotsForBlocks, type Ratio } from '../ledger/parameters.ts';
 import { coreQuota, type ResolvedBlendRewardParams } from '../ledger/sdp-rewards.ts';
 
@@ -29,65 +30,6 @@ export class BlendQuotaError extends LogosError {
   }
 }
 LogosError.register(BlendQuotaError);
-
-/**
- * The deployment's `blend:` section (F: nodes/node/binary/src/config/blend/deployment.rs `Settings`),
- * with its YAML names.
- */
-export interface BlendDeploymentParams {
-  readonly common: {
-    /** β_c: blend layers of a locally generated message (≥ 1). */
-    readonly num_blend_layers: bigint;
-    /** Below this many core nodes an epoch runs without Blend (≥ 2). */
-    readonly minimum_network_size: bigint;
-    readonly protocol_name: string;
-    /** R_c: copies of a data message beyond the first. */
-    readonly data_replication_factor: bigint;
-  };
-  readonly core: {
-    readonly scheduler: {
-      /** F_c: cover messages generated per round (≥ 0). */
-      readonly cover: { readonly message_frequency_per_round: number };
-      /** Δmax (≥ 1). */
-      readonly delayer: { readonly maximum_release_delay_in_rounds: bigint };
-    };
-    readonly minimum_messages_coefficient: bigint;
-    readonly normalization_constant: number;
-    readonly activity_threshold_sensitivity: bigint;
-  };
-}
-
-/** Refuses parameters the reference's types refuse (non-zero counts, `minimum_network_size ≥ 2`). */
-export function checkBlendDeploymentParams(p: BlendDeploymentParams): void {
-  const atLeast = (v: bigint, min: bigint, name: string): void => {
-    if (v < min) throw new BlendQuotaError(`blend.${name} must be at least ${min}, got ${v}`, { name });
-  };
-  const nonNegative = (v: number, name: string): void => {
-    if (!(Number.isFinite(v) && v >= 0)) {
-      throw new BlendQuotaError(`blend.${name} must be a non-negative number, got ${v}`, { name });
-    }
-  };
-  atLeast(p.common.num_blend_layers, 1n, 'common.num_blend_layers');
-  atLeast(p.common.minimum_network_size, 2n, 'common.minimum_network_size');
-  atLeast(p.common.data_replication_factor, 0n, 'common.data_replication_factor');
-  atLeast(
-    p.core.scheduler.delayer.maximum_release_delay_in_rounds,
-    1n,
-    'core.scheduler.delayer.maximum_release_delay_in_rounds',
-  );
-  atLeast(p.core.minimum_messages_coefficient, 1n, 'core.minimum_messages_coefficient');
-  atLeast(p.core.activity_threshold_sensitivity, 0n, 'core.activity_threshold_sensitivity');
-  nonNegative(
-    p.core.scheduler.cover.message_frequency_per_round,
-    'core.scheduler.cover.message_frequency_per_round',
-  );
-  nonNegative(p.core.normalization_constant, 'core.normalization_constant');
-  if (p.common.protocol_name.length === 0 || !p.common.protocol_name.startsWith('/')) {
-    throw new BlendQuotaError('blend.common.protocol_name must start with "/"', {
-      name: 'common.protocol_name',
-    });
-  }
-}
 
 /** The consensus facts Blend's timing derives from. */
 export interface BlendClock {
@@ -110,7 +52,7 @@ export interface BlendTiming {
   readonly epochTransitionMs: number;
 }
 
-export function blendTiming(p: BlendDeploymentParams, clock: BlendClock): BlendTiming {
+export function blendTiming(p: BlendDeployment, clock: BlendClock): BlendTiming {
   // F: `rounds_per_epoch = slots_per_epoch · slot_secs / round_secs` with a round of one slot, and a
   // transition of `slot_secs · average_slots_per_block` seconds.
   // inferred: for a slot under one second (test deployments only) the epoch still has one round per
@@ -118,8 +60,7 @@ export function blendTiming(p: BlendDeploymentParams, clock: BlendClock): BlendT
   // for the rounds, a transition of 0 s) and cannot run such a slot (docs/fidelity.md).
   const roundsPerEpoch = clock.epochLength;
   if (roundsPerEpoch <= 0n) throw new BlendQuotaError('an epoch has at least one round');
-  const roundsPerObservationWindow =
-    OBSERVATION_WINDOW_DELAYS * p.core.scheduler.delayer.maximum_release_delay_in_rounds;
+  const roundsPerObservationWindow = OBSERVATION_WINDOW_DELAYS * BigInt(p.maximum_release_delay_in_rounds);
   const epochTransitionSlots = averageSlotsForBlocks(1, clock.activeSlotCoeff);
   return {
     roundsPerEpoch,
@@ -132,17 +73,14 @@ export function blendTiming(p: BlendDeploymentParams, clock: BlendClock): BlendT
 }
 
 /** The reward parameters of the same deployment (F: deployment.rs `rewards_params`). */
-export function blendRewardParams(
-  p: BlendDeploymentParams,
-  roundsPerEpoch: bigint,
-): ResolvedBlendRewardParams {
+export function blendRewardParams(p: BlendDeployment, roundsPerEpoch: bigint): ResolvedBlendRewardParams {
   return {
     rounds_per_epoch: roundsPerEpoch,
-    message_frequency_per_round: p.core.scheduler.cover.message_frequency_per_round,
-    num_blend_layers: p.common.num_blend_layers,
-    data_replication_factor: p.common.data_replication_factor,
-    minimum_network_size: p.common.minimum_network_size,
-    activity_threshold_sensitivity: p.core.activity_threshold_sensitivity,
+    message_frequency_per_round: p.message_frequency_per_round,
+    num_blend_layers: BigInt(p.num_blend_layers),
+    data_replication_factor: BigInt(p.data_replication_factor),
+    minimum_network_size: BigInt(p.minimum_network_size),
+    activity_threshold_sensitivity: BigInt(p.activity_threshold_sensitivity),
   };
 }
 
@@ -153,11 +91,7 @@ function checkedQuota(q: bigint, what: string): bigint {
 }
 
 /** Q_c of an epoch with `membershipSize` core nodes (≥ 1). */
-export function epochCoreQuota(
-  p: BlendDeploymentParams,
-  roundsPerEpoch: bigint,
-  membershipSize: number,
-): bigint {
+export function epochCoreQuota(p: BlendDeployment, roundsPerEpoch: bigint, membershipSize: number): bigint {
   if (!Number.isSafeInteger(membershipSize) || membershipSize < 1) {
     throw new BlendQuotaError('the core quota of an empty membership is undefined', { membershipSize });
   }
@@ -165,19 +99,19 @@ export function epochCoreQuota(
 }
 
 /** Proofs of leadership quota per won slot: `β_c + β_c · R_c`. */
-export function epochLeadershipQuota(p: BlendDeploymentParams): bigint {
-  const layers = p.common.num_blend_layers;
-  return checkedQuota(layers + layers * p.common.data_replication_factor, 'leadership quota');
+export function epochLeadershipQuota(p: BlendDeployment): bigint {
+  const layers = BigInt(p.num_blend_layers);
+  return checkedQuota(layers + layers * BigInt(p.data_replication_factor), 'leadership quota');
 }
 
 /** Copies of a data message the node sends: the message and its `R_c` replicas (F: edge/mod.rs). */
-export function dataMessageCopies(p: BlendDeploymentParams): bigint {
-  return p.common.data_replication_factor + 1n;
+export function dataMessageCopies(p: BlendDeployment): bigint {
+  return BigInt(p.data_replication_factor) + 1n;
 }
 
 /** Proofs of PoW quota per puzzle solution: `β_c`. */
-export function epochPowQuota(p: BlendDeploymentParams): bigint {
-  return checkedQuota(p.common.num_blend_layers, 'PoW quota');
+export function epochPowQuota(p: BlendDeployment): bigint {
+  return checkedQuota(BigInt(p.num_blend_layers), 'PoW quota');
 }
 
 /** Messages a core peer must send per observation window, inclusive bounds. */
@@ -188,7 +122,7 @@ export interface ExpectedMessageRange {
 
 /** F: `calculate_expected_message_range`, for `membershipSize` (≥ 1) core nodes. */
 export function expectedMessageRange(
-  p: BlendDeploymentParams,
+  p: BlendDeployment,
   timing: Pick<BlendTiming, 'roundsPerObservationWindow'>,
   membershipSize: number,
 ): ExpectedMessageRange {
@@ -197,10 +131,10 @@ export function expectedMessageRange(
       membershipSize,
     });
   }
-  const delay = Number(p.core.scheduler.delayer.maximum_release_delay_in_rounds);
-  const layers = Number(p.common.num_blend_layers);
-  const mu = BigInt(Math.ceil((delay * layers * p.core.normalization_constant) / membershipSize));
-  const min = mu * p.core.minimum_messages_coefficient;
+  const delay = p.maximum_release_delay_in_rounds;
+  const layers = p.num_blend_layers;
+  const mu = BigInt(Math.ceil((delay * layers * p.normalization_constant) / membershipSize));
+  const min = mu * BigInt(p.minimum_messages_coefficient);
   const max = mu * timing.roundsPerObservationWindow;
   if (max > BigInt(Number.MAX_SAFE_INTEGER) || min > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw new BlendQuotaError('the expected message range does not fit in a safe integer', { mu });

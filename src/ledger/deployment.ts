@@ -140,7 +140,8 @@ function protocolName(v: unknown, path: string): string {
 
 /**
  * The Blend settings a deployment fixes (F: nodes/node/binary/src/config/blend/deployment.rs, the
- * `blend:` section of nodes/node/binary/src/config/deployment/settings.yaml).
+ * `blend:` section of nodes/node/binary/src/config/deployment/settings.yaml), checked as the reference
+ * checks them; the Blend service and its quota and timing rules (src/blend/quota.ts) take this type.
  */
 export interface BlendDeployment {
   /** β_c: the layers of a message this node sends (`common.num_blend_layers`). */

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SimCluster, type SimNode, until } from '../utils/sim-cluster.ts';
+import { blendInfo, everyNodeOnline, userConfigHex } from './blend-sim.ts';
 
 const SLOT_MS = 300;
 const EPOCH_SLOTS = 120;
@@ -29,29 +30,14 @@ after(async () => {
   await net?.close();
 });
 
-interface Info {
-  node_id: string;
-  core_info: { current_epoch_peers: [string, boolean][]; old_epoch_peers: string[] | null } | null;
-}
-
-async function declarationId(n: SimNode): Promise<string> {
-  const fs = await import('node:fs');
-  const cfg = fs.readFileSync(`${net.dir}/net/${n.name}/user_config.yaml`, 'utf8');
-  return /declaration_id: '([0-9a-f]{64})'/.exec(cfg)![1]!;
-}
-
 test('a withdrawn core node serves its old epoch through the transition, then is an edge node', async () => {
   const [n0, n1, n2] = net.nodes as [SimNode, SimNode, SimNode];
   await net.start([0, 1, 2]);
-  await until(
-    'every node Online',
-    async () => (await Promise.all(net.nodes.map((n) => n.info()))).every((i) => i.mode === 'Online'),
-    60_000,
-  );
-  const ids = await Promise.all(net.nodes.map(async (n) => (await n.get<Info>('/blend/info')).node_id));
+  await everyNodeOnline(net, 60_000);
+  const ids = await Promise.all(net.nodes.map(async (n) => (await blendInfo(n)).node_id));
   await until(
     'node 2 peered as a core node',
-    async () => ((await n2.get<Info>('/blend/info')).core_info?.current_epoch_peers.length ?? 0) > 0,
+    async () => ((await blendInfo(n2)).core_info?.current_epoch_peers.length ?? 0) > 0,
     30_000,
     () =>
       net.nodes
@@ -65,7 +51,7 @@ test('a withdrawn core node serves its old epoch through the transition, then is
   // Node 2 withdraws its declaration; it takes effect two epochs after the epoch that includes it.
   const w = await n2.post<{ declaration_id: string; tx_id: string }>(
     '/sdp/withdrawal',
-    await declarationId(n2),
+    userConfigHex(net, n2, 'declaration_id'),
   );
   assert.equal(w.status, 200, JSON.stringify(w.body));
   let included: number | undefined;
@@ -97,7 +83,7 @@ test('a withdrawn core node serves its old epoch through the transition, then is
   assert.equal(change.state, 'EdgeAfterCore', 'the old core epoch is kept for the transition');
   await until(
     'the transition of node 2 is over',
-    async () => (await n2.get<Info>('/blend/info')).core_info === null,
+    async () => (await blendInfo(n2)).core_info === null,
     30_000,
   );
   // Its old epoch is retired with an activity proof attempt (refused: it has no declaration any more).
@@ -113,7 +99,7 @@ test('a withdrawn core node serves its old epoch through the transition, then is
     await until(
       `node ${k} lists the other remaining core node only`,
       async () => {
-        const peers = (await n.get<Info>('/blend/info')).core_info?.current_epoch_peers.map(([p]) => p) ?? [];
+        const peers = (await blendInfo(n)).core_info?.current_epoch_peers.map(([p]) => p) ?? [];
         return peers.length === 1 && peers[0] === ids[1 - k];
       },
       30_000,

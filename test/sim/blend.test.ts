@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SimCluster, type SimNode, until } from '../utils/sim-cluster.ts';
+import { blendInfo, everyNodeOnline, userConfigHex } from './blend-sim.ts';
 
 let net: SimCluster;
 before(async () => {
@@ -27,34 +28,19 @@ after(async () => {
   await net?.close();
 });
 
-interface Info {
-  node_id: string;
-  core_info: { current_epoch_peers: [string, boolean][]; old_epoch_peers: string[] | null } | null;
-}
-
-async function fundedKey(n: SimNode): Promise<string> {
-  const fs = await import('node:fs');
-  const cfg = fs.readFileSync(`${net.dir}/net/${n.name}/user_config.yaml`, 'utf8');
-  return /funding_pk: '([0-9a-f]{64})'/.exec(cfg)![1]!;
-}
-
 test('five nodes, four of them core: peers, proposals and a dispersed transaction through Blend', async () => {
   const nodes = net.nodes as SimNode[];
   await net.start([0, 1, 2, 3, 4]);
   await net.converged({ minHeight: 2 });
-  await until(
-    'every node Online',
-    async () => (await Promise.all(nodes.map((n) => n.info()))).every((i) => i.mode === 'Online'),
-    30_000,
-  );
+  await everyNodeOnline(net, 30_000);
 
   // Core nodes list the other core nodes as their peers; the edge node has no core info.
-  const ids = await Promise.all(nodes.map(async (n) => (await n.get<Info>('/blend/info')).node_id));
+  const ids = await Promise.all(nodes.map(async (n) => (await blendInfo(n)).node_id));
   await until(
     'every core node peered with another core node',
     async () => {
       for (const n of nodes.slice(0, 4)) {
-        const i = await n.get<Info>('/blend/info');
+        const i = await blendInfo(n);
         if (i.core_info === null || i.core_info.current_epoch_peers.length === 0) return false;
       }
       return true;
@@ -62,14 +48,14 @@ test('five nodes, four of them core: peers, proposals and a dispersed transactio
     30_000,
   );
   for (const [k, n] of nodes.slice(0, 4).entries()) {
-    const i = await n.get<Info>('/blend/info');
+    const i = await blendInfo(n);
     for (const [peer] of i.core_info!.current_epoch_peers)
       assert.ok(
         ids.slice(0, 4).includes(peer) && peer !== ids[k],
         `node ${k}'s peer ${peer} is another core node`,
       );
   }
-  assert.equal((await nodes[4]!.get<Info>('/blend/info')).core_info, null);
+  assert.equal((await blendInfo(nodes[4]!)).core_info, null);
 
   // Proposals go through Blend: leaders send them there, exit nodes publish them, all converge.
   await until(
@@ -81,8 +67,8 @@ test('five nodes, four of them core: peers, proposals and a dispersed transactio
   assert.ok(chain.length >= 6);
 
   // A transaction dispersed at the edge node: pending until its Blend PoW solution, then included.
-  const from = await fundedKey(nodes[4]!);
-  const to = await fundedKey(nodes[0]!);
+  const from = userConfigHex(net, nodes[4]!, 'funding_pk');
+  const to = userConfigHex(net, nodes[0]!, 'funding_pk');
   const funded = await nodes[4]!.post<{ funded_tx: unknown; transfer_proof: unknown }>('/wallet/fund', {
     tx_builder: {
       mantle_tx: { ops: [] },

@@ -2,13 +2,14 @@
  * One epoch's Blend processor on a membership of three core nodes (insecure test proofs): a message
  * wrapped by one node is valid for every node, opened by the node its proof of selection designates
  * only, and refused — so that the swarm blocks its sender — when a byte of it is changed, when its proof
- * of quota was made for another epoch's inputs, or when it claims a key index beyond the quota; the
+ * of quota was made for another epoch's inputs, or when it claims a key index beyond the quota (the
+ * last index within it is accepted and relayed, the one beyond neither delivered nor relayed); the
  * same proof of quota gives the same message id (a replay is a duplicate).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { blendEpochState } from '../../../src/blend/membership.ts';
-import { PayloadType } from '../../../src/blend/message/index.ts';
+import { encapsulatedMessageSize, PayloadType } from '../../../src/blend/message/index.ts';
 import { EpochProcessor, type LayerProof } from '../../../src/blend/processor.ts';
 import { EpochQuotaCounter } from '../../../src/blend/quota.ts';
 import { ed25519PublicKey } from '../../../src/crypto/ed25519.ts';
@@ -17,7 +18,8 @@ import { zkPublicKey } from '../../../src/crypto/zk-keys.ts';
 import { devnetSecretKey } from '../../../src/ledger/devnet-keys.ts';
 import type { Declaration, EpochState } from '../../../src/ledger/state.ts';
 import { locatorFromString } from '../../../src/mantle/locator.ts';
-import { INSECURE_TEST_PROOFS, insecureTestPoqProofOf } from '../../../src/zk/insecure-test-proofs.ts';
+import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
+import { hubWithRaws, type RawPeer, sleep, stopAll, stopper, until } from './network/harness.ts';
 
 const NODES = [0, 1, 2].map((i) => ({
   seed: frToBytes(devnetSecretKey(1002 + 3 * i)),
@@ -113,7 +115,7 @@ describe('Blend epoch processor', () => {
     if (last.kind === 'payload') assert.deepEqual(last.body, new Uint8Array([1, 2, 3]));
   });
 
-  test('a changed byte, another epoch, an index beyond the quota: refused; a replay has the same id', async () => {
+  test('a changed byte, another epoch: refused; a replay has the same id', async () => {
     const ps = processors(1);
     const proof = (await ps[0]!.proveLayer('core', {}))!;
     const bytes = ps[0]!.wrap(PayloadType.Cover, new Uint8Array(0), [proof]);
@@ -126,19 +128,59 @@ describe('Blend epoch processor', () => {
     const other = processors(1, 6, 100n);
     assert.equal(await other[1]!.verify(bytes), 'invalid_proof_of_quota', "another epoch's inputs");
 
-    // A proof for a quota of 1,000 (key index 500) is refused where the quota is 10.
-    const forgedKey = new Uint8Array(32).fill(7);
-    const inputs = { ...ps[0]!.publicInputs(forgedKey), core: { ...ps[0]!.poqInputs.core, quota: 1000n } };
-    const fake = insecureTestPoqProofOf(inputs, 12345n);
-    assert.equal(
-      await INSECURE_TEST_PROOFS.verifyPoq(ps[1]!.publicInputs(forgedKey), 12345n, fake),
-      false,
-      'over quota',
-    );
-
     assert.equal(ps[1]!.messageId(bytes), ps[2]!.messageId(bytes));
     const again = ps[0]!.wrap(PayloadType.Cover, new Uint8Array(0), [proof]);
     assert.equal(ps[1]!.messageId(again), ps[1]!.messageId(bytes), 'one proof of quota, one message id');
+  });
+
+  test('the last message of the core quota is accepted and relayed; one beyond it is refused, blocks its sender and goes nowhere', async () => {
+    // The epoch's core quota is 2: key indices 0 and 1. The sender's last message (index 1) is within
+    // it; a sender that claims a quota of 3 makes a third (index 2), whose proof is for other public
+    // inputs than the epoch's.
+    const ps = processors(1, 5, 99n, 2n);
+    const sender = ps[0]!;
+    assert.ok(await sender.proveLayer('core', {}));
+    const last = (await sender.proveLayer('core', {}))!;
+    assert.equal(await sender.proveLayer('core', {}), null, 'an honest sender stops at its quota');
+    assert.equal(await sender.proveLayer('core', {}, {}, 2), null, 'nor does it prove index 2 on request');
+    const overSender = processors(1, 5, 99n, 3n)[0]!;
+    for (let i = 0; i < 2; i++) assert.ok(await overSender.proveLayer('core', {}));
+    const beyond = (await overSender.proveLayer('core', {}))!;
+    const atQuota = sender.wrap(PayloadType.Cover, new Uint8Array(0), [last]);
+    const overQuota = overSender.wrap(PayloadType.Cover, new Uint8Array(0), [beyond]);
+
+    const receiver = ps[1]!;
+    assert.equal(await receiver.verify(atQuota), 'valid');
+    assert.equal(await receiver.verify(overQuota), 'invalid_proof_of_quota');
+
+    // Through a core node's swarm: the sender and another core peer are raw peers of its.
+    const { hub, raws, blocked } = await hubWithRaws(2, {
+      messageBytes: encapsulatedMessageSize(1),
+      validator: {
+        messageId: (bytes) => receiver.messageId(bytes),
+        verify: (bytes) => receiver.verify(bytes),
+      },
+    });
+    const [from, other] = raws as [RawPeer, RawPeer];
+    try {
+      from.send(atQuota);
+      await until(() => other.frames.length === 1, 3_000, 'the message at the quota relayed');
+      assert.deepEqual(other.frames[0], atQuota);
+      assert.deepEqual(
+        hub.received.map((r) => r.from),
+        [from.peerId],
+      );
+
+      from.send(overQuota);
+      await until(() => blocked.length === 1, 3_000, 'the sender blocked');
+      await sleep(300);
+      assert.deepEqual(blocked, [[from.peerId, 'invalid_proof_of_quota']]);
+      assert.equal(hub.received.length, 1, 'the message beyond the quota is not delivered');
+      assert.equal(other.frames.length, 1, 'nor relayed');
+      assert.deepEqual(from.frames, [], 'nothing goes back to the sender');
+    } finally {
+      await stopAll([stopper(hub), from, other]);
+    }
   });
 
   test('the core quota hands out its key indices once per epoch', async () => {

@@ -5,13 +5,12 @@
  * quota counter.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import {
-  type BlendDeploymentParams,
   BlendQuotaError,
   blendRewardParams,
   blendTiming,
-  checkBlendDeploymentParams,
   dataMessageCopies,
   EpochQuotaCounter,
   epochCoreQuota,
@@ -20,33 +19,23 @@ import {
   expectedMessageRange,
 } from '../../../src/blend/quota.ts';
 import { MAX_QUOTA } from '../../../src/crypto/blend/poq.ts';
+import { type BlendDeployment, DeploymentError, parseDeployment } from '../../../src/ledger/deployment.ts';
 import { DEFAULT_CONSENSUS, epochSchedule } from '../../../src/ledger/parameters.ts';
 
 /** F's deployment `blend:` section. */
-const F_DEPLOYMENT: BlendDeploymentParams = {
-  common: {
-    num_blend_layers: 1n,
-    minimum_network_size: 2n,
-    protocol_name: '/logos-blockchain-testnet-0.2.1/blend/1.0.0',
-    data_replication_factor: 1n,
-  },
-  core: {
-    scheduler: {
-      cover: { message_frequency_per_round: 1.0 },
-      delayer: { maximum_release_delay_in_rounds: 1n },
-    },
-    minimum_messages_coefficient: 1n,
-    normalization_constant: 1.03,
-    activity_threshold_sensitivity: 1n,
-  },
+const F_DEPLOYMENT: BlendDeployment = {
+  num_blend_layers: 1,
+  minimum_network_size: 2,
+  protocol_name: '/logos-blockchain-testnet-0.2.1/blend/1.0.0',
+  data_replication_factor: 1,
+  message_frequency_per_round: 1.0,
+  maximum_release_delay_in_rounds: 1,
+  minimum_messages_coefficient: 1,
+  normalization_constant: 1.03,
+  activity_threshold_sensitivity: 1,
 };
-type Mutable<T> = { -readonly [K in keyof T]: Mutable<T[K]> };
 /** F's section with `edit` applied. */
-const edited = (edit: (p: Mutable<BlendDeploymentParams>) => void): BlendDeploymentParams => {
-  const p = structuredClone(F_DEPLOYMENT) as Mutable<BlendDeploymentParams>;
-  edit(p);
-  return p;
-};
+const edited = (edit: Partial<BlendDeployment>): BlendDeployment => ({ ...F_DEPLOYMENT, ...edit });
 
 test('timing of the reference deployment: a round per slot, a window of 10 rounds, a transition of one block', () => {
   // F's consensus: k = 120, f = 1/30: 36,000 slots per epoch, an average block every 30 slots.
@@ -64,9 +53,7 @@ test('timing of the reference deployment: a round per slot, a window of 10 round
     epochTransitionSlots: 30n,
     epochTransitionMs: 30_000,
   });
-  const p = edited((q) => {
-    q.core.scheduler.delayer.maximum_release_delay_in_rounds = 3n;
-  });
+  const p = edited({ maximum_release_delay_in_rounds: 3 });
   const t2 = blendTiming(p, { epochLength: 10n, slotDurationMs: 500, activeSlotCoeff: { num: 1n, den: 5n } });
   assert.equal(t2.roundsPerObservationWindow, 30n);
   assert.equal(t2.observationWindowMs, 15_000);
@@ -79,10 +66,7 @@ test('quotas: Q_c = ceil(S · F_c · β_c / N), leadership β_c · (1 + R_c), Po
   assert.equal(epochLeadershipQuota(F_DEPLOYMENT), 2n);
   assert.equal(epochPowQuota(F_DEPLOYMENT), 1n);
   assert.equal(dataMessageCopies(F_DEPLOYMENT), 2n);
-  const p = edited((q) => {
-    q.common.num_blend_layers = 3n;
-    q.common.data_replication_factor = 2n;
-  });
+  const p = edited({ num_blend_layers: 3, data_replication_factor: 2 });
   assert.equal(epochLeadershipQuota(p), 9n);
   assert.equal(epochPowQuota(p), 3n);
   assert.equal(epochCoreQuota(p, 36_000n, 4), 27_000n);
@@ -114,11 +98,11 @@ test('expected messages per observation window: μ = ceil(Δmax · β_c · c / N
   assert.deepEqual(expectedMessageRange(F_DEPLOYMENT, window, 4), { min: 1, max: 10 });
   // 1.03 / 1 → μ = 2.
   assert.deepEqual(expectedMessageRange(F_DEPLOYMENT, window, 1), { min: 2, max: 20 });
-  const p = edited((q) => {
-    q.core.minimum_messages_coefficient = 3n;
-    q.core.normalization_constant = 2.5;
-    q.core.scheduler.delayer.maximum_release_delay_in_rounds = 4n;
-    q.common.num_blend_layers = 3n;
+  const p = edited({
+    minimum_messages_coefficient: 3,
+    normalization_constant: 2.5,
+    maximum_release_delay_in_rounds: 4,
+    num_blend_layers: 3,
   });
   // 4 · 3 · 2.5 / 7 = 4.29 → μ = 5: [15, 200] over a 40-round window.
   assert.deepEqual(expectedMessageRange(p, { roundsPerObservationWindow: 40n }, 7), { min: 15, max: 200 });
@@ -126,17 +110,24 @@ test('expected messages per observation window: μ = ceil(Δmax · β_c · c / N
 });
 
 test('deployment parameters the reference refuses are refused', () => {
-  checkBlendDeploymentParams(F_DEPLOYMENT);
-  const bad = (edit: (p: Mutable<BlendDeploymentParams>) => void): void => {
-    assert.throws(() => checkBlendDeploymentParams(edited(edit)), BlendQuotaError);
+  // The deployment parser owns these rules: the devnet's `blend:` section with one value broken.
+  const devnet = readFileSync(new URL('../../../deployments/devnet.yaml', import.meta.url), 'utf8');
+  const bad = (from: string, to: string, key = to.split(':')[0]!): void => {
+    assert.equal(devnet.split(from).length, 2, `${from} occurs once in devnet.yaml`);
+    assert.throws(
+      () => parseDeployment(devnet.replace(from, to)),
+      (e) => e instanceof DeploymentError && e.message.includes(`.${key}:`),
+      to,
+    );
   };
-  bad((p) => (p.common.minimum_network_size = 1n));
-  bad((p) => (p.common.num_blend_layers = 0n));
-  bad((p) => (p.core.scheduler.delayer.maximum_release_delay_in_rounds = 0n));
-  bad((p) => (p.core.minimum_messages_coefficient = 0n));
-  bad((p) => (p.core.scheduler.cover.message_frequency_per_round = -1));
-  bad((p) => (p.core.normalization_constant = Number.NaN));
-  bad((p) => (p.common.protocol_name = 'blend'));
+  assert.equal(parseDeployment(devnet).blend.minimum_network_size, 2);
+  bad('minimum_network_size: 2', 'minimum_network_size: 1');
+  bad('num_blend_layers: 1', 'num_blend_layers: 0');
+  bad('maximum_release_delay_in_rounds: 1 }', 'maximum_release_delay_in_rounds: 0 }');
+  bad('minimum_messages_coefficient: 1', 'minimum_messages_coefficient: 0');
+  bad('message_frequency_per_round: 0.1', 'message_frequency_per_round: -1');
+  bad('normalization_constant: 8', 'normalization_constant: .nan');
+  bad('num_blend_layers: 1', 'num_blend_layers: 1\n    protocol_name: blend', 'protocol_name');
 });
 
 test('quota counter: core indices 0..Q_c once per epoch', () => {

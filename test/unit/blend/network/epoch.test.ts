@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  hubWithRaws,
   idOf,
   memberOf,
   message,
@@ -122,13 +123,8 @@ test('an old-epoch peer sending garbage is disconnected but not blocked; edge co
 
 // F: message_handling::duplicate_message_from_old_epoch_after_epoch_rotation_is_suppressed
 test('a message processed before the change is not emitted again when it arrives on an old-epoch connection', async () => {
-  const hub = await startSwarm({ corePeeringDegree: { start: 0, end: 4 } });
-  const raws = [await RawPeer.create(), await RawPeer.create()];
+  const { hub, raws, members } = await hubWithRaws(2);
   try {
-    const members = [memberOf(hub), ...raws.map(memberOf)];
-    hub.swarm.updateMembership(members, { epoch: 1, transition: false });
-    for (const r of raws) await r.connect(hub.swarm.listenAddresses());
-    await until(() => hub.swarm.corePeers().length === 2, 3_000, 'negotiated');
     const m = message();
     raws[0]!.send(m);
     await until(() => hub.received.length === 1, 3_000, 'first copy');
@@ -145,13 +141,8 @@ test('a message processed before the change is not emitted again when it arrives
 
 // F: epoch::old_epoch_message_not_forwarded_back_to_sender, consecutive_epoch_transitions_replace_old_epoch
 test('an old-epoch message goes to the other old-epoch peers only; a second change replaces the old epoch', async () => {
-  const hub = await startSwarm({ corePeeringDegree: { start: 0, end: 4 } });
-  const raws = [await RawPeer.create(), await RawPeer.create()];
+  const { hub, raws, members } = await hubWithRaws(2);
   try {
-    const members = [memberOf(hub), ...raws.map(memberOf)];
-    hub.swarm.updateMembership(members, { epoch: 1, transition: false });
-    for (const r of raws) await r.connect(hub.swarm.listenAddresses());
-    await until(() => hub.swarm.corePeers().length === 2, 3_000, 'negotiated');
     hub.swarm.updateMembership(members, { epoch: 2, transition: true });
     const m = message();
     raws[0]!.send(m);

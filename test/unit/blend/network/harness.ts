@@ -19,6 +19,7 @@ import {
   type BlendSwarmOptions,
   encodeBlendFrame,
   type MessageContext,
+  type SpamReason,
   type VerifyOutcome,
 } from '../../../../src/blend/network/index.ts';
 
@@ -129,6 +130,28 @@ export async function startCluster(n: number, over: Partial<BlendSwarmOptions> =
   const members = nodes.map(memberOf);
   for (const s of nodes) s.swarm.updateMembership(members, { epoch: 1, transition: false });
   return nodes;
+}
+
+/** A swarm whose only core peers are `n` raw peers that dialled it (it dials nobody itself). */
+export interface Hub {
+  readonly hub: TestSwarm;
+  readonly raws: RawPeer[];
+  /** The membership: the hub, then the raw peers. */
+  readonly members: BlendMember[];
+  /** The peers the hub blocked, with the reason, in order. */
+  readonly blocked: [string, SpamReason][];
+}
+
+export async function hubWithRaws(n: number, over: Partial<BlendSwarmOptions> = {}): Promise<Hub> {
+  const hub = await startSwarm({ corePeeringDegree: { start: 0, end: 4 }, ...over });
+  const raws = await Promise.all(Array.from({ length: n }, () => RawPeer.create()));
+  const blocked: [string, SpamReason][] = [];
+  hub.swarm.on('peer-blocked', (p, r) => blocked.push([p, r]));
+  const members = [memberOf(hub), ...raws.map(memberOf)];
+  hub.swarm.updateMembership(members, { epoch: 1, transition: false });
+  for (const r of raws) await r.connect(hub.swarm.listenAddresses());
+  await until(() => hub.swarm.corePeers().length === n, 3_000, 'raw peers negotiated');
+  return { hub, raws, members, blocked };
 }
 
 export async function stopAll(nodes: readonly { stop(): Promise<void> }[]): Promise<void> {

@@ -6,16 +6,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  hubWithRaws,
   idOf,
-  memberOf,
   message,
-  RawPeer,
   sleep,
   startCluster,
-  startSwarm,
   stopAll,
   stopper,
-  type TestSwarm,
   testValidator,
   until,
 } from './harness.ts';
@@ -48,16 +45,6 @@ test('a published message reaches every member exactly once', async () => {
   }
 });
 
-/** A swarm whose only core peers are raw peers (it dials nobody itself). */
-async function hubWithRaws(n: number): Promise<{ hub: TestSwarm; raws: RawPeer[] }> {
-  const hub = await startSwarm({ corePeeringDegree: { start: 0, end: 4 }, validator: testValidator() });
-  const raws = await Promise.all(Array.from({ length: n }, () => RawPeer.create()));
-  hub.swarm.updateMembership([memberOf(hub), ...raws.map(memberOf)], { epoch: 1, transition: false });
-  for (const r of raws) await r.connect(hub.swarm.listenAddresses());
-  await until(() => hub.swarm.corePeers().length === n, 3_000, 'raw peers negotiated');
-  return { hub, raws };
-}
-
 // F: message_handling::message_sending_and_reception; epoch::forward_message
 test('a received message is relayed to every other core peer, never back to its sender', async () => {
   const { hub, raws } = await hubWithRaws(3);
@@ -80,12 +67,8 @@ test('a received message is relayed to every other core peer, never back to its 
 // F: message_handling::duplicate_message_received_from_different_peers
 test('the same message from a second peer is neither verified, emitted nor relayed again, and nobody is blocked', async () => {
   const validator = testValidator();
-  const hub = await startSwarm({ corePeeringDegree: { start: 0, end: 4 }, validator });
-  const raws = [await RawPeer.create(), await RawPeer.create()];
+  const { hub, raws } = await hubWithRaws(2, { validator });
   try {
-    hub.swarm.updateMembership([memberOf(hub), ...raws.map(memberOf)], { epoch: 1, transition: false });
-    for (const r of raws) await r.connect(hub.swarm.listenAddresses());
-    await until(() => hub.swarm.corePeers().length === 2, 3_000, 'negotiated');
     const m = message();
     raws[0]!.send(m);
     await until(() => hub.received.length === 1, 3_000, 'first copy');

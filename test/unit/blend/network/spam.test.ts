@@ -9,12 +9,11 @@ import { test } from 'node:test';
 import type { BlendSwarmOptions, SpamReason } from '../../../../src/blend/network/index.ts';
 import {
   type Flaw,
+  hubWithRaws,
   MESSAGE_BYTES,
-  memberOf,
   message,
-  RawPeer,
+  type RawPeer,
   sleep,
-  startSwarm,
   stopAll,
   stopper,
   type TestSwarm,
@@ -24,14 +23,8 @@ import {
 async function hubWithRaw(
   over: Partial<BlendSwarmOptions> = {},
 ): Promise<{ hub: TestSwarm; raw: RawPeer; blocked: [string, SpamReason][] }> {
-  const hub = await startSwarm({ corePeeringDegree: { start: 0, end: 4 }, ...over });
-  const raw = await RawPeer.create();
-  const blocked: [string, SpamReason][] = [];
-  hub.swarm.on('peer-blocked', (p, r) => blocked.push([p, r]));
-  hub.swarm.updateMembership([memberOf(hub), memberOf(raw)], { epoch: 1, transition: false });
-  await raw.connect(hub.swarm.listenAddresses());
-  await until(() => hub.swarm.corePeers().length === 1, 3_000, 'negotiated');
-  return { hub, raw, blocked };
+  const { hub, raws, blocked } = await hubWithRaws(1, over);
+  return { hub, raw: raws[0]!, blocked };
 }
 
 /** The peer is disconnected, blocked with `reason`, and a new connection from it is refused. */
