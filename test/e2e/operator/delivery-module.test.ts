@@ -13,8 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { freeTcpPort, freeUdpPort, waitFor } from '../../unit/operator/delivery/helpers.ts';
+import { waitFor } from '../../unit/operator/delivery/helpers.ts';
 import { CTL_ENV, ctl, LOGOSCTL_BIN } from '../../utils/logosctl.ts';
+import { freeTcpPort, freeUdpPort } from '../../utils/ports.ts';
 
 const DELIVERY_MODULE = fileURLToPath(
   new URL('../../../src/operator/modules/delivery/index.ts', import.meta.url),

@@ -10,7 +10,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createSocket } from 'node:dgram';
 import {
   existsSync,
   mkdirSync,
@@ -21,39 +20,17 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { CTL_ENV, ctl, LOGOSCTL_BIN } from '../../utils/logosctl.ts';
+import { freeTcpPort, freeUdpPort } from '../../utils/ports.ts';
 
 const STORAGE_MODULE = fileURLToPath(
   new URL('../../../src/operator/modules/storage/index.ts', import.meta.url),
 );
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-function freeTcpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function freeUdpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createSocket('udp4');
-    s.once('error', reject);
-    s.bind(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Event {
   readonly event: string;

@@ -2,37 +2,16 @@
  * Helpers of the delivery module tests: free loopback ports (bound to port 0, read, closed), an
  * in-process module with a temporary data folder that records its events, and waiting for a condition.
  */
-import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import type { Json } from '../../../../src/codec/json.ts';
 import type { LogosModule, StdLogosResult } from '../../../../src/operator/module-api.ts';
 import { createDeliveryModule } from '../../../../src/operator/modules/delivery/index.ts';
+import { freeTcpPort, freeUdpPort } from '../../../utils/ports.ts';
 
-export function freeTcpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-export function freeUdpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createSocket('udp4');
-    s.once('error', reject);
-    s.bind(0, '127.0.0.1', () => {
-      const port = s.address().port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freeTcpPort, freeUdpPort };
 
 export async function waitFor(
   what: string,
