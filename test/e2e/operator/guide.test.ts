@@ -5,13 +5,14 @@
  *  2. the shipped modules packed into a local catalog, `catalog add`/`refresh`, `package install … --version
  *     --root-hash --yes` of the three modules, `package ls --type core` lists them;
  *  3. `generate_user_config @peers.json` (both files mode 600, five known keys), `start <config> ""`,
- *     `get_cryptarchia_info` in `Bootstrapping`, `wallet_get_notes` of a funded key;
+ *     `get_cryptarchia_info` in `Bootstrapping`, `wallet_get_notes` of a funded key, and the guide's
+ *     optional Blend step: `blend_join_as_core_node` gives a declaration id;
  *  4. storage `init`/`start` print `"result":true`, `uploadUrl` then `manifests` gives a `zDvZ…` CID, a
  *     local `downloadToUrl` and one from a second storage node round-trip the file;
  *  5. delivery `createNode @config.json` (kernel layer), `start`, node info (`/tcp/<port>` among the
  *     addresses), `send` refused on a kernel node, and a message relayed between two delivery nodes;
- *  6. `blend_join_as_core_node` gives a declaration the node's API lists;
- *  7. health: the six expected modules loaded, every configured port bound, the API on 127.0.0.1 only.
+ *  6. health: the six expected modules loaded, every configured port bound, the API on 127.0.0.1 only,
+ *     and the node's API lists the Blend declaration.
  * A second daemon in its own session stands for the other machines (the storage and delivery peers).
  */
 import assert from 'node:assert/strict';
@@ -166,8 +167,9 @@ describe('the operator guide, end to end', { timeout: 240_000 }, () => {
   });
 
   const funded = fundedDevnetKeys()[0]!;
+  let declaration = '';
 
-  test('blockchain: generate_user_config, start, chain info in Bootstrapping, notes of a funded key', async () => {
+  test('blockchain: generate_user_config, start, chain info in Bootstrapping, notes of a funded key, Blend join', async () => {
     const dir = join(node, 'blockchain-module-testnet');
     ok(await ctl(session, ['module', 'load', 'blockchain_module'], dir), 'load blockchain_module');
     writeFileSync(
@@ -211,6 +213,18 @@ describe('the operator guide, end to end', { timeout: 240_000 }, () => {
       (await value(session, dir, 'blockchain_module', 'wallet_get_notes', funded.publicKey, '')) as string,
     ) as { notes: { id: string; value: string }[] };
     assert.ok(notes.notes.length > 0, 'the funded key has notes');
+
+    // Blend (the guide's optional step): the declaration id comes back at once; the health check
+    // below finds it on chain.
+    declaration = (await value(
+      session,
+      dir,
+      'blockchain_module',
+      'blend_join_as_core_node',
+      `/ip4/127.0.0.1/udp/${ports.blend}/quic-v1`,
+      notes.notes[0]!.id,
+    )) as string;
+    assert.match(declaration, /^[0-9a-f]{64}$/);
   });
 
   test('storage: init and start print true; upload, manifests, download locally and from a second node', async () => {
@@ -372,32 +386,7 @@ describe('the operator guide, end to end', { timeout: 240_000 }, () => {
     );
   });
 
-  test('blend: blend_join_as_core_node gives a declaration the node lists', async () => {
-    const dir = join(node, 'blockchain-module-testnet');
-    const notes = JSON.parse(
-      (await value(session, dir, 'blockchain_module', 'wallet_get_notes', funded.publicKey, '')) as string,
-    ) as { notes: { id: string }[] };
-    const declaration = (await value(
-      session,
-      dir,
-      'blockchain_module',
-      'blend_join_as_core_node',
-      `/ip4/127.0.0.1/udp/${ports.blend}/quic-v1`,
-      notes.notes[0]!.id,
-    )) as string;
-    assert.match(declaration, /^[0-9a-f]{64}$/);
-    await until(
-      'the declaration is on chain',
-      async () => {
-        const r = await fetch(`http://127.0.0.1:${ports.http}/mantle/sdp/declarations`);
-        const body = (await r.json()) as Record<string, unknown>;
-        return declaration in body ? true : undefined;
-      },
-      90_000,
-    );
-  });
-
-  test('health: the six modules loaded, every port bound, the API on loopback', async () => {
+  test('health: the six modules loaded, every port bound, the API on loopback, the Blend declaration on chain', async () => {
     const status = JSON.parse(ok(await ctl(session, ['daemon', 'status', '--json'], node), 'status'));
     assert.equal(status.daemon.status, 'running');
     const loaded = JSON.parse(ok(await ctl(session, ['module', 'ls', '--loaded'], node), 'module ls')) as {
@@ -423,5 +412,14 @@ describe('the operator guide, end to end', { timeout: 240_000 }, () => {
       assert.ok(await portInUse(kind, port), `${what}: ${kind} ${port}`);
     const info = await fetch(`http://127.0.0.1:${ports.http}/cryptarchia/info`);
     assert.equal(info.status, 200);
+    await until(
+      'the Blend declaration is on chain',
+      async () => {
+        const r = await fetch(`http://127.0.0.1:${ports.http}/mantle/sdp/declarations`);
+        const body = (await r.json()) as Record<string, unknown>;
+        return declaration in body ? true : undefined;
+      },
+      90_000,
+    );
   });
 });
