@@ -135,7 +135,7 @@ const TOP = [
 ];
 
 /** Reads the `!Zk <hex>` and `!Ed25519 <hex>` tags of the reference keystore. */
-const keyTags = [
+export const keyTags = [
   { tag: '!Zk', resolve: (s: string) => ({ __key: 'Zk', secret: s }) },
   { tag: '!Ed25519', resolve: (s: string) => ({ __key: 'Ed25519', secret: s }) },
 ];

@@ -131,7 +131,8 @@ export function nodeConfigYaml(keys: readonly NewKey[], o: NewConfigOptions = {}
     `      host: ${o.netHost ?? '0.0.0.0'}`,
     `      port: ${o.netPort ?? 3000}`,
     `      node_key: '${byTitle('NetworkSwarm').secret}'  # NetworkSwarm`,
-    // inferred: the reference's static NAT setting for an external address (docs/fidelity.md)
+    // The reference's static NAT setting for an external address, which `participate` reads
+    // (F: nodes/node/binary/src/config/network/serde/nat.rs, `#[serde(tag = "type")]`).
     ...(o.externalAddress !== undefined
       ? ['      nat:', '        type: static', `        external_address: ${q(o.externalAddress)}`]
       : []),

@@ -14,93 +14,23 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
-import { pino } from 'pino';
 import { parseDocument, parse as parseYaml } from 'yaml';
 import { hexToBytes } from '../../../src/codec/hex.ts';
 import type { Json } from '../../../src/codec/json.ts';
 import { parseUserConfig } from '../../../src/node/config.ts';
 import { fundedDevnetKeys } from '../../../src/node/devnet.ts';
-import type { LogosModule, StdLogosResult } from '../../../src/operator/module-api.ts';
-import factory, { NOT_RUNNING } from '../../../src/operator/modules/blockchain/index.ts';
+import type { LogosModule } from '../../../src/operator/module-api.ts';
+import { NOT_RUNNING } from '../../../src/operator/modules/blockchain/index.ts';
 import { keyFromSecret } from '../../../src/operator/modules/blockchain/keys.ts';
+import { call, moduleIn, value } from '../../utils/blockchain-module.ts';
+import { FIXTURE } from '../../utils/keystore-fixture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'logos-bcmod-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function moduleIn(
-  cwd: string,
-  events: { event: string; payload: Json }[] = [],
-): Promise<LogosModule> | LogosModule {
-  return factory({
-    cwd,
-    dataDir: join(cwd, 'data'),
-    logger: pino({ level: 'silent' }),
-    emit: (event, payload) => void events.push({ event, payload }),
-  });
-}
-
-async function call(m: LogosModule, method: string, ...args: Json[]): Promise<StdLogosResult> {
-  const f = m.methods[method];
-  assert.ok(f, `method ${method}`);
-  return (await f(...args)) as StdLogosResult;
-}
-
-async function value(m: LogosModule, method: string, ...args: Json[]): Promise<Json> {
-  const r = await call(m, method, ...args);
-  assert.equal(r.error, null, `${method}: ${r.error}`);
-  assert.equal(r.success, true);
-  return r.value;
-}
-
 async function peerId(seedHex: string): Promise<string> {
   return peerIdFromPrivateKey(await generateKeyPairFromSeed('Ed25519', hexToBytes(seedHex))).toString();
 }
-
-/** The keystore fixture of operator.md §2.3 (0.2.x keys): title, kind, secret, public key. */
-const FIXTURE: [string, 'Zk' | 'Ed25519', string, string][] = [
-  [
-    'BlendSigning',
-    'Ed25519',
-    '8b75aeda4d855182111d0e8c1c8620f71e33b3d1012aa548fce5d84f7bdff7d3',
-    '6afedd9a7a92bbe681082fb793e4742a986d2b3c5a1ca898a9849e83102ea490',
-  ],
-  [
-    'NetworkSwarm',
-    'Ed25519',
-    '717730f45552486b7fd730b0e7493b2b36211f919e61cf99014c3c33735c7361',
-    'd52cf8d990a9d5d50f08fcddf033c19b7076f8947368c617228984c2daea70fc',
-  ],
-  [
-    'BlendZk',
-    'Zk',
-    '3108143181e46ec98f47462139afd3d5ecf990b8e90bd4974ffbe6174d645c29',
-    'aefaa7bb26898c25ded42a97ddaf5abc2d8ea1c4d58e48d3f8316dda693a8706',
-  ],
-  [
-    'SdpFunding',
-    'Zk',
-    '6b9884544c5e4a3570e4d5186ebeeeca123d4837b386196038d689df5fff0a1c',
-    '6e423f883ff8bb0991a368dc3f92ba5fad22f63ce03851525d74c11e447ce024',
-  ],
-  [
-    'LeaderFunding',
-    'Zk',
-    'b670f69544d3ad4c09ae05a0ddd3f5dd2faf9989e2c917668d44ce31ffb3fa06',
-    '1c38ee2e10f578cbecdaa0f2d19d1902bc1c6cbd7eaf13cc985ca87a9f51490b',
-  ],
-  [
-    'Stake',
-    'Zk',
-    'eae73ed3673e15bcf8b5bd9fa2d156aa5a8569c9c4515f33cf06b4a232ec9102',
-    'b0b3bc05150280637b525a929a8635ee582fa9614a26e1976dbef3c33434eb25',
-  ],
-  [
-    'VaucherMaster',
-    'Zk',
-    '9e50e163a38fd6c790bc8c090060446e8b360bd38822f39bc22b4fa59bef1209',
-    '04e249e261f3949c65472b8a21020e0efaed67b7aaf90bc98f7b603b3767ef0c',
-  ],
-];
 
 describe('blockchain module: configuration and keys', () => {
   test('the keystore fixture pairs of the reference derive as the module derives keys', () => {

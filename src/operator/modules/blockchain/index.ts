@@ -16,6 +16,7 @@ import {
 } from '../../module-api.ts';
 import { text } from './args.ts';
 import { BlockchainModule, NOT_RUNNING } from './blockchain-module.ts';
+import { migrateUserConfig, migrateUserConfig012, participate, updateUserConfig } from './config-calls.ts';
 import { addKey, generateKey, peerIdOfConfig, removeKey } from './keys.ts';
 
 export const MODULE_NAME = 'blockchain_module';
@@ -41,6 +42,22 @@ export function createBlockchainModule(ctx: ModuleContext): LogosModule {
     generate_user_config: (a) => m.generate_user_config(a ?? null),
     start: (path, deployment) => m.start(path ?? '', deployment ?? ''),
     stop: () => m.stop(),
+    update_user_config: (cfg, keystore) => {
+      updateUserConfig(ctx.cwd, cfg ?? '', keystore ?? '');
+      return ok();
+    },
+    migrate_user_config: (out, keystore) => {
+      migrateUserConfig(ctx.cwd, out ?? '', keystore ?? '');
+      return ok();
+    },
+    migrate_user_config_0_1_2: (next, old, keystore) => {
+      migrateUserConfig012(ctx.cwd, next ?? '', old ?? '', keystore ?? '');
+      return ok();
+    },
+    participate: (cfg, keystore, outDir, externalIp) => {
+      participate(ctx.cwd, cfg ?? '', keystore ?? '', outDir ?? '', externalIp ?? '');
+      return ok();
+    },
     get_cryptarchia_info: () => m.get_cryptarchia_info(),
     get_peer_id: async (cfg) => ok(await peerIdOfConfig(resolvePath(ctx, cfg))),
     wallet_get_balance: (addr) => m.wallet_get_balance(addr ?? null),

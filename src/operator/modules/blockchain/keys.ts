@@ -2,10 +2,11 @@
  * The blockchain module's key calls on a node's files (operator.md §2.2): `get_peer_id(cfg)` (the
  * libp2p Ed25519 peer id `12D3Koo…` of `network.backend.swarm.node_key`), and `generate_key`,
  * `add_key`, `remove_key`, which keep `keystore.yaml` (keys by title, §2.3) and the config's
- * `kms.backend.keys` (keys by id = hex of the public key) in step. Files are rewritten in place with
- * mode 600, their comments and layout kept; errors never quote a file (it holds secret keys).
+ * `kms.backend.keys` (keys by id = hex of the public key) in step. Files are rewritten with mode 600
+ * through a temporary file, their comments and layout kept; errors never quote a file (it holds
+ * secret keys).
  */
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
@@ -18,6 +19,7 @@ import { zkPublicKey } from '../../../crypto/zk-keys.ts';
 import { readConfigFile } from '../../../node/load.ts';
 import { type NewKey, newEd25519Key, newZkKey } from '../../../node/new-config.ts';
 import { ArgumentError, text } from './args.ts';
+import { writeFileAtomic } from './files.ts';
 
 export const INVALID_KEY_TYPE = 'Invalid key_type (expected "ed25519" or "zk").';
 
@@ -55,7 +57,7 @@ export function keyFromSecret(kind: 'Zk' | 'Ed25519', name: string, secretHex: s
   return { title: name, kind, id: bytesToHex(frToBytes(zkPublicKey(sk))), secret: bytesToHex(bytes) };
 }
 
-function load(path: string, what: string): Document {
+export function load(path: string, what: string): Document {
   let textIn: string;
   try {
     textIn = readFileSync(path, 'utf8');
@@ -70,23 +72,22 @@ function load(path: string, what: string): Document {
 }
 
 function save(path: string, doc: Document): void {
-  writeFileSync(path, doc.toString());
-  chmodSync(path, 0o600);
+  writeFileAtomic(path, doc.toString(), false);
 }
 
-const quoted = (s: string) => {
+export const quoted = (s: string) => {
   const n = new Scalar(s);
   n.type = 'QUOTE_SINGLE';
   return n;
 };
-const tagged = (k: NewKey) => {
+export const tagged = (k: Pick<NewKey, 'kind' | 'secret'>) => {
   const n = quoted(k.secret);
   n.tag = `!${k.kind}`;
   return n;
 };
 
 /** The mapping at `path`, created when absent. */
-function mapAt(doc: Document, path: string[]): YAMLMap {
+export function mapAt(doc: Document, path: string[]): YAMLMap {
   const m = doc.getIn(path, true);
   if (isMap(m)) return m as YAMLMap;
   if (m !== undefined && m !== null) throw new ArgumentError(`${path.join('.')} is not a mapping.`);

@@ -5,7 +5,7 @@
  * never over an existing file; relative paths resolve against the module host's working directory.
  * The keys and the config text are made by the node's own `init` code (`node/new-config.ts`).
  */
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { isJsonObject, type Json } from '../../../codec/json.ts';
 import { parseUserConfig } from '../../../node/config.ts';
@@ -16,6 +16,7 @@ import {
   nodeConfigYaml,
 } from '../../../node/new-config.ts';
 import { ArgumentError } from './args.ts';
+import { writeFileAtomic } from './files.ts';
 
 export const USER_CONFIG_EXISTS = 'User configuration file exists. Use `update` command.';
 export const KEYSTORE_EXISTS = 'Keystore file exists. Use `update` command.';
@@ -118,14 +119,18 @@ export function generateUserConfig(raw: Json | undefined, cwd: string, dataDir: 
   }
   mkdirSync(dirname(output), { recursive: true });
   mkdirSync(dirname(keystore), { recursive: true });
-  writePrivate(keystore, keystoreYaml(keys));
-  writePrivate(output, config);
+  writePrivate(keystore, keystoreYaml(keys), KEYSTORE_EXISTS);
+  writePrivate(output, config, USER_CONFIG_EXISTS);
   if (a.usePersistencePaths) return output;
   return a.output ?? '';
 }
 
 /** A new file only its owner reads (mode 600 whatever the umask), never over an existing one. */
-function writePrivate(path: string, text: string): void {
-  writeFileSync(path, text, { mode: 0o600, flag: 'wx' });
-  chmodSync(path, 0o600);
+function writePrivate(path: string, text: string, existsMessage: string): void {
+  try {
+    writeFileAtomic(path, text, true);
+  } catch (e) {
+    if (existsSync(path)) throw new ArgumentError(existsMessage);
+    throw e;
+  }
 }

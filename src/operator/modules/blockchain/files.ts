@@ -1,0 +1,43 @@
+/**
+ * How the blockchain module writes a node's files (config, keystore, participation data): mode 600,
+ * through a temporary file in the same folder, so that a reader never sees a half-written file.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * Writes `path` with mode 600 through a temporary file in the same folder: a rename replaces an
+ * existing file in one step; with `exclusive`, a hard link creates it only if it does not exist.
+ */
+export function writeFileAtomic(path: string, content: string, exclusive: boolean): void {
+  if (path === '') throw new Error('No such file or directory (empty path)');
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    if (exclusive) linkSync(tmp, path);
+    else renameSync(tmp, path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new Error(code === 'EEXIST' ? `${path} exists` : `cannot write ${path}: ${code ?? 'error'}`);
+  } finally {
+    if (exclusive || existsSync(tmp)) unlinkSync(tmp);
+  }
+}
