@@ -86,7 +86,11 @@ async function sendFrame(stream: Stream, data: Uint8Array): Promise<void> {
     await stream.onDrain({ signal: AbortSignal.timeout(FRAME_TIMEOUT_MS) });
 }
 
-/** Serves the protocol from `store`: a peer sending a malformed want is disconnected. */
+/**
+ * Serves the protocol from `store`. A peer sending a malformed, excess or late want is
+ * disconnected; a failure on this side (a read error, an answer too large to send) is answered
+ * "don't have" and never blamed on the peer; a send that fails ends only that stream.
+ */
 export async function serveBlockExchange(node: Libp2p, store: () => BlockStore | undefined, log: Logger) {
   await node.handle(
     BLOCKEXC_PROTOCOL,
@@ -95,30 +99,51 @@ export async function serveBlockExchange(node: Libp2p, store: () => BlockStore |
       const reader = new FrameReader(stream, MAX_WANT_BYTES, FRAME_TIMEOUT_MS);
       try {
         for (let n = 0; ; n++) {
-          const frame = await reader.next();
-          if (frame === undefined) break;
-          if (n >= MAX_WANTS) throw new Error(`more than ${MAX_WANTS} wants on one stream`);
-          const want = decodeWant(frame);
-          const s = store();
-          const found =
-            s === undefined
-              ? undefined
-              : want.kind === KIND_BLOCK
-                ? await s.get(want.cid)
-                : await s.getLeaves(want.cid).then((l) => (l === undefined ? undefined : joinLeaves(l)));
-          await sendFrame(stream, answer(found));
+          let want: Want;
+          try {
+            const frame = await reader.next();
+            if (frame === undefined) break;
+            if (n >= MAX_WANTS) throw new Error(`more than ${MAX_WANTS} wants on one stream`);
+            want = decodeWant(frame);
+          } catch (e) {
+            throw new BadPeer(peer, (e as Error).message);
+          }
+          await sendFrame(stream, answer(await lookup(store(), want, log)));
         }
         await stream.close({ signal: AbortSignal.timeout(FRAME_TIMEOUT_MS) });
       } catch (e) {
         stream.abort(e as Error);
-        log.debug({ peer, err: (e as Error).message }, 'block exchange request refused; peer disconnected');
-        await node.hangUp(connection.remotePeer).catch(() => {});
+        if (e instanceof BadPeer) {
+          log.debug({ peer, err: e.message }, 'block exchange request refused; peer disconnected');
+          await node.hangUp(connection.remotePeer).catch(() => {});
+        } else log.debug({ peer, err: (e as Error).message }, 'block exchange stream ended');
       } finally {
         await reader.close();
       }
     },
     { maxInboundStreams: 32 },
   );
+}
+
+/** What this node has for `want`, if it can be sent: a local failure is "don't have". */
+async function lookup(s: BlockStore | undefined, want: Want, log: Logger): Promise<Uint8Array | undefined> {
+  if (s === undefined) return undefined;
+  try {
+    if (want.kind === KIND_BLOCK) {
+      const block = await s.get(want.cid);
+      return block !== undefined && block.length <= MAX_BLOCK_BYTES ? block : undefined;
+    }
+    const leaves = await s.getLeaves(want.cid);
+    if (leaves === undefined) return undefined;
+    if (leaves.length * 32 > MAX_LEAVES_BYTES) {
+      log.debug({ count: leaves.length }, 'block exchange: a leaves list too large to send');
+      return undefined;
+    }
+    return joinLeaves(leaves);
+  } catch (e) {
+    log.warn({ err: (e as Error).message }, 'block exchange: reading the repository failed');
+    return undefined;
+  }
 }
 
 function joinLeaves(leaves: readonly Uint8Array[]): Uint8Array {

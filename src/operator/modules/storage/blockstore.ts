@@ -3,9 +3,12 @@
  * `storage-quota`): one file per block under `<data-dir>/repo/blocks/`, named by the block's CID and
  * written atomically (a temporary file renamed into place), manifests being blocks of the
  * `codex-manifest` codec; each dataset's block digests (its Merkle leaves) under
- * `<data-dir>/repo/trees/<treeCid>`. Quota: every stored block's bytes count once against
- * `storage-quota`; a write that would pass it is refused. Nothing is reserved (`quotaReservedBytes`
- * is 0: reservations belong to the marketplace, which this node does not run).
+ * `<data-dir>/repo/trees/<treeCid>`. Quota: every stored block's bytes, and each kept leaves list's,
+ * count once against `storage-quota`; a write that would pass it is refused. The room is taken when
+ * a write starts (before its first await), so writes under way together cannot pass the quota.
+ * Nothing is reserved for others (`quotaReservedBytes` is 0: reservations belong to the marketplace,
+ * which this node does not run).
+ * inferred: counting the leaves lists (the reference keeps its per-block proofs in its metadata store).
  * Expiry (§3.3 `block-ttl`, `block-mi`, `block-mn`; logos-storage-nim `codex/stores/maintenance.nim`):
  * a block expires `block-ttl` after it was last stored (its file's modification time; storing it
  * again extends it); each maintenance round looks at up to `block-mn` blocks from where the last one
@@ -39,7 +42,14 @@ export class BlockStore {
   private readonly treesDir: string;
   /** Stored blocks: CID text → size in bytes. */
   private readonly sizes = new Map<string, number>();
+  /** Kept leaves lists: tree CID text → size in bytes. */
+  private readonly treeSizes = new Map<string, number>();
+  /** Writes under way: file path → the write. */
+  private readonly writing = new Map<string, Promise<void>>();
+  /** Bytes stored, blocks and leaves lists. */
   private used = 0;
+  /** Bytes of the writes under way. */
+  private pending = 0;
   /** Where the next expiry round starts. */
   private cursor = 0;
 
@@ -66,6 +76,21 @@ export class BlockStore {
       this.sizes.set(name, size);
       this.used += size;
     }
+    for (const name of readdirSync(this.treesDir)) {
+      const path = join(this.treesDir, name);
+      if (name.startsWith('.tmp-')) {
+        unlinkSync(path);
+        continue;
+      }
+      try {
+        parseCid(name);
+      } catch {
+        continue;
+      }
+      const size = statSync(path).size;
+      this.treeSizes.set(name, size);
+      this.used += size;
+    }
   }
 
   space(): Space {
@@ -81,10 +106,29 @@ export class BlockStore {
     return this.sizes.has(cidText(cid));
   }
 
-  /** Refuses up front a write of `bytes` more than the quota leaves. */
+  /** Refuses up front a write of `bytes` more than the quota leaves (writes under way count). */
   ensureRoom(bytes: number): void {
-    const free = this.quotaMaxBytes - this.used;
-    if (bytes > free) throw new QuotaExceeded(bytes, free);
+    const free = this.quotaMaxBytes - this.used - this.pending;
+    if (bytes > free) throw new QuotaExceeded(bytes, Math.max(free, 0));
+  }
+
+  /**
+   * Writes `bytes` to `path` with the room for them taken before the write starts and given back
+   * when it ends; `done` records a written file. A write of the same file under way is joined.
+   */
+  private write(path: string, bytes: Uint8Array, done: () => void): Promise<void> {
+    const under = this.writing.get(path);
+    if (under !== undefined) return under;
+    this.ensureRoom(bytes.length);
+    this.pending += bytes.length;
+    const w = atomicWrite(path, bytes)
+      .then(done)
+      .finally(() => {
+        this.pending -= bytes.length;
+        this.writing.delete(path);
+      });
+    this.writing.set(path, w);
+    return w;
   }
 
   /** Stores a block under its CID (the caller has checked that the bytes hash to it); a no-op if held. */
@@ -95,12 +139,11 @@ export class BlockStore {
       await utimes(join(this.blocksDir, name), now, now).catch(() => {});
       return;
     }
-    this.ensureRoom(bytes.length);
-    await atomicWrite(join(this.blocksDir, name), bytes);
-    if (!this.sizes.has(name)) {
+    await this.write(join(this.blocksDir, name), bytes, () => {
+      if (this.sizes.has(name)) return;
       this.sizes.set(name, bytes.length);
       this.used += bytes.length;
-    }
+    });
   }
 
   async get(cid: CID): Promise<Uint8Array | undefined> {
@@ -161,10 +204,14 @@ export class BlockStore {
   async putLeaves(treeCid: CID, leaves: readonly Uint8Array[]): Promise<void> {
     if (!treeCid.equals(cidOfDigest(ROOT_CODEC, treeRoot(leaves))))
       throw new Error('The block list does not match the tree CID');
-    const path = join(this.treesDir, cidText(treeCid));
+    const name = cidText(treeCid);
     const buf = new Uint8Array(leaves.length * 32);
+    if (this.treeSizes.get(name) === buf.length) return; // kept already (a damaged file is replaced)
     for (const [i, l] of leaves.entries()) buf.set(l, i * 32);
-    await atomicWrite(path, buf);
+    await this.write(join(this.treesDir, name), buf, () => {
+      this.used += buf.length - (this.treeSizes.get(name) ?? 0);
+      this.treeSizes.set(name, buf.length);
+    });
   }
 
   /** A dataset's leaves, if kept. */
@@ -182,7 +229,12 @@ export class BlockStore {
   }
 
   async deleteLeaves(treeCid: CID): Promise<void> {
-    await rm(join(this.treesDir, cidText(treeCid)), { force: true });
+    const name = cidText(treeCid);
+    await rm(join(this.treesDir, name), { force: true });
+    const size = this.treeSizes.get(name);
+    if (size === undefined) return;
+    this.treeSizes.delete(name);
+    this.used -= size;
   }
 }
 

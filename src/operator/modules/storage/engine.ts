@@ -149,6 +149,7 @@ export class Engine {
     signal: AbortSignal,
     onTotal?: (bytes: number) => void,
   ): AsyncGenerator<Uint8Array> {
+    refuseTreeCid(cid);
     if (local && !this.store.has(cid)) throw new Error('Block not found in local store');
     if (cid.code !== MANIFEST_CODEC) {
       let block = await this.store.get(cid);
@@ -195,6 +196,7 @@ export class Engine {
 
   /** Deletes a dataset (its blocks, leaves and manifest) or one block; a missing one is no error. */
   async remove(cid: CID): Promise<void> {
+    refuseTreeCid(cid);
     if (cid.code !== MANIFEST_CODEC) {
       await this.store.delete(cid);
       return;
@@ -207,6 +209,15 @@ export class Engine {
     await this.store.deleteLeaves(m.treeCid);
     await this.store.delete(cid);
   }
+}
+
+/**
+ * A dataset tree (`codex-root`) CID names no block: asking peers for it as one would break their
+ * protocol (a block want carries a block or manifest CID), so it is refused here.
+ */
+export function refuseTreeCid(cid: CID): void {
+  if (cid.code === ROOT_CODEC)
+    throw new Error(`CID ${cidText(cid)} is a dataset tree CID; give the dataset's manifest CID`);
 }
 
 function* pieces(data: Uint8Array, size: number): Generator<Uint8Array> {

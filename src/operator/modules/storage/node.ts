@@ -58,17 +58,25 @@ export interface TableNode {
   readonly seen: boolean;
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
+/**
+ * Waits `ms`, or rejects when `signal` aborts; the abort listener is removed when the time is up, so
+ * a fetch's retries do not pile listeners on its deadline.
+ */
+export const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 
 /**

@@ -21,7 +21,7 @@ import { ArgumentError, boolArg, chunkSizeArg, cidArg, nonEmptyArg, stringListAr
 import { BlockStore } from './blockstore.ts';
 import { cidText } from './cid.ts';
 import { LOG_LEVELS, parseConfig, type StorageConfig } from './config.ts';
-import { DatasetWriter, DEFAULT_BLOCK_SIZE, Engine } from './engine.ts';
+import { DatasetWriter, DEFAULT_BLOCK_SIZE, Engine, refuseTreeCid } from './engine.ts';
 import type { Manifest } from './manifest.ts';
 import { mimetypeOf } from './mime.ts';
 import { FETCH_TIMEOUT_MS, StorageNetwork } from './node.ts';
@@ -454,6 +454,11 @@ export class StorageModule {
     const cid = cidArg(arg, 'Failed to start chunk download');
     const isLocal = boolArg(local, 'local');
     const size = chunkSizeArg(chunkSize, DEFAULT_BLOCK_SIZE);
+    try {
+      refuseTreeCid(cid);
+    } catch (e) {
+      return fail(`Failed to start chunk download: ${(e as Error).message}`);
+    }
     const sessionId = cidText(cid);
     if (this.downloads.has(sessionId)) return fail(`A download of ${sessionId} is already under way.`);
     const ctl = new AbortController();
@@ -514,7 +519,12 @@ export class StorageModule {
 
   async remove(arg: Json | undefined): Promise<StdLogosResult> {
     const { engine } = this.node();
-    await engine.remove(cidArg(arg, 'Failed to delete the data'));
+    const cid = cidArg(arg, 'Failed to delete the data');
+    try {
+      await engine.remove(cid);
+    } catch (e) {
+      return fail(`Failed to delete the data: ${(e as Error).message}`);
+    }
     return ok();
   }
 

@@ -5,7 +5,8 @@
  * the fetch fails; an honest peer's block is returned; a peer sending a malformed want is dropped.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { getEventListeners } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -18,9 +19,15 @@ import { createLibp2p, type Libp2p } from 'libp2p';
 import pino from 'pino';
 import { BLOCKEXC_PROTOCOL } from '../../../../src/operator/modules/storage/blockexc.ts';
 import { BlockStore } from '../../../../src/operator/modules/storage/blockstore.ts';
-import { BLOCK_CODEC, cidOf } from '../../../../src/operator/modules/storage/cid.ts';
+import {
+  BLOCK_CODEC,
+  cidOf,
+  cidOfDigest,
+  cidText,
+  ROOT_CODEC,
+} from '../../../../src/operator/modules/storage/cid.ts';
 import { parseConfig } from '../../../../src/operator/modules/storage/config.ts';
-import { StorageNetwork } from '../../../../src/operator/modules/storage/node.ts';
+import { StorageNetwork, sleep } from '../../../../src/operator/modules/storage/node.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'storage-blockexc-'));
 const log = pino({ level: 'silent' });
@@ -151,5 +158,47 @@ describe('storage block exchange: frames checked before allocation', () => {
     } finally {
       await other.stop();
     }
+  });
+});
+
+describe('storage block exchange: local failures are not blamed on the asking peer', () => {
+  let node: StorageNetwork;
+  before(async () => {
+    node = await storageNode('l');
+  });
+  after(async () => {
+    await node.stop();
+  });
+
+  test('a leaves list too large to send is answered "don\'t have"; the peer stays connected', async () => {
+    // more leaves than one frame holds (a dataset of 1-byte blocks would have them)
+    const treeCid = cidOfDigest(ROOT_CODEC, new Uint8Array(32).fill(7));
+    writeFileSync(join(dir, 'l', 'repo', 'trees', cidText(treeCid)), new Uint8Array(16 * 1024 * 1024 + 32));
+    const other = await rawPeer();
+    try {
+      const stream = await other.dialProtocol(node.libp2p.getMultiaddrs()[0]!, BLOCKEXC_PROTOCOL);
+      const want = Uint8Array.from([2, ...treeCid.bytes]);
+      stream.send(u32(want.length));
+      stream.send(want);
+      await stream.close();
+      const got: number[] = [];
+      for await (const chunk of stream) got.push(...chunk.subarray());
+      assert.deepEqual(got, [1, 0, 0, 0, 1], "one answer frame: don't have");
+      assert.equal(other.getPeers().length, 1, 'the asking peer is not disconnected');
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
+describe('storage fetch retries', () => {
+  test('a retry wait leaves no abort listener on the fetch deadline', async () => {
+    const deadline = new AbortController();
+    for (let i = 0; i < 20; i++) await sleep(1, deadline.signal);
+    assert.equal(getEventListeners(deadline.signal, 'abort').length, 0);
+    const waiting = sleep(60_000, deadline.signal);
+    deadline.abort(new Error('deadline'));
+    await assert.rejects(waiting, /deadline/);
+    await assert.rejects(sleep(1, deadline.signal), /deadline/, 'an aborted deadline ends the wait at once');
   });
 });

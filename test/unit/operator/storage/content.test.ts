@@ -21,7 +21,7 @@ import {
   parseCid,
   ROOT_CODEC,
 } from '../../../../src/operator/modules/storage/cid.ts';
-import { DatasetWriter, Engine } from '../../../../src/operator/modules/storage/engine.ts';
+import { DatasetWriter, Engine, type Fetcher } from '../../../../src/operator/modules/storage/engine.ts';
 import { decodeManifest, encodeManifest } from '../../../../src/operator/modules/storage/manifest.ts';
 import { treeRoot } from '../../../../src/operator/modules/storage/merkle.ts';
 
@@ -150,9 +150,9 @@ describe('storage chunking and block store', () => {
     const leaves = [data.subarray(0, 1024), data.subarray(1024, 2048), last].map((b) => sha256(b));
     assert.ok(m.treeCid.equals(cidOfDigest(ROOT_CODEC, treeRoot(leaves))));
     assert.ok(store.has(cidOf(BLOCK_CODEC, last)), 'the padded last block is stored under its CID');
-    // three blocks and the manifest
+    // three blocks and the manifest; the leaves list counts against the quota too
     assert.equal(store.space().totalBlocks, 4);
-    assert.equal(store.space().quotaUsedBytes, 3 * 1024 + encodeManifest(m).length);
+    assert.equal(store.space().quotaUsedBytes, 3 * 1024 + encodeManifest(m).length + 3 * 32);
     const out: Uint8Array[] = [];
     for await (const p of engine.retrieve(cid, true, 1000, AbortSignal.timeout(1000))) out.push(p);
     assert.deepEqual(Buffer.concat(out), Buffer.from(data));
@@ -182,6 +182,40 @@ describe('storage chunking and block store', () => {
     });
   });
 
+  test('writes under way together cannot pass the quota; leaves lists count against it', async () => {
+    const store = new BlockStore(join(dir, 'r5'), 2048 + 64);
+    const blocks = [bytes(1024, 11), bytes(1024, 12), bytes(1024, 13)];
+    const results = await Promise.allSettled(blocks.map((b) => store.put(cidOf(BLOCK_CODEC, b), b)));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'rejected'],
+    );
+    assert.ok((results[2] as PromiseRejectedResult).reason instanceof QuotaExceeded);
+    // the same block stored twice at once is written and counted once
+    const again = bytes(32, 14);
+    await Promise.all([
+      store.put(cidOf(BLOCK_CODEC, again), again),
+      store.put(cidOf(BLOCK_CODEC, again), again),
+    ]);
+    assert.equal(store.space().quotaUsedBytes, 2048 + 32);
+    // 32 bytes left: one leaf fits, two do not
+    const two = [sha256(bytes(4, 15)), sha256(bytes(4, 16))];
+    const twoCid = cidOfDigest(ROOT_CODEC, treeRoot(two));
+    await assert.rejects(store.putLeaves(twoCid, two), QuotaExceeded);
+    assert.equal(await store.getLeaves(twoCid), undefined);
+    const one = [sha256(bytes(4, 17))];
+    const oneCid = cidOfDigest(ROOT_CODEC, treeRoot(one));
+    await store.putLeaves(oneCid, one);
+    assert.equal(store.space().quotaUsedBytes, 2048 + 64);
+    assert.equal(
+      new BlockStore(join(dir, 'r5'), 4096).space().quotaUsedBytes,
+      2048 + 64,
+      'counted when reopened',
+    );
+    await store.deleteLeaves(oneCid);
+    assert.equal(store.space().quotaUsedBytes, 2048 + 32);
+  });
+
   test('expiry: a block stored longer than the ttl ago goes, a fresh or re-stored one stays; rounds take block-mn blocks', async () => {
     const store = new BlockStore(join(dir, 'r3'), 1 << 20);
     const blocks = [bytes(10, 1), bytes(10, 2), bytes(10, 3)];
@@ -197,5 +231,44 @@ describe('storage chunking and block store', () => {
       [false, false, true],
     );
     assert.equal(store.space().quotaUsedBytes, 10);
+  });
+
+  test('a dataset tree CID is refused by retrieve and remove, and never asked of peers', async () => {
+    const store = new BlockStore(join(dir, 'r4'), 1 << 20);
+    const w = new DatasetWriter(store, 1024, undefined, undefined);
+    await w.push(bytes(100));
+    const m = decodeManifest((await store.get(await w.finish()))!);
+    const asked: string[] = [];
+    const fetcher: Fetcher = {
+      block: async (c) => {
+        asked.push(cidText(c));
+        throw new Error('no peer');
+      },
+      blocks: async (cs) => {
+        asked.push(...cs.map(cidText));
+        throw new Error('no peer');
+      },
+      leaves: async (c) => {
+        asked.push(cidText(c));
+        throw new Error('no peer');
+      },
+    };
+    const engine = new Engine(store, fetcher);
+    const stranger = cidOfDigest(ROOT_CODEC, sha256(bytes(5, 9)));
+    for (const [cid, local] of [
+      [stranger, false],
+      [m.treeCid, false],
+      [m.treeCid, true],
+    ] as const) {
+      const drain = async () => {
+        for await (const _ of engine.retrieve(cid, local, 1000, AbortSignal.timeout(1000))) {
+        }
+      };
+      await assert.rejects(drain(), /is a dataset tree CID; give the dataset's manifest CID/);
+    }
+    await assert.rejects(engine.remove(m.treeCid), /is a dataset tree CID/);
+    assert.deepEqual(asked, []);
+    assert.equal(store.space().totalBlocks, 2, 'the dataset is untouched');
+    assert.ok(await store.getLeaves(m.treeCid));
   });
 });

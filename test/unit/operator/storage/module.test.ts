@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import type { Json } from '../../../../src/codec/json.ts';
 import type { LogosModule, StdLogosResult } from '../../../../src/operator/module-api.ts';
+import { cidOfDigest, cidText, ROOT_CODEC } from '../../../../src/operator/modules/storage/cid.ts';
 import factory from '../../../../src/operator/modules/storage/index.ts';
 import { PRESET_BOOTSTRAP } from '../../../../src/operator/modules/storage/presets.ts';
 
@@ -157,6 +158,16 @@ describe('storage module calls', () => {
       ],
       ['exists', ['nope'], /Failed to check the data existence: cannot parse cid: nope/],
       ['remove', ['nope'], /Failed to delete the data: cannot parse cid: nope/],
+      [
+        'remove',
+        [cidText(cidOfDigest(ROOT_CODEC, new Uint8Array(32)))],
+        /Failed to delete the data: CID .* is a dataset tree CID/,
+      ],
+      [
+        'downloadChunks',
+        [cidText(cidOfDigest(ROOT_CODEC, new Uint8Array(32))), false, 65536],
+        /dataset tree CID/,
+      ],
       ['fetch', ['nope'], /Failed to fetch the data: cannot parse cid: nope/],
       ['connect', ['not-a-peer'], /Invalid peer id/],
       ['connect', ['16Uiu2HAm3xPbYz2zsq5XVGDCMqKhhNXZWyYV6WLVv3yzzUiRJWnW', 42], /peerAddresses/],
