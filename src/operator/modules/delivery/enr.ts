@@ -85,10 +85,20 @@ export function clusterOf(enr: ENR): number | undefined {
   }
 }
 
-/** `/ip4/<ip>/tcp/<port>/p2p/<peer id>` of a record, or undefined when it has no IPv4 TCP address. */
+/**
+ * `/ip4/<ip>/tcp/<port>/p2p/<peer id>` of a record, or undefined when it has no IPv4 TCP address or a
+ * malformed one.
+ */
 export function tcpDialAddress(enr: ENR): string | undefined {
-  const ip = enr.ip;
-  const tcp = enr.tcp;
+  let ip: string | undefined;
+  let tcp: number | undefined;
+  try {
+    // the record's fields are decoded on reading: a malformed one (a 3-byte `ip`) throws
+    ip = enr.ip;
+    tcp = enr.tcp;
+  } catch {
+    return undefined;
+  }
   if (ip === undefined || tcp === undefined || tcp === 0) return undefined;
   return `/ip4/${ip}/tcp/${tcp}/p2p/${enr.peerId.toString()}`;
 }

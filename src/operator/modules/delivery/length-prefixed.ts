@@ -34,33 +34,46 @@ export async function readLengthPrefixed(
   source: AsyncIterable<Chunk>,
   maxBytes: number,
 ): Promise<Uint8Array> {
-  let buf = new Uint8Array(0);
+  // the chunks are kept in a list and joined once at the end: copying everything gathered so far on
+  // every chunk would cost quadratic time for a peer sending tiny chunks
+  const chunks: Uint8Array[] = [];
+  let total = 0;
   let len: number | undefined;
   let headerBytes = 0;
   for await (const c of source) {
     const b = c instanceof Uint8Array ? c : c.subarray();
-    const next = new Uint8Array(buf.length + b.length);
-    next.set(buf);
-    next.set(b, buf.length);
-    buf = next;
+    if (b.length === 0) continue;
+    chunks.push(b);
+    total += b.length;
     if (len === undefined) {
+      // the varint is in the first 5 bytes at most
       let v = 0;
       let mul = 1;
-      for (let i = 0; i < buf.length; i++) {
-        if (i >= 5) throw new Error('bad length prefix');
-        v += (buf[i]! & 0x7f) * mul;
-        mul *= 128;
-        if ((buf[i]! & 0x80) === 0) {
-          len = v;
-          headerBytes = i + 1;
-          break;
+      let i = 0;
+      scan: for (const ch of chunks) {
+        for (let j = 0; j < ch.length; j++, i++) {
+          if (i >= 5) throw new Error('bad length prefix');
+          v += (ch[j]! & 0x7f) * mul;
+          mul *= 128;
+          if ((ch[j]! & 0x80) === 0) {
+            len = v;
+            headerBytes = i + 1;
+            break scan;
+          }
         }
       }
       if (len !== undefined && len > maxBytes)
         throw new Error(`response of ${len} bytes exceeds ${maxBytes}`);
     }
-    if (len !== undefined && buf.length - headerBytes >= len)
+    if (len !== undefined && total - headerBytes >= len) {
+      const buf = new Uint8Array(total);
+      let at = 0;
+      for (const ch of chunks) {
+        buf.set(ch, at);
+        at += ch.length;
+      }
       return buf.subarray(headerBytes, headerBytes + len);
+    }
   }
   throw new Error('the store peer closed the stream before answering');
 }

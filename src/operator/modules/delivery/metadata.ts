@@ -22,21 +22,39 @@ export interface Membership {
 
 /**
  * Answers a metadata request with our cluster and shards; true when the asking peer is of another
- * cluster (the caller then disconnects it).
+ * cluster (the caller then disconnects it). A peer that does not send its request (or take the
+ * answer) within `timeoutMs` fails the exchange, so a silent stream is not held open.
  */
-export async function serveMetadata(stream: Stream, own: Membership): Promise<boolean> {
-  const req = proto_metadata.WakuMetadataRequest.decode(
-    await readLengthPrefixed(stream, MAX_METADATA_BYTES),
-    { limits: { shards: 1024 } },
+export async function serveMetadata(
+  stream: Stream,
+  own: Membership,
+  timeoutMs: number = METADATA_TIMEOUT_MS,
+): Promise<boolean> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  const body = await beforeAbort(
+    readLengthPrefixed(stream, MAX_METADATA_BYTES),
+    signal,
+    'metadata request not received in time',
   );
+  const req = proto_metadata.WakuMetadataRequest.decode(body, { limits: { shards: 1024 } });
   const res = proto_metadata.WakuMetadataResponse.encode({
     clusterId: own.clusterId,
     shards: [...own.shards],
   });
-  if (!stream.send(lengthPrefixed(res)))
-    await stream.onDrain({ signal: AbortSignal.timeout(METADATA_TIMEOUT_MS) });
+  if (!stream.send(lengthPrefixed(res))) await stream.onDrain({ signal });
   await stream.close();
   return req.clusterId !== undefined && req.clusterId !== own.clusterId;
+}
+
+/** `p`, or a rejection with `message` when `signal` aborts first. */
+function beforeAbort<T>(p: Promise<T>, signal: AbortSignal, message: string): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error(message));
+  let onAbort = (): void => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new Error(message));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([p, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 /** Asks a connected peer for its cluster and shards. */
@@ -49,14 +67,11 @@ export async function requestMetadata(connection: Connection, own: Membership): 
       shards: [...own.shards],
     });
     if (!stream.send(lengthPrefixed(req))) await stream.onDrain({ signal });
-    const body = await Promise.race([
+    const body = await beforeAbort(
       readLengthPrefixed(stream, MAX_METADATA_BYTES),
-      new Promise<never>((_, reject) =>
-        signal.addEventListener('abort', () => reject(new Error('metadata request timed out')), {
-          once: true,
-        }),
-      ),
-    ]);
+      signal,
+      'metadata request timed out',
+    );
     const res = proto_metadata.WakuMetadataResponse.decode(body, { limits: { shards: 1024 } });
     if (res.clusterId === undefined) throw new Error('empty cluster-id reported');
     await stream.close().catch(() => {});

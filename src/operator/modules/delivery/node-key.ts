@@ -4,7 +4,17 @@
  * characters, mode 600), created on first use so the node keeps its peer id and ENR across restarts.
  * The secret is never logged.
  */
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { generateKeyPair, privateKeyFromRaw } from '@libp2p/crypto/keys';
 import type { PrivateKey } from '@libp2p/interface';
@@ -37,7 +47,29 @@ export async function loadNodeKey(nodekey: string | null, dataDir: string): Prom
   if (existsSync(path)) return fromHex(readFileSync(path, 'utf8').trim().toLowerCase(), path);
   const key = await generateKeyPair('secp256k1');
   const secret = key.raw;
-  writeFileSync(path, `${Buffer.from(secret).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(path, 0o600);
+  writeNew(dataDir, path, `${Buffer.from(secret).toString('hex')}\n`);
   return { privateKey: key, secret };
+}
+
+/**
+ * Creates `path` (mode 600) with `content` through a temporary file in `dir`, hard-linked into place
+ * once complete and synced: a kill or a full disk mid-write never leaves a partial key file, and an
+ * existing file is never replaced.
+ */
+function writeNew(dir: string, path: string, content: string): void {
+  const tmp = join(dir, `.${NODE_KEY_FILE}.${randomBytes(6).toString('hex')}.tmp`);
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    try {
+      const data = Buffer.from(content);
+      let at = 0;
+      while (at < data.length) at += writeSync(fd, data, at, data.length - at);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    linkSync(tmp, path);
+  } finally {
+    unlinkSync(tmp);
+  }
 }

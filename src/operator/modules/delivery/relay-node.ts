@@ -277,6 +277,7 @@ export class WakuRelayNode {
             else this.log.debug({ err: (r.reason as Error)?.message }, 'discv5 lookup failed');
           }
         })
+        .catch((e: unknown) => this.log.debug({ err: (e as Error)?.message }, 'discv5 lookup failed'))
         .finally(() =>
           this.scheduleLookup(this.lookups < LOOKUP_FAST_COUNT ? LOOKUP_FAST_MS : LOOKUP_SLOW_MS),
         );
@@ -308,14 +309,20 @@ export class WakuRelayNode {
 
   /** A record found by discv5: dialled when it announces relay and a TCP address. */
   private consider(enr: ENR): void {
-    if (!hasRelay(enr)) return;
-    // a relay node of another cluster shares no topic with us
-    const cluster = clusterOf(enr);
-    if (cluster !== undefined && cluster !== this.cfg.clusterId) return;
-    const addr = tcpDialAddress(enr);
-    if (addr === undefined) return;
-    this.hooks.onDiscovered();
-    this.dial(addr);
+    // a record comes from any peer and is only signature-checked: reading a malformed field (a 3-byte
+    // `ip`) throws, here possibly inside discv5's socket handler, where a throw would end the process
+    try {
+      if (!hasRelay(enr)) return;
+      // a relay node of another cluster shares no topic with us
+      const cluster = clusterOf(enr);
+      if (cluster !== undefined && cluster !== this.cfg.clusterId) return;
+      const addr = tcpDialAddress(enr);
+      if (addr === undefined) return;
+      this.hooks.onDiscovered();
+      this.dial(addr);
+    } catch (e) {
+      this.log.debug({ err: (e as Error).message }, 'discovered record ignored');
+    }
   }
 
   private dial(addr: string): void {

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { SignableENR } from '@chainsafe/enr';
 import { EnrDecoder } from '@waku/enr';
 import {
   clusterOf,
@@ -79,6 +80,12 @@ describe('delivery ENR', () => {
     assert.equal(tcpDialAddress(noRelay), undefined, 'no ip, nothing to dial');
     assert.equal(clusterOf(noRelay), undefined, 'no relay, no shards announced');
     assert.throws(() => decodeEnr('enr:-garbage'));
+    // a correctly signed record whose `ip` is 3 bytes: nothing to dial, no throw
+    const bad = SignableENR.createV4(SECRET);
+    bad.set('ip', Uint8Array.of(1, 2, 3));
+    bad.tcp = 4000;
+    const badIp = decodeEnr(bad.encodeTxt());
+    assert.equal(tcpDialAddress(badIp), undefined);
     assert.throws(() =>
       createLocalEnr({
         secret: SECRET,

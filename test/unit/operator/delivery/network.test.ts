@@ -1,18 +1,23 @@
 /**
  * The delivery node on the network, in process on loopback (operator.md §4.2, §6.3): relay between two
  * messaging-layer nodes (`send` → `messageReceived` with the message hash), a peer relaying garbage on a
- * shard is refused and disconnected, Waku Metadata is answered (another cluster is disconnected), discv5 finds a node only known to the entry node, and the Store
- * client against a small store responder (an answer, a silent peer, bad queries).
+ * shard is refused and disconnected, Waku Metadata is answered (another cluster is disconnected),
+ * discv5 finds a node only known to the entry node, a discv5 peer's malformed record is ignored, and
+ * the Store client against a small store responder (an answer, a silent peer, bad queries).
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { Discv5 } from '@chainsafe/discv5';
+import { SignableENR } from '@chainsafe/enr';
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
+import { generateKeyPair } from '@libp2p/crypto/keys';
 import { type GossipSub, gossipsub, StrictNoSign } from '@libp2p/gossipsub';
 import { identify } from '@libp2p/identify';
 import type { Stream } from '@libp2p/interface';
 import { tcp } from '@libp2p/tcp';
 import { multiaddr } from '@multiformats/multiaddr';
+import { encodeWaku2 } from '@waku/enr';
 import { proto_store } from '@waku/proto';
 import { contentTopicToPubsubTopic } from '@waku/utils';
 import { createLibp2p, type Libp2p } from 'libp2p';
@@ -27,7 +32,7 @@ import {
   MAX_STORE_RPC_BYTES,
   STORE_QUERY_PROTOCOL,
 } from '../../../../src/operator/modules/delivery/store-client.ts';
-import { freeTcpPort, loopbackConfig, type TestModule, testModule, waitFor } from './helpers.ts';
+import { freeTcpPort, freeUdpPort, loopbackConfig, type TestModule, testModule, waitFor } from './helpers.ts';
 
 const TOPIC = '/delivery-test/1/chat/proto';
 
@@ -154,6 +159,42 @@ describe('delivery node on loopback', () => {
     await waitFor('B connected to A and C', async () => (await peers(b)) >= 2, 25_000);
     assert.match(await info(b, 'Metrics'), /waku_discv5_discovered_peers_total [1-9]/);
     assert.ok(peerC.startsWith('16Uiu2'));
+  });
+
+  test('discv5: a signed record with a malformed ip from a peer is ignored; a good one is still dialled', async () => {
+    const c = await started('kernel', { discv5Discovery: false });
+    const enrC = await info(c, 'MyENR');
+    // a bare discv5 node answering FINDNODE with C's record and a relay record whose `ip` is 3 bytes
+    const key = await generateKeyPair('secp256k1');
+    const udp = await freeUdpPort();
+    const own = SignableENR.createV4(key.raw);
+    own.ip = '127.0.0.1';
+    own.udp = udp;
+    const evil = SignableENR.createV4((await generateKeyPair('secp256k1')).raw);
+    evil.set('ip', Uint8Array.of(127, 0, 1));
+    evil.tcp = 4000;
+    evil.udp = 4001;
+    evil.set(
+      'waku2',
+      Uint8Array.of(encodeWaku2({ relay: true, store: false, filter: false, lightPush: false })),
+    );
+    const m = Discv5.create({
+      enr: own,
+      privateKey: key as never,
+      bindAddrs: { ip4: own.getLocationMultiaddr('udp') as never },
+    });
+    await m.start();
+    try {
+      m.addEnr(evil.encodeTxt());
+      m.addEnr(enrC);
+      const b = await started('kernel', { entryNodes: [own.encodeTxt()] });
+      await waitFor('B connected to C', async () => (await peers(b)) >= 1, 15_000);
+      // more lookups bring the malformed record again (events and lookup results): B stays up
+      await new Promise((r) => setTimeout(r, 2500));
+      assert.equal((await b.call('getNodeInfo', 'MyPeerId')).success, true);
+    } finally {
+      await m.stop();
+    }
   });
 
   test('storeQuery: a store responder answers; a silent one times out; bad queries fail', async () => {
