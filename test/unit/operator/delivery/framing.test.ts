@@ -15,14 +15,12 @@ async function* chunked(data: Uint8Array, size: number): AsyncGenerator<Uint8Arr
 }
 
 describe('delivery length-prefixed framing', () => {
-  test('a message in tiny chunks is read without quadratic copying', async () => {
-    const body = new Uint8Array(2 << 20).map((_, i) => i & 0xff);
-    const started = performance.now();
-    const got = await readLengthPrefixed(chunked(lengthPrefixed(body), 32), 4 << 20);
-    const ms = performance.now() - started;
+  // A watchdog, not a timing figure: read linearly this takes well under a second; copying everything
+  // gathered so far on each of the 131,072 chunks would move ~280 GB and never finish in time.
+  test('a message in tiny chunks is read without quadratic copying', { timeout: 30_000 }, async () => {
+    const body = new Uint8Array(4 << 20).map((_, i) => i & 0xff);
+    const got = await readLengthPrefixed(chunked(lengthPrefixed(body), 32), 8 << 20);
     assert.deepEqual(got, body);
-    // copying everything gathered so far on each of the 65536 chunks would move ~70 GB here
-    assert.ok(ms < 2000, `took ${Math.round(ms)} ms`);
   });
 
   test('prefix split over chunks, extra bytes after the message, limits and early ends', async () => {
