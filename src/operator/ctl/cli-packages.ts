@@ -573,12 +573,18 @@ export function addPackageCommands(program: Command, kit: CliKit): void {
     .description('issued tokens (names and dates, never the tokens)')
     .action(() => {
       const { out, session } = kit.ctx();
-      const list = session.tokens.list();
-      print(out, list as unknown as Json, () => {
-        line(`${pad('NAME', 20)} ${pad('ISSUED', 26)} ${pad('EXPIRES', 22)} LOCAL_ONLY`);
-        for (const t of list)
-          line(`${pad(t.name, 20)} ${pad(t.issued_at, 26)} ${pad(t.expires_at ?? '-', 22)} ${t.local_only}`);
-      });
+      try {
+        const list = session.tokens.list();
+        print(out, list as unknown as Json, () => {
+          line(`${pad('NAME', 20)} ${pad('ISSUED', 26)} ${pad('EXPIRES', 22)} LOCAL_ONLY`);
+          for (const t of list)
+            line(
+              `${pad(t.name, 20)} ${pad(t.issued_at, 26)} ${pad(t.expires_at ?? '-', 22)} ${t.local_only}`,
+            );
+        });
+      } catch (e) {
+        tokenErr(out, e);
+      }
     });
   token
     .command('revoke <name>')

@@ -39,19 +39,25 @@ export interface RestartPolicy {
   readonly backoffMs: number;
 }
 
+/** The longest delay a Node timer honours (a longer one fires at once). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** `restart_policy:`: how often and how soon a crashed module is restarted (defaults 3, 1000 ms). */
 export function restartPolicy(config: Record<string, unknown>): RestartPolicy {
   const m = config.restart_policy ?? {};
   if (typeof m !== 'object' || m === null || Array.isArray(m))
     throw new Error('restart_policy: not a mapping');
   const o = m as Record<string, unknown>;
-  const int = (k: string, d: number): number => {
+  const int = (k: string, d: number, max: number): number => {
     const v = o[k] ?? d;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
-      throw new Error(`restart_policy.${k}: expected a whole number, 0 or more`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max)
+      throw new Error(`restart_policy.${k}: expected a whole number from 0 to ${max}`);
     return v;
   };
-  return { maxRestarts: int('max_restarts', 3), backoffMs: int('backoff_ms', 1000) };
+  return {
+    maxRestarts: int('max_restarts', 3, Number.MAX_SAFE_INTEGER),
+    backoffMs: int('backoff_ms', 1000, MAX_TIMER_MS),
+  };
 }
 
 /** `modules_dirs:`: more folders of installed modules (relative ones against the daemon's cwd). */

@@ -23,14 +23,14 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { isJsonObject, type Json, JsonFloat } from '../../codec/json.ts';
-import { configuredModulesDirs, type RestartPolicy, restartPolicy } from './daemon-config.ts';
+import { configuredModulesDirs, MAX_TIMER_MS, type RestartPolicy, restartPolicy } from './daemon-config.ts';
 import { AlreadyRunning } from './errors.ts';
 import { DaemonLock } from './lock.ts';
 import { loggingConfig, RotatingLog } from './log-file.ts';
-import { ModuleProcess } from './module-process.ts';
+import { CallTimeout, ModuleProcess } from './module-process.ts';
 import { apply, download, type Op, type PackageBackend, plan, readOptions } from './package-ops.ts';
 import { BUNDLED, type ModuleInfo, scanModules } from './registry.ts';
-import { dial, readLines, writeLine } from './rpc.ts';
+import { dial, LineTooLong, readLines, writeLine } from './rpc.ts';
 import { processAlive, type Session } from './session.ts';
 import { LOGOSCTL_VERSION } from './version.ts';
 
@@ -45,6 +45,14 @@ interface Slot {
 }
 
 const STABLE_MS = 60_000;
+/** The longest request line (characters) a client may send; room for `call … @file` chunk uploads. */
+const MAX_REQUEST_LINE = 16 * 1024 * 1024;
+/** The most bytes of events queued for one `watch` connection before it is dropped. */
+const MAX_WATCH_BACKLOG = 8 * 1024 * 1024;
+/** How long `daemon stop` waits for a running package operation. */
+const STOP_QUEUE_WAIT_MS = 30_000;
+/** How long a new connection may take to send its request line. */
+const REQUEST_IDLE_MS = 30_000;
 
 type Reply = { [k: string]: Json };
 const err = (code: string, message: string, extra: Reply = {}): Reply => ({
@@ -106,6 +114,9 @@ export class Daemon {
       : lc.console
         ? process.stderr
         : new PassThrough().resume();
+    // the file sink swallows its own write errors; anything else it emits must not end the daemon
+    if (streams instanceof RotatingLog)
+      streams.on('error', (e: Error) => process.stderr.write(`daemon log: ${e.message}\n`));
     const log = pino({ base: { pid: process.pid } }, streams);
     const dirs = [...configuredModulesDirs(config, process.cwd()), session.modulesDir];
     const d = new Daemon(session, log, restartPolicy(config), dirs, onStopped, lock);
@@ -155,22 +166,29 @@ export class Daemon {
 
   private serve(socket: Socket): void {
     socket.on('error', () => socket.destroy());
-    let handled = false;
+    // a connection that sends no request line in time is closed (so `daemon stop` does not wait on it)
+    socket.setTimeout(REQUEST_IDLE_MS, () => socket.destroy());
     readLines(
       socket,
       (j) => {
-        if (handled) return;
-        handled = true;
+        socket.setTimeout(0);
         void this.handle(j, socket).catch((e: unknown) => {
           this.log.error({ err: (e as Error).message }, 'request failed');
           writeLine(socket, err('INTERNAL_ERROR', (e as Error).message));
           socket.end();
         });
       },
-      () => {
+      (e) => {
+        socket.setTimeout(0);
+        if (e instanceof LineTooLong) {
+          this.log.warn('request line too long; connection dropped');
+          socket.destroy();
+          return;
+        }
         writeLine(socket, err('INVALID_REQUEST', 'The request is not JSON.'));
         socket.end();
       },
+      { maxLine: MAX_REQUEST_LINE, once: true },
     );
   }
 
@@ -227,7 +245,10 @@ export class Daemon {
     call: async (module, method, args) => {
       const slot = this.slots.get(module);
       if (slot?.proc === undefined || slot.status !== 'loaded') return null;
-      return slot.proc.call(method, args);
+      return slot.proc.call(method, args).catch((e: unknown) => {
+        this.log.warn({ module, method, err: (e as Error).message }, 'module call failed');
+        return null;
+      });
     },
     loadedModules: () =>
       [...this.slots.values()].filter((s) => s.status === 'loaded').map((s) => s.info.name),
@@ -410,7 +431,7 @@ export class Daemon {
     slot.lastError = `module process ${how}`;
     this.log.error({ module: slot.info.name, how, restart_count: slot.restartCount }, 'module crashed');
     if (slot.restartCount > this.policy.maxRestarts || this.stopping) return;
-    const delay = this.policy.backoffMs * 2 ** (slot.restartCount - 1);
+    const delay = Math.min(this.policy.backoffMs * 2 ** (slot.restartCount - 1), MAX_TIMER_MS);
     slot.restartTimer = setTimeout(() => {
       slot.restartTimer = undefined;
       if (slot.status !== 'crashed' || this.stopping) return;
@@ -499,7 +520,14 @@ export class Daemon {
         'MODULE_NOT_LOADED',
         `Module '${module}' is not loaded. Load it with: logosctl module load ${module}`,
       );
-    const result = await slot.proc.call(method, args);
+    let result: Json | null;
+    try {
+      result = await slot.proc.call(method, args);
+    } catch (e) {
+      if (!(e instanceof CallTimeout)) throw e;
+      this.log.warn({ module, method }, 'module call timed out');
+      return err('METHOD_FAILED', `Call to ${module}.${method} failed: no answer in time.`);
+    }
     if (result === null) return err('METHOD_FAILED', `Call to ${module}.${method} failed.`);
     return { status: 'ok', module, method, result };
   }
@@ -524,16 +552,35 @@ export class Daemon {
   }
 
   private publish(module: string, event: string, payload: Json): void {
-    for (const w of this.watchers)
-      if (w.module === module && (w.event === undefined || w.event === event))
-        writeLine(w.socket, { module, event, data: payload });
+    for (const w of this.watchers) {
+      if (w.module !== module || (w.event !== undefined && w.event !== event)) continue;
+      // a watcher that does not read is dropped rather than buffered without end
+      if (w.socket.writableLength > MAX_WATCH_BACKLOG) {
+        this.log.warn({ module, backlog: w.socket.writableLength }, 'watcher not reading; dropped');
+        this.watchers.delete(w);
+        w.socket.destroy();
+        continue;
+      }
+      writeLine(w.socket, { module, event, data: payload });
+    }
   }
 
   /** Unloads every module (dependents first), closes the socket, removes `state.json`. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.log.info('daemon stopping');
-      await this.queue;
+      // a package operation stuck on a module is not waited for long: unloading ends that module
+      let waited: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.queue,
+        new Promise<void>((r) => {
+          waited = setTimeout(() => {
+            this.log.warn('a package operation is still running; stopping anyway');
+            r();
+          }, STOP_QUEUE_WAIT_MS);
+        }),
+      ]);
+      clearTimeout(waited);
       const loaded = [...this.slots.values()].filter((s) => s.status !== 'not_loaded').reverse();
       for (const s of loaded) {
         if (s.status !== 'not_loaded') await this.unload(s.info.name, true).catch(() => undefined);

@@ -1,14 +1,28 @@
 /**
  * The daemon's start lock (operator.md §1.3: one daemon per session; `daemon start --detach` must not race
- * another start): `daemon/daemon.lock`, created with `wx` (fails when it exists) holding the owner's pid.
+ * another start): `daemon/daemon.lock`, holding the owner's pid, made by hard-linking a written temporary
+ * file into place (fails when it exists; never seen empty).
  * A lock whose pid is no longer alive (a daemon killed without its stop) is taken over: removed when it
  * still names that pid, then created again exclusively, so of two simultaneous starts exactly one holds it.
  * inferred: the file name and takeover rule (the reference checks `state.json` only).
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { AlreadyRunning } from './errors.ts';
 import { processAlive } from './session.ts';
+
+/** How long a lock without a readable pid counts as held (a start still writing it). */
+const UNREADABLE_LOCK_MS = 5000;
 
 export class DaemonLock {
   private held = true;
@@ -19,21 +33,14 @@ export class DaemonLock {
   static acquire(daemonDir: string, sessionDir: string): DaemonLock {
     const path = join(daemonDir, 'daemon.lock');
     for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const fd = openSync(path, 'wx', 0o600);
-        try {
-          writeSync(fd, `${process.pid}\n`);
-        } finally {
-          closeSync(fd);
-        }
-        return new DaemonLock(path);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      }
+      if (linkPidFile(path)) return new DaemonLock(path);
       const text = readText(path);
       const pid = Number.parseInt(text, 10);
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid))
         throw new AlreadyRunning(`A daemon is already running (or starting) for ${sessionDir} (pid ${pid}).`);
+      // no pid in it: a start that is writing it (another implementation's) holds it unless it is old
+      if (!(Number.isInteger(pid) && pid > 0) && Date.now() - mtimeMs(path) < UNREADABLE_LOCK_MS)
+        throw new AlreadyRunning(`Another daemon start for ${sessionDir} holds ${path}.`);
       // stale: remove it only if it still holds what was read, then try once more
       if (readText(path) === text) {
         try {
@@ -57,6 +64,37 @@ export class DaemonLock {
         // already gone
       }
     }
+  }
+}
+
+/**
+ * Creates `path` holding this pid, or returns false when it exists. The pid is written to a temporary file
+ * first and hard-linked into place, so the lock never exists empty (a reader never sees a half-made lock).
+ */
+function linkPidFile(path: string): boolean {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    try {
+      writeSync(fd, `${process.pid}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    linkSync(tmp, path);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    return false;
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+function mtimeMs(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
   }
 }
 

@@ -45,8 +45,10 @@ export function loggingConfig(config: Record<string, unknown>): LoggingConfig {
 
 /** A synchronous, rotating file sink for pino. */
 export class RotatingLog extends Writable {
+  /** -1 while closed after a failed reopen; the next write tries again. */
   private fd: number;
   private size: number;
+  private failing = false;
   private readonly path: string;
   private readonly stem: string;
   private readonly ext: string;
@@ -66,33 +68,47 @@ export class RotatingLog extends Writable {
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (e?: Error | null) => void): void {
     try {
       this.writeChunk(chunk);
-      if (this.cfg.console) process.stderr.write(chunk);
-      cb();
+      this.failing = false;
     } catch (e) {
-      cb(e as Error);
+      // a full disk or an I/O error loses this line but never stops the daemon; said once per spell
+      if (!this.failing)
+        process.stderr.write(`cannot write the log file ${this.path}: ${(e as Error).message}\n`);
+      this.failing = true;
     }
+    if (this.cfg.console) process.stderr.write(chunk);
+    cb();
   }
 
   private writeChunk(chunk: Buffer): void {
+    if (this.fd < 0) this.reopen();
     if (this.size > 0 && this.size + chunk.length > this.cfg.maxSizeMb * 1024 * 1024) this.rotate();
     writeSync(this.fd, chunk);
     this.size += chunk.length;
   }
 
+  private reopen(): void {
+    this.fd = openSync(this.path, 'a', 0o600);
+    this.size = fstatSync(this.fd).size;
+  }
+
+  /** Renames the full file aside and begins a new one; whatever fails, the log is open again after. */
   private rotate(): void {
     closeSync(this.fd);
-    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
-    let target = join(this.dir, `${this.stem}_${stamp}${this.ext}`);
-    for (let i = 1; this.exists(target); i++)
-      target = join(this.dir, `${this.stem}_${stamp}-${i}${this.ext}`);
-    renameSync(this.path, target);
-    const rotated = readdirSync(this.dir)
-      .filter((n) => n.startsWith(`${this.stem}_`) && n.endsWith(this.ext))
-      .sort();
-    for (const old of rotated.slice(0, Math.max(0, rotated.length - this.cfg.maxFiles)))
-      rmSync(join(this.dir, old), { force: true });
-    this.fd = openSync(this.path, 'a', 0o600);
-    this.size = 0;
+    this.fd = -1;
+    try {
+      const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
+      let target = join(this.dir, `${this.stem}_${stamp}${this.ext}`);
+      for (let i = 1; this.exists(target); i++)
+        target = join(this.dir, `${this.stem}_${stamp}-${i}${this.ext}`);
+      renameSync(this.path, target);
+      const rotated = readdirSync(this.dir)
+        .filter((n) => n.startsWith(`${this.stem}_`) && n.endsWith(this.ext))
+        .sort();
+      for (const old of rotated.slice(0, Math.max(0, rotated.length - this.cfg.maxFiles)))
+        rmSync(join(this.dir, old), { force: true });
+    } finally {
+      this.reopen();
+    }
   }
 
   private exists(p: string): boolean {
@@ -100,7 +116,8 @@ export class RotatingLog extends Writable {
   }
 
   override _final(cb: (e?: Error | null) => void): void {
-    closeSync(this.fd);
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
     cb();
   }
 }

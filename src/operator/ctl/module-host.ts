@@ -20,11 +20,22 @@ import { dumpSorted } from './output.ts';
 
 const [file, name, dataDir] = process.argv.slice(2) as [string, string, string];
 register('./resolve-hook.mjs', import.meta.url, { data: { root: TOOL_ROOT, name: TOOL_PACKAGE_NAME } });
-const send = (m: FromHost): void => {
-  process.send?.(m);
-};
 // the daemon's log gets the module's lines through the host's stderr
 const logger = pino({ base: { module: name } }, pino.destination(2));
+/** Sends to the daemon; a closed or failing channel is logged, never thrown into module code. */
+const send = (m: FromHost): void => {
+  try {
+    process.send?.(m, undefined, {}, (e: Error | null) => {
+      if (e) logger.warn({ err: e.message, type: m.type }, 'sending to the daemon failed');
+    });
+  } catch (e) {
+    logger.warn({ err: (e as Error).message, type: m.type }, 'sending to the daemon failed');
+  }
+};
+// a module's stray rejected promise is logged; it does not end the host (and so the module)
+process.on('unhandledRejection', (e: unknown) => {
+  logger.error({ err: (e as Error)?.message ?? String(e) }, 'unhandled rejection in the module');
+});
 
 function isStdResult(v: unknown): v is StdLogosResult {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
@@ -49,7 +60,16 @@ async function main(): Promise<void> {
       cwd: process.cwd(),
       dataDir,
       logger,
-      emit: (event, payload) => send({ type: 'event', event, payload: dumpSorted(payload) }),
+      emit: (event, payload) => {
+        let text: string;
+        try {
+          text = dumpSorted(payload);
+        } catch (e) {
+          logger.warn({ event, err: (e as Error).message }, 'event payload is not JSON; dropped');
+          return;
+        }
+        send({ type: 'event', event, payload: text });
+      },
     });
   } catch (e) {
     send({ type: 'init_failed', message: (e as Error).message });
@@ -87,8 +107,21 @@ async function main(): Promise<void> {
       .then(() => fn(...(parseJson(m.args) as Json[])))
       .then(
         (v) => {
-          const r = normalise(v);
-          send({ type: 'result', id: m.id, value: r === undefined ? null : dumpSorted(r) });
+          let value: string | null;
+          try {
+            const r = normalise(v);
+            value = r === undefined ? null : dumpSorted(r);
+          } catch (e) {
+            logger.warn({ method: m.method, err: (e as Error).message }, 'result is not JSON');
+            send({
+              type: 'result',
+              id: m.id,
+              value: null,
+              error: `the result is not JSON: ${(e as Error).message}`,
+            });
+            return;
+          }
+          send({ type: 'result', id: m.id, value });
         },
         (e: unknown) => {
           logger.warn({ method: m.method, err: (e as Error)?.message ?? String(e) }, 'method threw');

@@ -34,6 +34,14 @@ export interface ModuleDescription {
 }
 
 /** Events: `event` (name, payload), `exit` (description of an unexpected end). */
+/** How long a method call may take before the daemon gives up on it (a download may take minutes). */
+export const CALL_TIMEOUT_MS = 300_000;
+/** How long the host may take to report its CPU and memory use. */
+export const STATS_TIMEOUT_MS = 5_000;
+
+/** A module did not answer a call in time. */
+export class CallTimeout extends Error {}
+
 export class ModuleProcess extends EventEmitter {
   private child: ChildProcess | undefined;
   private nextId = 1;
@@ -45,6 +53,8 @@ export class ModuleProcess extends EventEmitter {
   private constructor(
     readonly name: string,
     private readonly onLog: (line: string) => void,
+    private readonly callTimeoutMs: number,
+    private readonly statsTimeoutMs: number,
   ) {
     super();
   }
@@ -57,9 +67,20 @@ export class ModuleProcess extends EventEmitter {
   static async start(
     name: string,
     file: string,
-    opts: { cwd: string; dataDir: string; onLog: (line: string) => void },
+    opts: {
+      cwd: string;
+      dataDir: string;
+      onLog: (line: string) => void;
+      callTimeoutMs?: number;
+      statsTimeoutMs?: number;
+    },
   ): Promise<ModuleProcess> {
-    const p = new ModuleProcess(name, opts.onLog);
+    const p = new ModuleProcess(
+      name,
+      opts.onLog,
+      opts.callTimeoutMs ?? CALL_TIMEOUT_MS,
+      opts.statsTimeoutMs ?? STATS_TIMEOUT_MS,
+    );
     await p.spawn(file, opts.cwd, opts.dataDir);
     return p;
   }
@@ -126,34 +147,55 @@ export class ModuleProcess extends EventEmitter {
     });
   }
 
-  /** Calls a method; null when the module returned nothing, has no such method, or its process died. */
+  /**
+   * Calls a method; null when the module returned nothing, has no such method, or its process died;
+   * rejects with `CallTimeout` when no answer comes within the call timeout (the entry is dropped).
+   */
   call(method: string, args: readonly Json[]): Promise<Json | null> {
     const child = this.child;
     if (child === undefined || !child.connected) return Promise.resolve(null);
     const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(
+          new CallTimeout(`${this.name}.${method} did not answer within ${this.callTimeoutMs / 1000} s`),
+        );
+      }, this.callTimeoutMs);
+      const done = (v: Json | null): void => {
+        clearTimeout(timer);
+        resolve(v);
+      };
+      this.pending.set(id, done);
       const msg: ToHost = { type: 'call', id, method, args: dumpSorted([...args]) };
       child.send(msg, (err) => {
         if (err) {
           this.pending.delete(id);
-          resolve(null);
+          done(null);
         }
       });
     });
   }
 
-  /** The host's CPU and memory use; null when its process is gone. */
+  /** The host's CPU and memory use; null when its process is gone or does not answer in time. */
   stats(): Promise<ModuleStats | null> {
     const child = this.child;
     if (child === undefined || !child.connected) return Promise.resolve(null);
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.pendingStats.set(id, resolve);
+      const timer = setTimeout(() => {
+        this.pendingStats.delete(id);
+        resolve(null);
+      }, this.statsTimeoutMs);
+      const done = (v: ModuleStats | null): void => {
+        clearTimeout(timer);
+        resolve(v);
+      };
+      this.pendingStats.set(id, done);
       child.send({ type: 'stats', id } satisfies ToHost, (err) => {
         if (err) {
           this.pendingStats.delete(id);
-          resolve(null);
+          done(null);
         }
       });
     });

@@ -8,16 +8,25 @@
  */
 import { type Json, JsonFloat } from '../../codec/json.ts';
 
-/** Compact JSON with sorted keys at every depth, as the reference's nlohmann::json dump. */
+/** Whether JSON.stringify leaves the value out (an object member) or writes null (an array item). */
+const absent = (v: unknown): boolean => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+
+/**
+ * Compact JSON with sorted keys at every depth, as the reference's nlohmann::json dump. Values JSON has no
+ * form for are treated as JSON.stringify does: an `undefined` (function, symbol) member is left out, an
+ * array item or the whole value becomes null.
+ */
 export function dumpSorted(v: Json): string {
-  if (v === null) return 'null';
+  if (v === null || absent(v)) return 'null';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : formatDouble(v);
   if (typeof v === 'string') return JSON.stringify(v);
   if (v instanceof JsonFloat) return formatDouble(v.value);
   if (Array.isArray(v)) return `[${v.map(dumpSorted).join(',')}]`;
-  const keys = Object.keys(v).sort();
+  const keys = Object.keys(v)
+    .filter((k) => !absent(v[k]))
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${dumpSorted(v[k]!)}`).join(',')}}`;
 }
 

@@ -15,13 +15,33 @@ export interface RpcRequest {
   readonly params: { readonly [k: string]: Json };
 }
 
-/** Splits a socket's data into lines and hands each parsed line to `onLine`. */
-export function readLines(socket: Socket, onLine: (j: Json) => void, onBad: (e: Error) => void): void {
+/** A line longer than the reader's limit. */
+export class LineTooLong extends Error {}
+
+export interface ReadLinesOptions {
+  /** The most characters held without a newline; past it `onBad` gets a `LineTooLong` and reading stops. */
+  readonly maxLine?: number;
+  /** Read only the first line: after it (or a bad line) later data is dropped, never buffered or parsed. */
+  readonly once?: boolean;
+}
+
+/**
+ * Splits a socket's data into lines and hands each parsed line to `onLine`. After a bad line (not JSON, or
+ * too long) nothing more is parsed or buffered.
+ */
+export function readLines(
+  socket: Socket,
+  onLine: (j: Json) => void,
+  onBad: (e: Error) => void,
+  opts: ReadLinesOptions = {},
+): void {
   let buf = '';
+  let stopped = false;
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => {
+    if (stopped) return;
     buf += chunk;
-    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+    for (let i = buf.indexOf('\n'); i >= 0 && !stopped; i = buf.indexOf('\n')) {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 1);
       if (line.trim() === '') continue;
@@ -29,10 +49,21 @@ export function readLines(socket: Socket, onLine: (j: Json) => void, onBad: (e: 
       try {
         j = parseJson(line);
       } catch (e) {
+        stopped = true;
+        buf = '';
         onBad(e as Error);
         return;
       }
+      if (opts.once) {
+        stopped = true;
+        buf = '';
+      }
       onLine(j);
+    }
+    if (!stopped && opts.maxLine !== undefined && buf.length > opts.maxLine) {
+      stopped = true;
+      buf = '';
+      onBad(new LineTooLong(`a line longer than ${opts.maxLine} characters`));
     }
   });
 }

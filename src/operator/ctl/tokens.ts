@@ -11,7 +11,7 @@
  * local socket, so every transport is local.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex, tokenMatches, writePrivate } from './session-files.ts';
 
@@ -32,7 +32,15 @@ export class TokenError extends Error {
 }
 
 const SAFE = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
-const isSafeName = (n: string): boolean => SAFE.test(n) && !n.includes('..');
+const isSafeName = (n: string): boolean => SAFE.test(n) && !n.includes('..') && n !== '__proto__';
+
+/** How long an edit waits for another one's `tokens.json.lock`, and when such a lock counts as abandoned. */
+const LOCK_WAIT_MS = 3000;
+const LOCK_STALE_MS = 10_000;
+
+const sleepSync = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+};
 
 /** `--expires` as an ISO 8601 UTC deadline; '' for none; undefined when it does not parse. */
 export function resolveExpires(s: string, now = Date.now()): string | undefined {
@@ -52,22 +60,74 @@ export class TokenStore {
   readonly tokensPath: string;
   readonly rawDir: string;
 
-  constructor(daemonDir: string) {
+  constructor(
+    daemonDir: string,
+    private readonly lockWaitMs = LOCK_WAIT_MS,
+  ) {
     this.tokensPath = join(daemonDir, 'tokens.json');
     this.rawDir = join(daemonDir, 'tokens');
   }
 
+  /**
+   * The entries of `tokens.json` ({} when there is none). A file that exists but does not parse is an
+   * error, never read as empty: the next write would otherwise drop every issued token.
+   */
   read(): Record<string, TokenEntry> {
+    let text: string;
     try {
-      const j = JSON.parse(readFileSync(this.tokensPath, 'utf8')) as unknown;
-      return j && typeof j === 'object' && !Array.isArray(j) ? (j as Record<string, TokenEntry>) : {};
-    } catch {
-      return {};
+      text = readFileSync(this.tokensPath, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return Object.create(null);
+      throw new TokenError('TOKENS_UNREADABLE', `Cannot read ${this.tokensPath}: ${(e as Error).message}`);
     }
+    let j: unknown;
+    try {
+      j = JSON.parse(text);
+    } catch {
+      j = undefined;
+    }
+    if (!j || typeof j !== 'object' || Array.isArray(j))
+      throw new TokenError(
+        'TOKENS_CORRUPT',
+        `${this.tokensPath} is not a JSON object of tokens; fix or remove it (removing it drops every issued token).`,
+      );
+    return Object.assign(Object.create(null) as Record<string, TokenEntry>, j);
   }
 
   private write(t: Record<string, TokenEntry>): void {
     writePrivate(this.tokensPath, `${JSON.stringify(t, null, 2)}\n`);
+  }
+
+  /** Runs a read-modify-write of `tokens.json` holding `tokens.json.lock`, so concurrent edits do not lose one. */
+  private edit<T>(fn: () => T): T {
+    const lock = `${this.tokensPath}.lock`;
+    const deadline = Date.now() + this.lockWaitMs;
+    for (;;) {
+      try {
+        closeSync(openSync(lock, 'wx', 0o600));
+        break;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+      let age = 0;
+      try {
+        age = Date.now() - statSync(lock).mtimeMs;
+      } catch {
+        continue; // just released
+      }
+      if (age > LOCK_STALE_MS) {
+        rmSync(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline)
+        throw new TokenError('TOKENS_BUSY', `Another token edit holds ${lock}; try again.`);
+      sleepSync(20);
+    }
+    try {
+      return fn();
+    } finally {
+      rmSync(lock, { force: true });
+    }
   }
 
   rawPath(name: string): string {
@@ -77,9 +137,11 @@ export class TokenStore {
   /** Replaces the `auto` token (daemon boot); keeps the issued ones. Returns the raw token. */
   issueAuto(): string {
     const token = randomBytes(32).toString('hex');
-    const t = this.read();
-    t.auto = { sha256: sha256Hex(token), local_only: true, issued_at: new Date().toISOString() };
-    this.write(t);
+    this.edit(() => {
+      const t = this.read();
+      t.auto = { sha256: sha256Hex(token), local_only: true, issued_at: new Date().toISOString() };
+      this.write(t);
+    });
     return token;
   }
 
@@ -100,33 +162,37 @@ export class TokenStore {
         'INVALID_EXPIRES',
         `Could not parse --expires '${expires}'. Use Ns/Nm/Nh/Nd or ISO 8601 UTC.`,
       );
-    const t = this.read();
-    if (Object.hasOwn(t, name) && !replace)
-      throw new TokenError('TOKEN_EXISTS', `Token '${name}' already exists. Use --replace to overwrite.`);
-    const token = randomBytes(32).toString('base64url');
-    const issuedAt = new Date().toISOString();
-    t[name] = {
-      sha256: sha256Hex(token),
-      issued_at: issuedAt,
-      expires_at: expiresAt || null,
-      local_only: localOnly,
-    };
     mkdirSync(this.rawDir, { recursive: true, mode: 0o700 });
-    writePrivate(
-      this.rawPath(name),
-      `${JSON.stringify({ version: 1, name, token, issued_at: issuedAt }, null, 4)}\n`,
-    );
-    this.write(t);
-    return { token, expiresAt };
+    return this.edit(() => {
+      const t = this.read();
+      if (Object.hasOwn(t, name) && !replace)
+        throw new TokenError('TOKEN_EXISTS', `Token '${name}' already exists. Use --replace to overwrite.`);
+      const token = randomBytes(32).toString('base64url');
+      const issuedAt = new Date().toISOString();
+      t[name] = {
+        sha256: sha256Hex(token),
+        issued_at: issuedAt,
+        expires_at: expiresAt || null,
+        local_only: localOnly,
+      };
+      writePrivate(
+        this.rawPath(name),
+        `${JSON.stringify({ version: 1, name, token, issued_at: issuedAt }, null, 4)}\n`,
+      );
+      this.write(t);
+      return { token, expiresAt };
+    });
   }
 
   revoke(name: string): void {
     if (!isSafeName(name)) throw new TokenError('INVALID_ARGS', `Invalid token name '${name}'`);
-    const t = this.read();
-    if (!Object.hasOwn(t, name)) throw new TokenError('TOKEN_NOT_FOUND', `No token named '${name}'.`);
-    delete t[name];
-    this.write(t);
-    rmSync(this.rawPath(name), { force: true });
+    this.edit(() => {
+      const t = this.read();
+      if (!Object.hasOwn(t, name)) throw new TokenError('TOKEN_NOT_FOUND', `No token named '${name}'.`);
+      delete t[name];
+      this.write(t);
+      rmSync(this.rawPath(name), { force: true });
+    });
   }
 
   list(): {
@@ -149,7 +215,13 @@ export class TokenStore {
 
   /** The name of the token `token` is, when accepted now (known, not expired). */
   accepts(token: string, now = Date.now()): string | undefined {
-    for (const [name, e] of Object.entries(this.read())) {
+    let entries: Record<string, TokenEntry>;
+    try {
+      entries = this.read();
+    } catch {
+      return undefined; // an unreadable store accepts nothing
+    }
+    for (const [name, e] of Object.entries(entries)) {
       if (typeof e?.sha256 !== 'string' || !tokenMatches(token, e.sha256)) continue;
       if (e.expires_at && Date.parse(e.expires_at) <= now) return undefined;
       return name;

@@ -16,6 +16,8 @@
  * and relative URLs, resolved against the document that holds them (the index against the descriptor,
  * a package against the index), so a catalog folder can be moved as a whole.
  */
+
+import { isVersion, NAME_RE } from './manifest.ts';
 import { compareVersions } from './semver.ts';
 
 export class CatalogError extends Error {}
@@ -128,6 +130,10 @@ export function parseIndex(text: string, url: string): CatalogPackage[] {
     const po = p as Record<string, unknown>;
     const name = optStr(po, 'name', what);
     if (name === '') throw new CatalogError(`${what}: 'name' is required`);
+    if (!NAME_RE.test(name))
+      throw new CatalogError(
+        `${what}: invalid 'name' ${JSON.stringify(name)} (lowercase letters, digits, _ . -)`,
+      );
     const vs = po.versions;
     if (!Array.isArray(vs)) throw new CatalogError(`${what}: 'versions' must be an array`);
     const versions = vs.map((v, j): CatalogVersion => {
@@ -146,6 +152,10 @@ export function parseIndex(text: string, url: string): CatalogPackage[] {
       const version = optStr(vo, 'version', w) || (m && typeof m.version === 'string' ? m.version : '');
       if (version === '')
         throw new CatalogError(`${w}: no version (neither 'version' nor 'manifest.version')`);
+      if (!isVersion(version))
+        throw new CatalogError(
+          `${w}: invalid version ${JSON.stringify(version)} (letters, digits, . + -, at most 64)`,
+        );
       const urlRef = optStr(vo, 'url', w);
       if (urlRef === '') throw new CatalogError(`${w}: 'url' is required`);
       const rootHash = optStr(vo, 'rootHash', w);

@@ -36,6 +36,10 @@ export class ManifestError extends Error {}
 /** A package or module name: lowercase letters, digits, `_`, `-`, `.`; not starting with `.` or `-`. */
 export const NAME_RE = /^[a-z0-9_][a-z0-9_.-]{0,63}$/;
 
+/** A package version: semver-like (letters, digits, `.`, `+`, `-`; at most 64), no `..`; it names files. */
+export const VERSION_RE = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
+export const isVersion = (v: string): boolean => VERSION_RE.test(v) && !v.includes('..');
+
 export const dependencyName = (d: string | Dependency): string => (typeof d === 'string' ? d : d.name);
 
 /** Parses and checks a manifest's text. */
@@ -65,6 +69,10 @@ export function parseManifest(text: string): Manifest {
     );
   const version = str('version');
   if (version === '') throw new ManifestError("manifest.json: 'version' field is empty");
+  if (!isVersion(version))
+    throw new ManifestError(
+      `manifest.json: invalid 'version' ${JSON.stringify(version)} (letters, digits, . + -, at most 64)`,
+    );
   const depsRaw = o.dependencies ?? [];
   if (!Array.isArray(depsRaw))
     throw new ManifestError("manifest.json: missing or invalid 'dependencies' field");

@@ -22,7 +22,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -37,6 +37,7 @@ import {
 } from './catalog.ts';
 import { checkUrl, FetchError, fetchBytes } from './fetch.ts';
 import { LgxError, MAX_PACKAGE_BYTES, readLgx } from './lgx.ts';
+import { isVersion, NAME_RE } from './manifest.ts';
 import { compareVersions, satisfies } from './semver.ts';
 import { buildShippedCatalog } from './shipped.ts';
 
@@ -415,7 +416,14 @@ export class Repositories {
         `${v.url}: the package is ${pkg.manifest.name} ${pkg.manifest.version}, the catalog says ${p.pkg.name} ${v.version}`,
       );
     mkdirSync(this.downloadsDir, { recursive: true, mode: 0o700 });
-    const path = join(this.downloadsDir, `${p.pkg.name}-${v.version}.lgx`);
+    const file = `${p.pkg.name}-${v.version}.lgx`;
+    const path = join(this.downloadsDir, file);
+    if (
+      !NAME_RE.test(p.pkg.name) ||
+      !isVersion(v.version) ||
+      dirname(resolve(path)) !== resolve(this.downloadsDir)
+    )
+      throw new RepoError(`${v.url}: the file name ${JSON.stringify(file)} leaves the downloads folder`);
     const tmp = `${path}.${randomBytes(4).toString('hex')}.part`;
     writeFileSync(tmp, bytes, { mode: 0o600 });
     renameSync(tmp, path);

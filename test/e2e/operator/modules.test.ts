@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { request } from '../../../src/operator/ctl/rpc.ts';
+import { dial, request, writeLine } from '../../../src/operator/ctl/rpc.ts';
 import { CTL_ENV, ctl, ECHO_MODULE, LOGOSCTL_BIN } from '../../utils/logosctl.ts';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -141,6 +141,37 @@ describe('logosctl modules', () => {
       w.kill('SIGTERM');
     }
     assert.equal(await exited, 0);
+  });
+
+  test('a watcher that stops reading is dropped once its backlog passes the cap; the daemon carries on', async () => {
+    assert.equal((await ctl(dir, ['module', 'load', 'base_module'])).code, 0);
+    const sock = join(dir, 'daemon', 'daemon.sock');
+    const token = (JSON.parse(readFileSync(join(dir, 'client', 'auto.json'), 'utf8')) as { token: string })
+      .token;
+    const w = await dial(sock);
+    writeLine(w, { token, cmd: 'watch', params: { module: 'base_module', event: 'fired' } });
+    // never read: no 'data' listener, so only the socket buffers fill
+    const big = 'x'.repeat(1024 * 1024);
+    try {
+      let dropped = false;
+      for (let i = 0; i < 40 && !dropped; i++) {
+        const r = (await request(sock, {
+          token,
+          cmd: 'call',
+          params: { module: 'base_module', method: 'fire', args: [big] },
+        })) as { status: string };
+        assert.equal(r.status, 'ok');
+        if (i >= 8)
+          dropped = readFileSync(join(dir, 'logs', 'daemon.log'), 'utf8').includes('watcher not reading');
+      }
+      assert.ok(dropped, 'the daemon dropped the stalled watcher');
+      const st = (await request(sock, { token, cmd: 'status', params: {} })) as {
+        daemon: { status: string };
+      };
+      assert.equal(st.daemon.status, 'running');
+    } finally {
+      w.destroy();
+    }
   });
 
   test('the socket refuses a request without the token', async () => {

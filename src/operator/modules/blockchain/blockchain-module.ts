@@ -75,7 +75,10 @@ export class BlockchainModule {
       onFatal: (e) => {
         log.error({ err: e.message }, 'fatal node error; the node stops');
         fatal = e;
-        if (this.running !== undefined) void this.stop();
+        if (this.running !== undefined)
+          this.stop().catch((err: unknown) =>
+            log.error({ err: (err as Error).message }, 'stopping after the fatal error failed'),
+          );
       },
     });
     this.starting = starting.then(

@@ -4,13 +4,23 @@
  * replaced at boot without dropping issued ones; one holder of `daemon.lock`, a dead holder's lock taken over.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { AlreadyRunning } from '../../../../src/operator/ctl/errors.ts';
 import { DaemonLock } from '../../../../src/operator/ctl/lock.ts';
-import { resolveExpires, TokenStore } from '../../../../src/operator/ctl/tokens.ts';
+import { resolveExpires, TokenError, TokenStore } from '../../../../src/operator/ctl/tokens.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ctl-tokens-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -67,4 +77,61 @@ test('the start lock: one holder; a live holder refuses; a dead holder is taken 
   b.release();
   a.release();
   assert.throws(() => statSync(join(d, 'daemon.lock')), /ENOENT/);
+});
+
+test('the start lock: a fresh lock without a pid (a start still writing it) is held; an old one is taken over', () => {
+  const d = join(dir, 'lock-empty');
+  mkdirSync(d);
+  const path = join(d, 'daemon.lock');
+  writeFileSync(path, '');
+  assert.throws(
+    () => DaemonLock.acquire(d, dir),
+    (e) => e instanceof AlreadyRunning && /holds/.test(e.message),
+  );
+  assert.equal(readFileSync(path, 'utf8'), '', 'the other start keeps its lock');
+  const old = new Date(Date.now() - 60_000);
+  utimesSync(path, old, old);
+  const l = DaemonLock.acquire(d, dir);
+  assert.equal(readFileSync(path, 'utf8'), `${process.pid}\n`);
+  assert.deepEqual(readdirSync(d), ['daemon.lock'], 'no temporary file left');
+  l.release();
+});
+
+test('a corrupt tokens.json is an error, never rewritten as empty; __proto__ refused; edits take a lock', () => {
+  const d = join(dir, 'daemon-corrupt');
+  mkdirSync(d, { recursive: true });
+  const store = new TokenStore(d, 100);
+  const { token } = store.issue('ops', '', false, false);
+  const good = readFileSync(store.tokensPath, 'utf8');
+  writeFileSync(store.tokensPath, '{"ops": {"sha256": "ab');
+  assert.throws(
+    () => store.issueAuto(),
+    (e) => e instanceof TokenError && e.code === 'TOKENS_CORRUPT',
+  );
+  assert.throws(() => store.issue('b', '', false, false), /not a JSON object/);
+  assert.throws(() => store.revoke('ops'), /not a JSON object/);
+  assert.equal(store.accepts(token), undefined);
+  assert.equal(readFileSync(store.tokensPath, 'utf8'), '{"ops": {"sha256": "ab', 'left as it was');
+  writeFileSync(store.tokensPath, good);
+  assert.equal(store.accepts(token), 'ops');
+
+  assert.throws(() => store.issue('__proto__', '', false, false), /Invalid token name/);
+  assert.equal(existsSync(store.rawPath('__proto__')), false);
+  const { token: c } = store.issue('constructor', '', false, false);
+  assert.equal(store.accepts(c), 'constructor');
+
+  // another edit holds the lock: this one waits, then gives up without writing; an abandoned lock is taken
+  const lock = `${store.tokensPath}.lock`;
+  writeFileSync(lock, '');
+  const before = readFileSync(store.tokensPath, 'utf8');
+  assert.throws(
+    () => store.revoke('ops'),
+    (e) => e instanceof TokenError && e.code === 'TOKENS_BUSY',
+  );
+  assert.equal(readFileSync(store.tokensPath, 'utf8'), before);
+  const old = new Date(Date.now() - 60_000);
+  utimesSync(lock, old, old);
+  store.revoke('ops');
+  assert.equal(existsSync(lock), false);
+  assert.equal(store.accepts(token), undefined);
 });

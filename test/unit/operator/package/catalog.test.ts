@@ -81,6 +81,31 @@ describe('catalog documents', () => {
     assert.throws(() => parseIndex('{"packages":{}}', 'file:///i.json'), /'packages' must be an array/);
   });
 
+  test('index.json: a version or name that would leave the downloads folder is refused', () => {
+    const bad = (v: object): string => JSON.stringify({ packages: [{ name: 'x', versions: [v] }] });
+    for (const version of [
+      '1/../../../../../../tmp/owned',
+      '..',
+      '1..2',
+      '1\\..\\x',
+      '/1',
+      ''.padEnd(65, '1'),
+    ])
+      assert.throws(
+        () => parseIndex(bad({ url: 'x.lgx', version }), 'file:///i.json'),
+        /invalid version|no version/,
+        version,
+      );
+    assert.throws(
+      () => parseIndex(bad({ url: 'x.lgx', manifest: { version: '1/../../owned' } }), 'file:///i.json'),
+      /invalid version/,
+    );
+    assert.throws(
+      () => parseIndex(JSON.stringify({ packages: [{ name: '../x', versions: [] }] }), 'file:///i.json'),
+      /invalid 'name'/,
+    );
+  });
+
   test('version ranges and order (the reference downloader cases)', () => {
     const yes: [string, string][] = [
       ['1.2.3', '1.2.3'],

@@ -14,7 +14,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { Header } from 'tar';
 import { installPackage } from '../../../../src/operator/package/install.ts';
 import { type LgxFile, merkleHashes, packLgx, readLgx } from '../../../../src/operator/package/lgx.ts';
-import { MANIFEST_VERSION, type Manifest } from '../../../../src/operator/package/manifest.ts';
+import { MANIFEST_VERSION, type Manifest, parseManifest } from '../../../../src/operator/package/manifest.ts';
 
 const sha = (b: string | Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
@@ -200,5 +200,14 @@ describe('lgx', () => {
     );
     assert.equal(readFileSync(join(target, 'module.mjs'), 'utf8'), 'v2', 'the previous install is intact');
     assert.deepEqual(readdirSync(modules), ['demo_module'], 'no temporary folder is left');
+  });
+});
+
+describe('manifest versions', () => {
+  test('a version that is not semver-like (a path) is refused; a semver one is read', () => {
+    const text = (version: string): string => JSON.stringify(manifest({ version }));
+    assert.equal(parseManifest(text('2.0.0-rc.1+b7')).version, '2.0.0-rc.1+b7');
+    for (const v of ['1/../../../../../../tmp/owned', '1..2', '../x', 'a b', '1\\x'])
+      assert.throws(() => parseManifest(text(v)), /invalid 'version'/, v);
   });
 });
