@@ -11,8 +11,10 @@
  * inferred: the SPR lists the TCP listen addresses and the UDP discovery address (the reference's DHT
  * record holds its discovery addresses), so another node of this kind can dial it from the record.
  */
+
 import { createSocket, type Socket } from 'node:dgram';
 import { isIP } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { identify } from '@libp2p/identify';
@@ -58,26 +60,9 @@ export interface TableNode {
   readonly seen: boolean;
 }
 
-/**
- * Waits `ms`, or rejects when `signal` aborts; the abort listener is removed when the time is up, so
- * a fetch's retries do not pile listeners on its deadline.
- */
-export const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/** One wait between fetch rounds; it ends early (rejecting) when the fetch's deadline aborts. */
+export const retryWait = (deadline: AbortSignal): Promise<void> =>
+  sleep(RETRY_MS, undefined, { signal: deadline });
 
 /**
  * The discovery node id of a secp256k1 public key (compressed, 33 bytes): keccak-256 of the 64 bytes
@@ -343,7 +328,7 @@ export class StorageNetwork implements Fetcher {
       if (out.size === wants.length) return wants.map((_, i) => out.get(i)!);
       if (deadline.aborted) break;
       try {
-        await sleep(RETRY_MS, deadline);
+        await retryWait(deadline);
       } catch {
         break;
       }
