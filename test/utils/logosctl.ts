@@ -47,28 +47,35 @@ export interface WatchedEvent {
   readonly data: Record<string, unknown>;
 }
 
-/** A running `logosctl watch MODULE`: the events seen so far, and a way to wait for one. */
+/** A running `logosctl watch MODULE [--event NAME]`: the events seen so far, and a way to wait for one. */
 export interface Watcher {
   readonly events: WatchedEvent[];
+  /** The lines as printed, one per event. */
+  readonly lines: string[];
   /** The first event named `event` (seen already or to come) for which `match` holds. */
   next(
     event: string,
     match?: (data: Record<string, unknown>) => boolean,
     timeoutMs?: number,
   ): Promise<WatchedEvent>;
-  stop(): void;
+  /** Ends the watcher with SIGTERM; its exit code. */
+  stop(): Promise<number | null>;
 }
 
-/** Starts `logosctl --config-dir <dir> watch <module>` in a child process. */
-export function watch(dir: string, module: string): Watcher {
-  const child = spawn(process.execPath, [LOGOSCTL_BIN, '--config-dir', dir, 'watch', module], {
-    env: CTL_ENV,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+/** Starts `logosctl --config-dir <dir> watch <module> [--event <event>]` in a child process. */
+export function watch(dir: string, module: string, event?: string): Watcher {
+  const child = spawn(
+    process.execPath,
+    [LOGOSCTL_BIN, '--config-dir', dir, 'watch', module, ...(event === undefined ? [] : ['--event', event])],
+    { env: CTL_ENV, stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const events: WatchedEvent[] = [];
+  const lines: string[] = [];
   const waiters = new Set<() => void>();
   createInterface({ input: child.stdout! }).on('line', (line) => {
     if (line.trim() === '') return;
+    lines.push(line);
     // `{"data":{"arg0":<payload>},"event":…,…}`
     const e = JSON.parse(line) as { event: string; data: { arg0: Record<string, unknown> } };
     events.push({ event: e.event, data: e.data.arg0 });
@@ -76,10 +83,11 @@ export function watch(dir: string, module: string): Watcher {
   });
   return {
     events,
-    next(event, match = () => true, timeoutMs = 30_000) {
+    lines,
+    next(name, match = () => true, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
-          const found = events.find((e) => e.event === event && match(e.data));
+          const found = events.find((e) => e.event === name && match(e.data));
           if (found === undefined) return;
           waiters.delete(check);
           clearTimeout(timer);
@@ -89,7 +97,7 @@ export function watch(dir: string, module: string): Watcher {
           waiters.delete(check);
           reject(
             new Error(
-              `no ${module} event ${event} within ${timeoutMs} ms (seen: ${events.map((e) => e.event).join(', ')})`,
+              `no ${module} event ${name} within ${timeoutMs} ms (seen: ${events.map((e) => e.event).join(', ')})`,
             ),
           );
         }, timeoutMs);
@@ -97,6 +105,9 @@ export function watch(dir: string, module: string): Watcher {
         check();
       });
     },
-    stop: () => void child.kill(),
+    stop: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
   };
 }

@@ -8,7 +8,7 @@
  * the reference's shapes and emits `newBlock`; bad arguments get the reference's messages.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -22,7 +22,7 @@ import { fundedDevnetKeys } from '../../../src/node/devnet.ts';
 import type { LogosModule } from '../../../src/operator/module-api.ts';
 import { NOT_RUNNING } from '../../../src/operator/modules/blockchain/index.ts';
 import { keyFromSecret } from '../../../src/operator/modules/blockchain/keys.ts';
-import { call, moduleIn, value } from '../../utils/blockchain-module.ts';
+import { call, moduleIn, useLoopbackAndFundedKey, value } from '../../utils/blockchain-module.ts';
 import { FIXTURE } from '../../utils/keystore-fixture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'logos-bcmod-'));
@@ -212,17 +212,8 @@ describe('blockchain module: a devnet node', () => {
     // (it pays the SDP fee and its note is the one Blend locks).
     const funded = fundedDevnetKeys()[0]!;
     const path = join(cwd, 'user_config.yaml');
-    const doc = parseDocument(readFileSync(path, 'utf8'), { logLevel: 'silent' });
-    doc.setIn(['network', 'backend', 'swarm', 'host'], '127.0.0.1');
-    doc.setIn(['blend', 'core', 'backend', 'listening_address'], '/ip4/127.0.0.1/udp/0/quic-v1');
-    doc.setIn(['cryptarchia', 'service', 'bootstrap', 'prolonged_bootstrap_period'], 1);
-    doc.setIn(['sdp', 'wallet', 'funding_pk'], funded.publicKey);
-    writeFileSync(
-      path,
-      doc
-        .toString()
-        .replace('    keys:\n', `    keys:\n      '${funded.publicKey}': !Zk '${funded.secretKey}'\n`)
-        .replace('  known_keys:\n', `  known_keys:\n    '${funded.publicKey}': '${funded.publicKey}'\n`),
+    useLoopbackAndFundedKey(path, funded, '/ip4/127.0.0.1/udp/0/quic-v1', (doc) =>
+      doc.setIn(['cryptarchia', 'service', 'bootstrap', 'prolonged_bootstrap_period'], 1),
     );
 
     // LB_CONFIG_PATH stands in for an empty path; an unknown deployment is refused before the node starts.

@@ -7,14 +7,13 @@
  * `messageReceived`. The daemons are always stopped and their folders removed.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from '../../unit/operator/delivery/helpers.ts';
-import { CTL_ENV, ctl, LOGOSCTL_BIN } from '../../utils/logosctl.ts';
+import { ctl, watch } from '../../utils/logosctl.ts';
 import { freeTcpPort, freeUdpPort } from '../../utils/ports.ts';
 
 const DELIVERY_MODULE = fileURLToPath(
@@ -124,19 +123,7 @@ describe('delivery_module under logosctl', () => {
     await waitFor('B connected to A', async () => /^libp2p_peers [1-9]/m.test(await metrics(b)), 20_000);
     assert.match(await metrics(b), /waku_discv5_discovered_peers_total [1-9]/);
 
-    const w = spawn(
-      process.execPath,
-      [LOGOSCTL_BIN, '--config-dir', b, 'watch', 'delivery_module', '--event', 'messageReceived'],
-      {
-        env: CTL_ENV,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    w.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    const exited = new Promise<number | null>((r) => w.on('exit', (code) => r(code)));
+    const w = watch(b, 'delivery_module', 'messageReceived');
     try {
       await waitFor(
         'messageReceived on B',
@@ -144,11 +131,11 @@ describe('delivery_module under logosctl', () => {
           const sent = await call(a, 'send', TOPIC, 'hello from A');
           assert.equal(sent.success, true, sent.error ?? '');
           await new Promise((r) => setTimeout(r, 500));
-          return out.includes('\n');
+          return w.lines.length > 0;
         },
         20_000,
       );
-      const line = JSON.parse(out.split('\n')[0]!);
+      const line = JSON.parse(w.lines[0]!);
       assert.equal(line.event, 'messageReceived');
       assert.equal(line.module, 'delivery_module');
       const p = line.data.arg0;
@@ -157,8 +144,7 @@ describe('delivery_module under logosctl', () => {
       assert.match(p.messageHash, /^0x[0-9a-f]{64}$/);
       assert.equal(typeof p.timestamp, 'number');
     } finally {
-      w.kill('SIGTERM');
+      assert.equal(await w.stop(), 0);
     }
-    assert.equal(await exited, 0);
   });
 });

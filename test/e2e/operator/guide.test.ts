@@ -25,6 +25,7 @@ import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { parseDocument } from 'yaml';
 import { fundedDevnetKeys } from '../../../src/node/devnet.ts';
+import { useLoopbackAndFundedKey } from '../../utils/blockchain-module.ts';
 import {
   CTL_ENV,
   type CtlRun,
@@ -100,7 +101,7 @@ describe('the operator guide, end to end', { timeout: 240_000 }, () => {
   });
 
   after(async () => {
-    for (const w of watchers) w.stop();
+    for (const w of watchers) await w.stop();
     await ctl(session, ['daemon', 'stop'], node);
     await ctl(peerSession, ['daemon', 'stop'], peer);
     rmSync(home, { recursive: true, force: true });
@@ -192,17 +193,7 @@ describe('the operator guide, end to end', { timeout: 240_000 }, () => {
     for (const k of knownKeys) assert.match(k, /^[0-9a-f]{64}$/);
 
     // Loopback only, and the faucet's part: a funded devnet key in the wallet pays the SDP fee.
-    doc.setIn(['network', 'backend', 'swarm', 'host'], '127.0.0.1');
-    doc.setIn(['blend', 'core', 'backend', 'listening_address'], `/ip4/127.0.0.1/udp/${ports.blend}/quic-v1`);
-    doc.setIn(['sdp', 'wallet', 'funding_pk'], funded.publicKey);
-    writeFileSync(
-      config,
-      doc
-        .toString()
-        .replace('    keys:\n', `    keys:\n      '${funded.publicKey}': !Zk '${funded.secretKey}'\n`)
-        .replace('  known_keys:\n', `  known_keys:\n    '${funded.publicKey}': '${funded.publicKey}'\n`),
-      { mode: 0o600 },
-    );
+    useLoopbackAndFundedKey(config, funded, `/ip4/127.0.0.1/udp/${ports.blend}/quic-v1`);
 
     assert.equal(await value(session, dir, 'blockchain_module', 'start', config, ''), null);
     const info = JSON.parse(

@@ -5,13 +5,12 @@
  * with backoff (`restart_policy.max_restarts`, `restart_policy.backoff_ms`). The daemon is always stopped.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { dial, request, writeLine } from '../../../src/operator/ctl/rpc.ts';
-import { CTL_ENV, ctl, ECHO_MODULE, LOGOSCTL_BIN } from '../../utils/logosctl.ts';
+import { ctl, ECHO_MODULE, watch } from '../../utils/logosctl.ts';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -115,32 +114,19 @@ describe('logosctl modules', () => {
 
   test('watch prints the module events, one JSON line each', async () => {
     assert.equal((await ctl(dir, ['module', 'load', 'base_module'])).code, 0);
-    const w = spawn(
-      process.execPath,
-      [LOGOSCTL_BIN, '--config-dir', dir, 'watch', 'base_module', '--event', 'fired'],
-      {
-        env: CTL_ENV,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    w.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    const exited = new Promise<number | null>((r) => w.on('exit', (code) => r(code)));
+    const w = watch(dir, 'base_module', 'fired');
     try {
-      for (let i = 0; i < 50 && out === ''; i++) {
+      for (let i = 0; i < 50 && w.lines.length === 0; i++) {
         await ctl(dir, ['call', 'base_module', 'fire', 'json:{"n":1}']);
         await sleep(100);
       }
       assert.match(
-        out.split('\n')[0]!,
+        w.lines[0]!,
         /^\{"data":\{"arg0":\{"n":1\}\},"event":"fired","module":"base_module","timestamp":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"\}$/,
       );
     } finally {
-      w.kill('SIGTERM');
+      assert.equal(await w.stop(), 0);
     }
-    assert.equal(await exited, 0);
   });
 
   test('a watcher that stops reading is dropped once its backlog passes the cap; the daemon carries on', async () => {

@@ -8,7 +8,6 @@
  * kept, A is disconnected). Watchers collect the events; daemons are always stopped.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   existsSync,
@@ -24,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { CTL_ENV, ctl, LOGOSCTL_BIN } from '../../utils/logosctl.ts';
+import { ctl, type WatchedEvent, type Watcher, watch } from '../../utils/logosctl.ts';
 import { freeTcpPort, freeUdpPort } from '../../utils/ports.ts';
 
 const STORAGE_MODULE = fileURLToPath(
@@ -32,18 +31,16 @@ const STORAGE_MODULE = fileURLToPath(
 );
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-interface Event {
-  readonly event: string;
-  readonly data: Record<string, unknown>;
-}
-
 /** A daemon in its own session with `storage_module` installed, and a watcher of its events. */
 class Session {
   readonly dir = mkdtempSync(join(tmpdir(), 'logos-storage-e2e-'));
-  readonly events: Event[] = [];
-  private watcher: ChildProcess | undefined;
+  private watcher: Watcher | undefined;
   tcpPort = 0;
   udpPort = 0;
+
+  get events(): readonly WatchedEvent[] {
+    return this.watcher?.events ?? [];
+  }
 
   async start(): Promise<void> {
     mkdirSync(join(this.dir, 'modules', 'storage_module'), { recursive: true });
@@ -55,29 +52,7 @@ class Session {
     assert.equal(r.code, 0, r.stderr);
     const load = await ctl(this.dir, ['module', 'load', 'storage_module']);
     assert.equal(load.code, 0, load.stdout + load.stderr);
-    this.watcher = spawn(
-      process.execPath,
-      [LOGOSCTL_BIN, '--config-dir', this.dir, 'watch', 'storage_module'],
-      {
-        env: CTL_ENV,
-        stdio: ['ignore', 'pipe', 'ignore'],
-      },
-    );
-    let buf = '';
-    this.watcher.stdout!.on('data', (c: Buffer) => {
-      buf += c.toString();
-      let nl = buf.indexOf('\n');
-      while (nl >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (line.trim() !== '') {
-          // watch prints `{"data":{"arg0":<payload>},"event":…}`
-          const e = JSON.parse(line) as { event: string; data: { arg0: Record<string, unknown> } };
-          this.events.push({ event: e.event, data: e.data.arg0 });
-        }
-        nl = buf.indexOf('\n');
-      }
-    });
+    this.watcher = watch(this.dir, 'storage_module');
     this.tcpPort = await freeTcpPort();
     this.udpPort = await freeUdpPort();
   }
@@ -98,7 +73,7 @@ class Session {
     return result.value;
   }
 
-  async waitEvent(pred: (e: Event) => boolean, what: string, ms = 20_000): Promise<Event> {
+  async waitEvent(pred: (e: WatchedEvent) => boolean, what: string, ms = 20_000): Promise<WatchedEvent> {
     const end = Date.now() + ms;
     for (;;) {
       const e = this.events.find(pred);
@@ -109,7 +84,7 @@ class Session {
   }
 
   async stop(): Promise<void> {
-    this.watcher?.kill('SIGTERM');
+    await this.watcher?.stop();
     await ctl(this.dir, ['daemon', 'stop']);
     rmSync(this.dir, { recursive: true, force: true });
   }
