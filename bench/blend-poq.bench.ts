@@ -8,7 +8,7 @@ import { type PoqPublicInputs, PoqSelector, type PoqWitness } from '../src/crypt
 import { zkPublicKey } from '../src/crypto/zk-keys.ts';
 import { DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
 import { Groth16ProofSystem } from '../src/zk/groth16-system.ts';
-import { type Figure, median } from './harness.ts';
+import { type Figure, medianCallMs } from './harness.ts';
 
 /** A core node's statement: key 57 of 100, quota 10, index 3. */
 function coreCase(): { inputs: PoqPublicInputs; witness: PoqWitness } {
@@ -30,16 +30,6 @@ function coreCase(): { inputs: PoqPublicInputs; witness: PoqWitness } {
   };
 }
 
-async function medianMs(fn: () => Promise<unknown>, runs: number): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  return median(times);
-}
-
 export const figures: Figure[] = [
   {
     name: 'blend.poq_prove_ms',
@@ -49,7 +39,7 @@ export const figures: Figure[] = [
       try {
         const c = coreCase();
         await zk.provePoq(c.inputs, c.witness); // warm: prover started, keys loaded
-        return await medianMs(() => zk.provePoq(c.inputs, c.witness), 3);
+        return await medianCallMs(() => zk.provePoq(c.inputs, c.witness), 3);
       } finally {
         await zk.close();
       }
@@ -65,7 +55,7 @@ export const figures: Figure[] = [
         const p = await zk.provePoq(c.inputs, c.witness);
         if (!(await zk.verifyPoq(c.inputs, p.keyNullifier, p.proof)))
           throw new Error('the benchmark proof does not verify');
-        return await medianMs(() => zk.verifyPoq(c.inputs, p.keyNullifier, p.proof), 20);
+        return await medianCallMs(() => zk.verifyPoq(c.inputs, p.keyNullifier, p.proof), 20);
       } finally {
         await zk.close();
       }

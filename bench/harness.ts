@@ -49,6 +49,17 @@ export function durationMs(fn: () => void, opts: RateOptions = {}): number {
   return 1 / (rate(fn, 1, opts) / 1000);
 }
 
+/** Median duration in milliseconds of `runs` awaited calls of `fn`, one after the other. */
+export async function medianCallMs(fn: () => Promise<unknown>, runs: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
 export function median(values: readonly number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const mid = s.length >> 1;

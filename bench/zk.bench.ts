@@ -14,7 +14,7 @@ import { VoucherTree, voucherPath } from '../src/ledger/trees/voucher-tree.ts';
 import { noteId } from '../src/mantle/note.ts';
 import { DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
 import { Groth16ProofSystem } from '../src/zk/groth16-system.ts';
-import { type Figure, median } from './harness.ts';
+import { type Figure, medianCallMs } from './harness.ts';
 
 let system: Groth16ProofSystem | undefined;
 function zk(): Groth16ProofSystem {
@@ -71,24 +71,12 @@ function pocCase(): { inputs: PocPublicInputs; witness: PocWitness } {
 
 async function seconds(fn: () => Promise<unknown>, runs = 3): Promise<number> {
   await fn(); // warm: workers started, keys loaded, curve built
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await fn();
-    times.push((performance.now() - t) / 1000);
-  }
-  return median(times);
+  return (await medianCallMs(fn, runs)) / 1000;
 }
 
 async function verifyMs(fn: () => Promise<boolean>, runs = 20): Promise<number> {
   if (!(await fn())) throw new Error('the benchmark proof does not verify');
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  return median(times);
+  return medianCallMs(fn, runs);
 }
 
 const proofs: {
