@@ -39,3 +39,26 @@ export interface LogosModule {
 }
 /** A module file's default export. */
 export type ModuleFactory = (ctx: ModuleContext) => LogosModule | Promise<LogosModule>;
+
+/** A module method: its arguments as the client typed them, its answer. */
+export type ModuleMethod = LogosModule['methods'][string];
+
+/**
+ * A method that never ends its module's process: called with more than `maxArgs` arguments it answers
+ * `fail(tooMany(maxArgs, got))` without running, and any error it throws becomes `fail(message)`.
+ */
+export function guarded(
+  f: ModuleMethod,
+  maxArgs = Number.POSITIVE_INFINITY,
+  tooMany: (max: number, got: number) => string = (max, got) =>
+    `expected at most ${max} argument(s), got ${got}`,
+): ModuleMethod {
+  return async (...args) => {
+    if (args.length > maxArgs) return fail(tooMany(maxArgs, args.length));
+    try {
+      return await f(...args);
+    } catch (e) {
+      return fail((e as Error).message);
+    }
+  };
+}

@@ -7,10 +7,11 @@
 import { resolve } from 'node:path';
 import type { Json } from '../../../codec/json.ts';
 import {
-  fail,
+  guarded,
   type LogosModule,
   type ModuleContext,
   type ModuleFactory,
+  type ModuleMethod,
   ok,
   type StdLogosResult,
 } from '../../module-api.ts';
@@ -24,17 +25,6 @@ export const MODULE_NAME = 'blockchain_module';
 export const MODULE_VERSION = '0.2.4';
 
 type Method = (...args: Json[]) => Promise<StdLogosResult | boolean> | StdLogosResult | boolean;
-
-/** Runs a method; any error becomes the module's failure result with the error's message. */
-function guarded(f: Method): Method {
-  return async (...args) => {
-    try {
-      return await f(...args);
-    } catch (e) {
-      return fail((e as Error).message);
-    }
-  };
-}
 
 export function createBlockchainModule(ctx: ModuleContext): LogosModule {
   const m = new BlockchainModule(ctx);
@@ -94,7 +84,7 @@ export function createBlockchainModule(ctx: ModuleContext): LogosModule {
     does_state_exist: () => m.does_state_exist(),
     purge_state: () => m.purge_state(),
   };
-  const guardedMethods: Record<string, Method> = {};
+  const guardedMethods: Record<string, ModuleMethod> = {};
   for (const [name, f] of Object.entries(methods)) guardedMethods[name] = guarded(f);
   return {
     name: MODULE_NAME,

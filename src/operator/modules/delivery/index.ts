@@ -6,10 +6,11 @@
  */
 import type { Json } from '../../../codec/json.ts';
 import {
-  fail,
+  guarded,
   type LogosModule,
   type ModuleContext,
   type ModuleFactory,
+  type ModuleMethod,
   type StdLogosResult,
 } from '../../module-api.ts';
 import { DeliveryModule } from './delivery-module.ts';
@@ -19,21 +20,6 @@ export const MODULE_NAME = 'delivery_module';
 export const MODULE_VERSION = '0.2.1';
 
 type Method = (...args: Json[]) => Promise<StdLogosResult | string> | StdLogosResult | string;
-
-/**
- * A method of the table: more arguments than it takes are refused, and any error it throws becomes
- * the module's failure result with the error's message (the module's process never ends on a call).
- */
-function method(maxArgs: number, f: Method): Method {
-  return async (...args) => {
-    if (args.length > maxArgs) return fail(`expected at most ${maxArgs} argument(s), got ${args.length}`);
-    try {
-      return await f(...args);
-    } catch (e) {
-      return fail((e as Error).message);
-    }
-  };
-}
 
 export function createDeliveryModule(ctx: ModuleContext): LogosModule {
   const m = new DeliveryModule(ctx);
@@ -54,8 +40,8 @@ export function createDeliveryModule(ctx: ModuleContext): LogosModule {
     getAvailableConfigs: [0, () => m.getAvailableConfigs()],
     collectOpenMetricsText: [0, () => m.collectOpenMetricsText()],
   };
-  const table: Record<string, Method> = {};
-  for (const [name, [n, f]] of Object.entries(methods)) table[name] = method(n, f);
+  const table: Record<string, ModuleMethod> = {};
+  for (const [name, [n, f]] of Object.entries(methods)) table[name] = guarded(f, n);
   return {
     name: MODULE_NAME,
     version: MODULE_VERSION,

@@ -67,12 +67,9 @@ export function stringListArg(v: Json | undefined, name: string): string[] {
   return items as string[];
 }
 
-/** Refuses arguments beyond the method's `count`. */
-export function noExtra(args: readonly Json[], count: number, method: string): void {
-  if (args.length > count)
-    throw new ArgumentError(
-      `${method} takes at most ${count} argument${count === 1 ? '' : 's'}, got ${args.length}.`,
-    );
+/** The refusal of a call with more arguments than the method's `count`. */
+export function tooManyArguments(method: string, count: number, got: number): string {
+  return `${method} takes at most ${count} argument${count === 1 ? '' : 's'}, got ${got}.`;
 }
 
 /** A storage CID argument; a bad one fails as `<context>: cannot parse cid: <text>` (libstorage's text). */

@@ -7,13 +7,14 @@
  */
 import type { Json } from '../../../codec/json.ts';
 import {
-  fail,
+  guarded,
   type LogosModule,
   type ModuleContext,
   type ModuleFactory,
+  type ModuleMethod,
   type StdLogosResult,
 } from '../../module-api.ts';
-import { noExtra } from './args.ts';
+import { tooManyArguments } from './args.ts';
 import { StorageModule } from './storage-module.ts';
 
 export const MODULE_NAME = 'storage_module';
@@ -63,17 +64,9 @@ export function createStorageModule(ctx: ModuleContext): LogosModule {
     downloadManifest: [1, (c) => m.downloadManifest(c)],
     importFiles: [1, (d) => m.importFiles(d)],
   };
-  const methods: Record<string, Method> = {};
-  for (const [name, [count, f]] of Object.entries(table)) {
-    methods[name] = async (...args) => {
-      try {
-        noExtra(args, count, name);
-        return await f(...args);
-      } catch (e) {
-        return fail((e as Error).message);
-      }
-    };
-  }
+  const methods: Record<string, ModuleMethod> = {};
+  for (const [name, [count, f]] of Object.entries(table))
+    methods[name] = guarded(f, count, (max, got) => tooManyArguments(name, max, got));
   return {
     name: MODULE_NAME,
     version: MODULE_VERSION,
