@@ -3,7 +3,7 @@
  * kept as SHA-256 hashes at rest).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { chmodSync, renameSync, writeFileSync } from 'node:fs';
+import { writeFileAtomic } from '../files.ts';
 
 export function sha256Hex(s: string): string {
   return createHash('sha256').update(s).digest('hex');
@@ -18,8 +18,5 @@ export function tokenMatches(token: string, hash: string): boolean {
 
 /** Writes a file readable by its owner only (mode 600), atomically through a temporary file. */
 export function writePrivate(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
+  writeFileAtomic(path, text, false);
 }

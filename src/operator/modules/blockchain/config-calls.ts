@@ -35,8 +35,8 @@ import { locatorFromString } from '../../../mantle/locator.ts';
 import { declarationId } from '../../../mantle/sdp.ts';
 import { keyTags, parseUserConfig } from '../../../node/config.ts';
 import { generateNodeKeys, keystoreYaml, type NewKey, nodeConfigYaml } from '../../../node/new-config.ts';
+import { writeFileAtomic } from '../../files.ts';
 import { ArgumentError, text } from './args.ts';
-import { writeFileAtomic } from './files.ts';
 import { keyFromSecret, load, mapAt, quoted, tagged } from './keys.ts';
 
 // F: cli/config/update.rs UpdateError, cli/config/migrate.rs and migrate_0_1_2/mod.rs MigrateError

@@ -18,8 +18,8 @@ import { FR_MODULUS, frToBytes, leBytesToBigint } from '../../../crypto/field.ts
 import { zkPublicKey } from '../../../crypto/zk-keys.ts';
 import { readConfigFile } from '../../../node/load.ts';
 import { type NewKey, newEd25519Key, newZkKey } from '../../../node/new-config.ts';
+import { writeFileAtomic } from '../../files.ts';
 import { ArgumentError, text } from './args.ts';
-import { writeFileAtomic } from './files.ts';
 
 export const INVALID_KEY_TYPE = 'Invalid key_type (expected "ed25519" or "zk").';
 

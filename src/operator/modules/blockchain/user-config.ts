@@ -15,8 +15,8 @@ import {
   type NewConfigOptions,
   nodeConfigYaml,
 } from '../../../node/new-config.ts';
+import { writeFileAtomic } from '../../files.ts';
 import { ArgumentError } from './args.ts';
-import { writeFileAtomic } from './files.ts';
 
 export const USER_CONFIG_EXISTS = 'User configuration file exists. Use `update` command.';
 export const KEYSTORE_EXISTS = 'Keystore file exists. Use `update` command.';

@@ -1,23 +1,8 @@
-/**
- * The secp256k1 identity of the `delivery_module` node (operator.md §4.1 `nodekey`, §6.3: peer ids
- * `16Uiu2…`): the configured `nodekey`, else the key kept in the module's data folder (`nodekey`, 64 hex
- * characters, mode 600), created on first use so the node keeps its peer id and ENR across restarts.
- * The secret is never logged.
- */
-import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  linkSync,
-  openSync,
-  readFileSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeyPair, privateKeyFromRaw } from '@libp2p/crypto/keys';
 import type { PrivateKey } from '@libp2p/interface';
+import { writeFileAtomic } from '../../files.ts';
 
 export const NODE_KEY_FILE = 'nodekey';
 
@@ -47,29 +32,8 @@ export async function loadNodeKey(nodekey: string | null, dataDir: string): Prom
   if (existsSync(path)) return fromHex(readFileSync(path, 'utf8').trim().toLowerCase(), path);
   const key = await generateKeyPair('secp256k1');
   const secret = key.raw;
-  writeNew(dataDir, path, `${Buffer.from(secret).toString('hex')}\n`);
+  // Through a temporary file: a kill or a full disk mid-write never leaves a partial key file, and an
+  // existing one is never replaced.
+  writeFileAtomic(path, `${Buffer.from(secret).toString('hex')}\n`, true);
   return { privateKey: key, secret };
-}
-
-/**
- * Creates `path` (mode 600) with `content` through a temporary file in `dir`, hard-linked into place
- * once complete and synced: a kill or a full disk mid-write never leaves a partial key file, and an
- * existing file is never replaced.
- */
-function writeNew(dir: string, path: string, content: string): void {
-  const tmp = join(dir, `.${NODE_KEY_FILE}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(tmp, 'wx', 0o600);
-  try {
-    try {
-      const data = Buffer.from(content);
-      let at = 0;
-      while (at < data.length) at += writeSync(fd, data, at, data.length - at);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    linkSync(tmp, path);
-  } finally {
-    unlinkSync(tmp);
-  }
 }

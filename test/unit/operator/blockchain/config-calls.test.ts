@@ -31,6 +31,7 @@ import { locatorFromString } from '../../../../src/mantle/locator.ts';
 import { declarationId } from '../../../../src/mantle/sdp.ts';
 import { parseUserConfig } from '../../../../src/node/config.ts';
 import { keystoreYaml, type NewKey } from '../../../../src/node/new-config.ts';
+import { writeFileAtomic } from '../../../../src/operator/files.ts';
 import type { LogosModule } from '../../../../src/operator/module-api.ts';
 import {
   MIGRATE_KEYSTORE_EXISTS,
@@ -39,7 +40,6 @@ import {
   NO_KEYSTORE,
   UPDATE_NO_USER_CONFIG,
 } from '../../../../src/operator/modules/blockchain/config-calls.ts';
-import { writeFileAtomic } from '../../../../src/operator/modules/blockchain/files.ts';
 import { call, moduleIn, value } from '../../../utils/blockchain-module.ts';
 import { FIXTURE } from '../../../utils/keystore-fixture.ts';
 
