@@ -43,7 +43,7 @@ export class PayloadDispatcher {
     }
     this.delivered.transactions++;
     const hash = bytesToHex(txHash(tx.mantle_tx));
-    this.deps.mempool.add(tx, 'network').then(
+    this.deps.mempool.add(tx, 'blend').then(
       (r) =>
         this.deps.logger.debug({ tx: hash, outcome: r.outcome }, 'blended transaction added to the mempool'),
       (e: Error) =>

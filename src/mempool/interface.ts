@@ -5,8 +5,13 @@
 import type { EventEmitter } from 'node:events';
 import type { SignedMantleTx } from '../mantle/tx.ts';
 
-/** Where a transaction came from: a local submission (HTTP, wallet), a reorg, or a peer. */
-export type TxOrigin = 'api' | 'wallet' | 'reorg' | 'network';
+/**
+ * Where a transaction came from: a local submission (HTTP, wallet), a reorg, a transaction that left
+ * Blend at this node (`blend`, it was unwrapped here), or a peer's gossip (`network`). Every origin but
+ * `network` is F's `MempoolMsg::Add` (`services/tx-service/src/tx/service.rs`): it is gossiped when
+ * added and gossiped again when already pending; gossip is F's network stream, which does neither.
+ */
+export type TxOrigin = 'api' | 'wallet' | 'reorg' | 'blend' | 'network';
 
 /** `added`: new in the pool; `duplicate`: it was already pending (nothing changed). */
 export type AddOutcome = 'added' | 'duplicate';
@@ -27,8 +32,9 @@ export interface MempoolEvents {
   /** A transaction entered the pool (to be shared with the network). */
   added: [{ hash: Uint8Array; tx: SignedMantleTx; origin: TxOrigin }];
   /**
-   * A local submission (`api`, `wallet`) of a transaction already pending: nothing changed, but the
-   * network shares it again so that leaders pick it up (F re-gossips it).
+   * A transaction already pending was added again from any origin but gossip (`network`): nothing
+   * changed, but the network shares it again so that leaders pick it up (F `handle_add_message`
+   * re-gossips on `ExistingItem`).
    */
   resubmitted: [{ hash: Uint8Array; tx: SignedMantleTx; origin: TxOrigin }];
 }

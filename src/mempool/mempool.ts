@@ -52,7 +52,8 @@ interface ViewCache {
   leftover: PendingTx[];
 }
 
-const isLocal = (o: TxOrigin) => o === 'api' || o === 'wallet';
+/** Whether an origin is F's `MempoolMsg::Add` (everything but a peer's gossip): it is gossiped. */
+const isAdd = (o: TxOrigin) => o !== 'network';
 
 export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
   private readonly pool: TxPool;
@@ -164,8 +165,9 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
   }
 
   private duplicate(hash: Uint8Array, tx: SignedMantleTx, origin: TxOrigin): AddResult {
-    // F: a local submission of a pending transaction is gossiped again so that leaders pick it up.
-    if (isLocal(origin)) this.emit('resubmitted', { hash, tx, origin });
+    // F `handle_add_message`: an `Add` of a pending transaction (API, wallet, reorg, Blend exit) is
+    // gossiped again so that leaders pick it up; a gossiped duplicate is only traced.
+    if (isAdd(origin)) this.emit('resubmitted', { hash, tx, origin });
     return { hash, outcome: 'duplicate' };
   }
 

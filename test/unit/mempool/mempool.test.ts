@@ -58,8 +58,21 @@ describe('Mempool', () => {
     assert.equal((await m.add(tx, 'api')).outcome, 'duplicate');
     assert.equal((await m.add(tx, 'network')).outcome, 'duplicate');
     assert.deepEqual(added, ['api']);
-    assert.deepEqual(again, ['api'], 'a local duplicate is shared again, a gossiped one is not');
+    assert.deepEqual(again, ['api'], 'an added duplicate is shared again, a gossiped one is not');
     assert.equal(m.metrics().pending_items, 1);
+  });
+
+  test('add: a duplicate from every origin but gossip is shared again (F handle_add_message ExistingItem)', async () => {
+    // F: every `MempoolMsg::Add` (API, wallet, reorg re-insertion, Blend exit) re-gossips a pending
+    // transaction; the network stream (gossip) only traces it.
+    const { m, chain, pk, notes } = await setup();
+    const tx = transfer(chain.tip().state, [notes[0]!], [{ value: 5n, pk }]).tx;
+    const again: TxOrigin[] = [];
+    m.on('resubmitted', (e) => again.push(e.origin));
+    await m.add(tx, 'network');
+    for (const origin of ['api', 'wallet', 'reorg', 'blend', 'network'] as const)
+      assert.equal((await m.add(tx, origin)).outcome, 'duplicate');
+    assert.deepEqual(again, ['api', 'wallet', 'reorg', 'blend']);
   });
 
   test('add: concurrent submissions of one transaction add it once', async () => {
