@@ -1,8 +1,8 @@
 /**
  * The libp2p node behind the network service, built as the reference's swarm is
  * (F `libp2p/src/swarm.rs`, `libp2p/src/behaviour/*`): QUIC v1 only (TLS 1.3 and native streams, no
- * TCP), an Ed25519 identity, gossipsub with Blake2b-256 message ids and unsigned messages, Kademlia
- * and identify on the deployment's protocol names.
+ * TCP), an Ed25519 identity, gossipsub with Blake2b-256 message ids, unsigned messages and no peer
+ * scoring, Kademlia on the deployment's protocol name, identify, and an AutoNAT v2 server and client.
  *
  * Two js-libp2p behaviours are adjusted to speak with the reference:
  * - gossipsub: the reference publishes with `MessageAuthenticity::Author` (`from` and `seqno` set, no
@@ -11,16 +11,18 @@
  *   `StrictNoSign` and, on receipt, validates an unsigned message as if its `from` and `seqno` were
  *   absent (`acceptUnsignedAuthor`, installed over the instance's `validateReceivedMessage`); the
  *   message kept and forwarded is the original one, unchanged.
- * - identify: js identify serves `/<prefix>/id/1.0.0`; the reference names it in its deployment
- *   (`/…/identify/1.0.0`). The identify service's `protocol` (read when it starts and when it asks a
- *   peer) is set to the deployment's name before the node starts, so the protobuf exchange is js
- *   identify's own, on the reference's name.
+ * - identify: both run the standard `/ipfs/id/1.0.0` and `/ipfs/id/push/1.0.0`; the deployment's
+ *   identify name is the message's `protocolVersion` (F `libp2p/src/config/identify.rs`:
+ *   `identify::Config::new(protocol_name, key)`, whose first argument is the protocol version). js
+ *   identify builds its version from its protocol prefix (`ipfs/0.1.0`); the version it sends is set to
+ *   the deployment's name before the node starts.
  */
 import { isIP } from 'node:net';
 import { quic } from '@chainsafe/libp2p-quic';
+import { autoNATv2 } from '@libp2p/autonat-v2';
 import { generateKeyPair, generateKeyPairFromSeed } from '@libp2p/crypto/keys';
-import { type GossipSub, gossipsub, StrictNoSign } from '@libp2p/gossipsub';
-import { identify } from '@libp2p/identify';
+import { type GossipSub, type GossipsubOpts, gossipsub, StrictNoSign } from '@libp2p/gossipsub';
+import { identify, identifyPush } from '@libp2p/identify';
 import {
   type AbortOptions,
   type ConnectionGater,
@@ -40,8 +42,13 @@ export const IDLE_CONNECTION_MS = 5 * 60_000;
 
 export interface ProtocolNames {
   readonly kademlia: string;
+  /** The deployment's identify name: sent as identify's `protocolVersion` (not a stream protocol). */
   readonly identify: string;
 }
+
+/** The identify stream protocols (rust-libp2p identify `PROTOCOL_NAME`, `PUSH_PROTOCOL_NAME`). */
+export const IDENTIFY_PROTOCOL = '/ipfs/id/1.0.0';
+export const IDENTIFY_PUSH_PROTOCOL = '/ipfs/id/push/1.0.0';
 
 export interface Libp2pNodeOptions {
   readonly host: string;
@@ -51,7 +58,14 @@ export interface Libp2pNodeOptions {
   readonly gater: ConnectionGater;
 }
 
-export type Services = { pubsub: GossipSub; identify: unknown; dht: unknown; ping: unknown };
+export type Services = {
+  pubsub: GossipSub;
+  identify: unknown;
+  identifyPush: unknown;
+  autoNAT: unknown;
+  dht: unknown;
+  ping: unknown;
+};
 export type LogosLibp2p = Libp2p<Services>;
 
 /** The fields of a gossipsub RPC message the inbound validation reads. */
@@ -96,14 +110,14 @@ function relaxedGossipsub(init: Parameters<typeof gossipsub>[0]): GossipFactory 
   };
 }
 
-// inferred: js identify's handler on the reference's protocol name (docs/fidelity.md)
-function identifyOn(protocol: string): ReturnType<typeof identify> {
-  const make = identify({ runOnConnectionOpen: true });
-  return (components) => {
+/** js identify (or identify push) sending `protocolVersion` as its identify protocol version. */
+function withProtocolVersion<F extends (components: never) => unknown>(make: F, protocolVersion: string): F {
+  return ((components: never) => {
     const svc = make(components);
-    (svc as unknown as { protocol: string }).protocol = protocol;
+    // js identify keeps what it sends of itself in `host`; it is read when the service starts.
+    (svc as unknown as { host: { protocolVersion: string } }).host.protocolVersion = protocolVersion;
     return svc;
-  };
+  }) as F;
 }
 
 /**
@@ -126,6 +140,62 @@ function connectionLiveness(): (components: {
   });
 }
 
+/**
+ * F `libp2p/src/behaviour/mod.rs` builds gossipsub without `with_peer_score`: no peer is scored, so none
+ * is graylisted, kept out of gossip or of publishing. js gossipsub always scores; with every weight at 0
+ * each score stays 0, and thresholds of -Infinity are never crossed. Its defaults would otherwise count
+ * more than 10 peers behind one IP address against each of them (IP colocation) until they are
+ * graylisted, and penalise behaviour (broken IWANT promises, GRAFTs during a backoff).
+ */
+export const GOSSIP_NO_SCORING = {
+  scoreParams: {
+    topics: {},
+    appSpecificWeight: 0,
+    IPColocationFactorWeight: 0,
+    behaviourPenaltyWeight: 0,
+  },
+  scoreThresholds: {
+    gossipThreshold: Number.NEGATIVE_INFINITY,
+    publishThreshold: Number.NEGATIVE_INFINITY,
+    graylistThreshold: Number.NEGATIVE_INFINITY,
+    // rust-libp2p without scoring takes peer exchange from any peer (a score of 0 is at this threshold).
+    acceptPXThreshold: 0,
+  },
+} as const satisfies Pick<GossipsubOpts, 'scoreParams' | 'scoreThresholds'>;
+
+/** The gossipsub options of this node: the configured parameters, F's fixed ones, no scoring. */
+export function gossipsubOptions(g: GossipsubSettings): Partial<GossipsubOpts> {
+  return {
+    globalSignaturePolicy: StrictNoSign,
+    msgIdFn: gossipMessageId,
+    D: g.mesh_n,
+    Dlo: g.mesh_n_low,
+    Dhi: g.mesh_n_high,
+    Dout: g.mesh_outbound_min,
+    Dlazy: g.gossip_lazy,
+    gossipFactor: g.gossip_factor,
+    heartbeatInterval: g.heartbeat_interval_ms,
+    fanoutTTL: g.fanout_ttl_ms,
+    mcacheLength: g.history_length,
+    mcacheGossip: g.history_gossip,
+    seenTTL: g.duplicate_cache_time_ms,
+    doPX: g.do_px,
+    prunePeers: g.prune_peers,
+    pruneBackoff: g.prune_backoff_ms,
+    unsubcribeBackoff: g.unsubscribe_backoff_ms,
+    floodPublish: g.flood_publish,
+    graftFloodThreshold: g.graft_flood_threshold_ms,
+    opportunisticGraftTicks: g.opportunistic_graft_ticks,
+    opportunisticGraftPeers: g.opportunistic_graft_peers,
+    gossipsubIWantFollowupMs: g.iwant_followup_time_ms,
+    maxInboundDataLength: GOSSIP_MAX_TRANSMIT_BYTES,
+    // F: a duplicate publish is ignored; no peers is the service's to retry.
+    ignoreDuplicatePublishError: true,
+    fallbackToFloodsub: false,
+    ...GOSSIP_NO_SCORING,
+  };
+}
+
 /** The node's identity: from the configured secret, or a fresh random one. */
 export async function nodeIdentity(nodeKey: Uint8Array | null): Promise<PrivateKey> {
   return nodeKey === null ? generateKeyPair('Ed25519') : generateKeyPairFromSeed('Ed25519', nodeKey);
@@ -135,7 +205,6 @@ export async function createLibp2pNode(
   opts: Libp2pNodeOptions,
   privateKey: PrivateKey,
 ): Promise<LogosLibp2p> {
-  const g = opts.gossipsub;
   const ip = isIP(opts.host) === 6 ? 'ip6' : 'ip4';
   const node = await createLibp2p({
     // Started by the caller, so that a listen failure is told apart from a configuration one.
@@ -148,41 +217,18 @@ export async function createLibp2pNode(
     connectionGater: opts.gater,
     services: {
       ping: connectionLiveness(),
-      identify: identifyOn(opts.protocols.identify),
+      identify: withProtocolVersion(identify({ runOnConnectionOpen: true }), opts.protocols.identify),
+      identifyPush: withProtocolVersion(identifyPush(), opts.protocols.identify),
+      // F `libp2p/src/behaviour/mod.rs` runs an AutoNAT v2 server always and, in its default NAT mode
+      // (`Traversal`), a client confirming the observed addresses identify reports; js runs both.
+      autoNAT: autoNATv2(),
       dht: kadDHT({
         protocol: opts.protocols.kademlia,
         clientMode: false,
         // Loopback and private addresses are kept (local networks and tests).
         peerInfoMapper: passthroughMapper,
       }),
-      pubsub: relaxedGossipsub({
-        globalSignaturePolicy: StrictNoSign,
-        msgIdFn: gossipMessageId,
-        D: g.mesh_n,
-        Dlo: g.mesh_n_low,
-        Dhi: g.mesh_n_high,
-        Dout: g.mesh_outbound_min,
-        Dlazy: g.gossip_lazy,
-        gossipFactor: g.gossip_factor,
-        heartbeatInterval: g.heartbeat_interval_ms,
-        fanoutTTL: g.fanout_ttl_ms,
-        mcacheLength: g.history_length,
-        mcacheGossip: g.history_gossip,
-        seenTTL: g.duplicate_cache_time_ms,
-        doPX: g.do_px,
-        prunePeers: g.prune_peers,
-        pruneBackoff: g.prune_backoff_ms,
-        unsubcribeBackoff: g.unsubscribe_backoff_ms,
-        floodPublish: g.flood_publish,
-        graftFloodThreshold: g.graft_flood_threshold_ms,
-        opportunisticGraftTicks: g.opportunistic_graft_ticks,
-        opportunisticGraftPeers: g.opportunistic_graft_peers,
-        gossipsubIWantFollowupMs: g.iwant_followup_time_ms,
-        maxInboundDataLength: GOSSIP_MAX_TRANSMIT_BYTES,
-        // F: a duplicate publish is ignored; no peers is the service's to retry.
-        ignoreDuplicatePublishError: true,
-        fallbackToFloodsub: false,
-      }),
+      pubsub: relaxedGossipsub(gossipsubOptions(opts.gossipsub)),
     },
   });
   return node as unknown as LogosLibp2p;
