@@ -2,9 +2,11 @@
  * Choosing a block's transactions as the reference does (`services/chain/chain-leader/src/lib.rs`
  * `propose_block`, `txs_for_block`): the candidates (the mempool's, FIFO) are applied one by one on the
  * state the block will be applied to; failures are retried in further rounds while a round applies
- * something (dependent transactions); the block takes the applicable ones in that order up to the first
- * that does not fit (1,024 transactions, 2 MiB of transactions, and the execution-gas limit). The
- * candidates that never applied are returned, for the mempool to drop.
+ * something (dependent transactions), over every candidate, whatever the block can hold; the block
+ * then takes the applicable ones in that order up to the first that does not fit (1,024 transactions,
+ * 2 MiB of transactions, and the execution-gas limit). The candidates that never applied in any round
+ * ("never became applicable", invalid on this state for good) are returned for the mempool to drop,
+ * also when the block is full: F evicts them before it cuts the block (`propose_block`).
  */
 import { MAX_BLOCK_TRANSACTIONS, MAX_BLOCK_TRANSACTIONS_SIZE } from '../block/block.ts';
 import { Draft, type LedgerContext } from '../ledger/draft.ts';
@@ -16,10 +18,7 @@ import { applyInRounds } from '../mempool/index.ts';
 
 export interface Selection {
   readonly txs: SignedMantleTx[];
-  /**
-   * Candidates that apply in no round on this state: invalid here for good, to be evicted. Empty when
-   * the block filled up before the rounds ended (what did not apply yet might still).
-   */
+  /** Candidates that apply in no round on this state: invalid here for good, to be evicted. */
   readonly invalid: { tx: SignedMantleTx; hash: Uint8Array }[];
 }
 
@@ -43,7 +42,7 @@ export function txsForBlock(sizes: readonly number[]): number {
   return n;
 }
 
-/** A candidate whose hash and size are computed when first asked (most of a large pool is never tried). */
+/** A candidate whose hash and size are computed once, when first asked. */
 class Candidate {
   private h: Uint8Array | undefined;
   private n: number | undefined;
@@ -70,19 +69,20 @@ export function selectTransactions(
   const draft = new Draft(parent);
   advanceEpoch(draft, ctx.config, slot);
   const items = [...candidates].map((tx) => new Candidate(tx));
+  const out = applyInRounds(draft, slot, items, () => ctx);
+  // F `txs_for_block`: the longest prefix of the applied order within the limits.
   let bytes = 0;
   let gas = 0n;
-  const out = applyInRounds(draft, slot, items, () => ctx, {
-    fits: (count, size, txGas) => {
-      if (!fitsInBlock(count, bytes, size)) return false;
-      if (gas + txGas > MAX_BLOCK_EXECUTION_GAS) return false;
-      bytes += size;
-      gas += txGas;
-      return true;
-    },
-  });
+  let n = 0;
+  for (; n < out.applied.length; n++) {
+    const size = out.applied[n]!.size;
+    const txGas = out.gas[n]!;
+    if (!fitsInBlock(n, bytes, size) || gas + txGas > MAX_BLOCK_EXECUTION_GAS) break;
+    bytes += size;
+    gas += txGas;
+  }
   return {
-    txs: out.applied.map((i) => i.tx),
+    txs: out.applied.slice(0, n).map((i) => i.tx),
     invalid: out.never.map((i) => ({ tx: i.tx, hash: i.hash })),
   };
 }

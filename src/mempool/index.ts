@@ -28,4 +28,4 @@ export {
   PREFIX_BYTES,
   TxPool,
 } from './pool.ts';
-export { applyInRounds, type Fits, type RoundItem, type RoundsResult } from './rounds.ts';
+export { applyInRounds, type RoundItem, type RoundsResult } from './rounds.ts';

@@ -3,8 +3,9 @@
  * (`services/chain/chain-leader/src/lib.rs` `propose_block`): each transaction is tried in order on the
  * state so far; those that fail are retried in a further round while a round applies something (a
  * transaction may depend on another that comes later in the pool); those that never apply are
- * returned apart. An optional limit stops the rounds at the first applicable transaction that does not
- * fit (F `txs_for_block`: the selection is a prefix of the applicable order).
+ * returned apart: F calls them "not (yet) applicable" while rounds remain and "never became applicable"
+ * (invalid on this state for good) once the rounds end. The rounds always run to their end, as F's
+ * do; a block takes a prefix of the applied order afterwards (F `txs_for_block`).
  */
 import { executeTx } from '../ledger/apply.ts';
 import { Draft, type LedgerContext } from '../ledger/draft.ts';
@@ -20,16 +21,13 @@ export interface RoundItem {
 export interface RoundsResult<T extends RoundItem> {
   /** Applied, in application order. */
   readonly applied: T[];
-  /** Never applicable on this state (empty when a limit stopped the rounds early). */
+  /** The execution gas of each applied transaction (same order as `applied`). */
+  readonly gas: bigint[];
+  /** Never applicable on this state. */
   readonly never: T[];
-  /** Whether a limit stopped the rounds. */
-  readonly stopped: boolean;
   /** The state after the applied transactions. */
   readonly draft: Draft;
 }
-
-/** Says whether a transaction of `size` bytes and `gas` execution gas still fits; false stops the rounds. */
-export type Fits = (applied: number, size: number, executionGas: bigint) => boolean;
 
 /**
  * Tries `items` in rounds on `draft` (which it advances). `ctxFor` gives the ledger context to apply an
@@ -41,10 +39,11 @@ export function applyInRounds<T extends RoundItem>(
   slot: bigint,
   items: Iterable<T>,
   ctxFor: (item: T) => LedgerContext,
-  opts: { fits?: Fits; accept?: (item: T) => boolean } = {},
+  opts: { accept?: (item: T) => boolean } = {},
 ): RoundsResult<T> {
   let draft = start;
   const applied: T[] = [];
+  const gasOf: bigint[] = [];
   let pending = [...items];
   let progress = true;
   while (progress && pending.length > 0) {
@@ -64,18 +63,16 @@ export function applyInRounds<T extends RoundItem>(
         failed.push(item);
         continue;
       }
-      if (opts.fits && !opts.fits(applied.length, item.size, gas)) {
-        return { applied, never: [], stopped: true, draft: new Draft(before) };
-      }
       if (opts.accept && !opts.accept(item)) {
         draft = new Draft(before);
         failed.push(item);
         continue;
       }
       applied.push(item);
+      gasOf.push(gas);
       progress = true;
     }
     pending = failed;
   }
-  return { applied, never: pending, stopped: false, draft };
+  return { applied, gas: gasOf, never: pending, draft };
 }

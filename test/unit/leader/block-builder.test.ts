@@ -22,10 +22,10 @@ test('transactions are selected in order; those that never apply are returned fo
   assert.equal(r.state.block_number, 1n);
 });
 
-test('at most 1,024 transactions are selected', () => {
+/** A chain where five genesis notes were split into 5 × 254 small notes of one key. */
+function manySmallNotes() {
   const c = new TestChain();
   const pk = KEYS[0]!.publicKey;
-  // Split five genesis notes into 5 × 254 small notes, then offer 1,100 one-input transfers.
   const owned = genesisNotes(c.genesis)
     .filter((n) => n.note.pk === pk)
     .slice(0, 5);
@@ -37,7 +37,12 @@ test('at most 1,024 transactions are selected', () => {
     ),
   );
   c.apply(splits.map((s) => s.tx));
-  const small = splits.flatMap((s) => s.outputs.slice(0, 254));
+  return { c, pk, small: splits.flatMap((s) => s.outputs.slice(0, 254)) };
+}
+
+test('at most 1,024 transactions are selected', () => {
+  // 1,100 one-input transfers of small notes are offered.
+  const { c, pk, small } = manySmallNotes();
   const candidates = small.slice(0, 1100).map((n) => transfer(c.state, [n], [{ value: 1n, pk }]).tx);
   const sel = selectTransactions(c.state, c.ctx, c.state.slot + 1n, candidates);
   assert.equal(sel.txs.length, 1024);
@@ -55,4 +60,20 @@ test('a transaction that spends the output of a later candidate is taken in a fu
   assert.equal(sel.invalid.length, 0);
   const r = applyBlock(c.state, c.block(sel.txs, 1n), c.ctx);
   assert.equal(r.state.block_number, 1n);
+});
+
+test('propose_block: the never-applicable candidates are evicted also when the block is full', () => {
+  // F `propose_block` runs the rounds over every candidate, evicts those that never became
+  // applicable, then cuts the block (`txs_for_block`): a full block does not keep them pending.
+  const { c, pk, small } = manySmallNotes();
+  const candidates = small.slice(0, 1025).map((n) => transfer(c.state, [n], [{ value: 1n, pk }]).tx);
+  // The last candidate spends the first one's input again: it never applies.
+  const doubleSpend = transfer(c.state, [small[0]!], [{ value: 2n, pk }]).tx;
+  const sel = selectTransactions(c.state, c.ctx, c.state.slot + 1n, [...candidates, doubleSpend]);
+  assert.equal(sel.txs.length, 1024);
+  assert.deepEqual(sel.txs, candidates.slice(0, 1024));
+  assert.deepEqual(
+    sel.invalid.map((i) => i.tx),
+    [doubleSpend],
+  );
 });
