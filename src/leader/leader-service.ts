@@ -156,9 +156,29 @@ export class LeaderService {
     return leader;
   }
 
+  /**
+   * Plays every slot from now on, once consensus is Online: F `chain-leader` (`lib.rs` `run`) waits for
+   * the chain to become Online before it proposes anything ("We should not propose blocks while the
+   * chain is in Bootstrapping mode"), and looks ahead for nothing before.
+   */
   start(): void {
     this.stopped = false;
     this.deps.signal?.addEventListener('abort', () => this.close(), { once: true });
+    if (this.deps.chain.consensusState !== 'Online') {
+      this.deps.chain.once('online', this.onOnline);
+      this.deps.logger.info('waiting for the chain to become online before leading');
+      return;
+    }
+    this.lead();
+  }
+
+  private readonly onOnline = () => {
+    if (this.stopped) return;
+    this.deps.logger.info('chain is online; starting block proposals');
+    this.lead();
+  };
+
+  private lead(): void {
     this.deps.chain.on('block', this.onBlock);
     this.schedule();
     if (this.opts.vouchers !== undefined) {
@@ -178,6 +198,7 @@ export class LeaderService {
     this.stopped = true;
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    this.deps.chain.off('online', this.onOnline);
     this.deps.chain.off('block', this.onBlock);
     for (const p of this.prepared.values()) p.cancel.abort();
     this.prepared.clear();

@@ -21,8 +21,28 @@ import { openStore } from '../../../src/storage/open.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
 import { FAST } from '../../mocks/fast-deployment.ts';
 import { genesisNotes, TestChain, transfer } from '../../mocks/ledger.ts';
+import { waitUntil } from '../../utils/api-node.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'logos-leader-'));
+
+/** The insecure proofs, recording the slot and the options of every proof of leadership asked for. */
+function spyingProofs() {
+  const proved: bigint[] = [];
+  const requests: ProveOptions[] = [];
+  const proofs = {
+    ...INSECURE_TEST_PROOFS,
+    provePol: (
+      inputs: Parameters<typeof INSECURE_TEST_PROOFS.provePol>[0],
+      w: Parameters<typeof INSECURE_TEST_PROOFS.provePol>[1],
+      opts: ProveOptions = {},
+    ) => {
+      proved.push(inputs.slot);
+      requests.push(opts);
+      return INSECURE_TEST_PROOFS.provePol(inputs, w);
+    },
+  };
+  return { proved, requests, proofs };
+}
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('a produced block carries its uncles and the next voucher of the wallet', async () => {
@@ -96,20 +116,7 @@ test('the next won slots are proved ahead of time and their blocks built around 
       { store: store.chain, proofs: INSECURE_TEST_PROOFS, clock, logger },
     );
     await chain.start();
-    const proved: bigint[] = [];
-    const requests: ProveOptions[] = [];
-    const proofs = {
-      ...INSECURE_TEST_PROOFS,
-      provePol: (
-        inputs: Parameters<typeof INSECURE_TEST_PROOFS.provePol>[0],
-        w: Parameters<typeof INSECURE_TEST_PROOFS.provePol>[1],
-        opts: ProveOptions = {},
-      ) => {
-        proved.push(inputs.slot);
-        requests.push(opts);
-        return INSECURE_TEST_PROOFS.provePol(inputs, w);
-      },
-    };
+    const { proved, requests, proofs } = spyingProofs();
     const master = devnetSecretKey(1000);
     const leader = new LeaderService(
       {
@@ -197,5 +204,43 @@ test('the next won slots are proved ahead of time and their blocks built around 
   } finally {
     await store.close();
     rmSync(dir2, { recursive: true, force: true });
+  }
+});
+
+test('the leader proposes nothing while consensus is Bootstrapping and starts once it is Online (F chain-leader waits for Online)', async () => {
+  const dir3 = mkdtempSync(join(tmpdir(), 'logos-leader-online-'));
+  const store = await openStore(dir3);
+  const stop = new AbortController();
+  try {
+    const logger = pino({ level: 'silent' });
+    const genesisMs = Date.now();
+    const clock = new SlotClock(genesisMs, FAST.slot_duration_ms, Date.now);
+    const chain = new ChainService(
+      { deployment: FAST, genesisTimeMs: genesisMs, online: false },
+      { store: store.chain, proofs: INSECURE_TEST_PROOFS, clock, logger },
+    );
+    await chain.start();
+    const { proved, proofs } = spyingProofs();
+    const leader = LeaderService.init(
+      {
+        secretKeys: devnetKeys(4).map((k) => k.secretKey),
+        vouchers: new VoucherGenerator(devnetSecretKey(1000), store.wallet),
+      },
+      { chain, clock, proofs, txs: NO_TRANSACTIONS, logger, signal: stop.signal },
+    );
+    // Eight slots (f = 1/2, four keys): the wallet wins some of them, but nothing is proved or proposed.
+    await new Promise((r) => setTimeout(r, 8 * FAST.slot_duration_ms));
+    assert.equal(chain.consensusState, 'Bootstrapping');
+    assert.deepEqual([leader.produced, leader.wonSlots, proved.length], [0, 0, 0]);
+    assert.equal(chain.tip().height, 0);
+    chain.setOnline();
+    await waitUntil(() => leader.produced > 0, 10_000, 'a block proposed once Online');
+    assert.ok(chain.tip().height > 0);
+    stop.abort();
+    await chain.drain();
+  } finally {
+    stop.abort();
+    await store.close();
+    rmSync(dir3, { recursive: true, force: true });
   }
 });
