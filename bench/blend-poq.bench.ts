@@ -6,7 +6,7 @@
 import { CoreTree } from '../src/crypto/blend/core-tree.ts';
 import { type PoqPublicInputs, PoqSelector, type PoqWitness } from '../src/crypto/blend/poq.ts';
 import { zkPublicKey } from '../src/crypto/zk-keys.ts';
-import { DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
+import { SHIPPED_CIRCUITS_DIR } from '../src/zk/circuit-folder.ts';
 import { Groth16ProofSystem } from '../src/zk/groth16-system.ts';
 import { type Figure, medianCallMs } from './harness.ts';
 
@@ -35,7 +35,7 @@ export const figures: Figure[] = [
     name: 'blend.poq_prove_ms',
     unit: 'ms',
     async measure() {
-      const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR });
+      const zk = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR });
       try {
         const c = coreCase();
         await zk.provePoq(c.inputs, c.witness); // warm: prover started, keys loaded
@@ -49,7 +49,7 @@ export const figures: Figure[] = [
     name: 'blend.poq_verify_ms',
     unit: 'ms',
     async measure() {
-      const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR });
+      const zk = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR });
       try {
         const c = coreCase();
         const p = await zk.provePoq(c.inputs, c.witness);

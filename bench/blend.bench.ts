@@ -42,7 +42,7 @@ import { fileURLToPath } from 'node:url';
 import type { EpochProcessor } from '../src/blend/processor.ts';
 import { parseDeployment } from '../src/ledger/deployment.ts';
 import type { ProofSystem } from '../src/ledger/proof-system.ts';
-import { DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
+import { SHIPPED_CIRCUITS_DIR } from '../src/zk/circuit-folder.ts';
 import { Groth16ProofSystem } from '../src/zk/groth16-system.ts';
 import { VerifierPool, withVerifierPool } from '../src/zk/verifier-pool.ts';
 import { describeRun, type LatencyRun, proposalLatencies, quantile } from './blend-latency.ts';
@@ -114,7 +114,7 @@ async function withPool<T>(zk: Groth16ProofSystem, f: (proofs: ProofSystem) => P
 }
 
 async function withZk<T>(f: (zk: Groth16ProofSystem) => Promise<T>): Promise<T> {
-  const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR });
+  const zk = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR });
   try {
     return await f(zk);
   } finally {

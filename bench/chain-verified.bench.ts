@@ -11,7 +11,7 @@ import type { Block } from '../src/block/block.ts';
 import type { ProofSystem } from '../src/ledger/proof-system.ts';
 import type { LedgerState } from '../src/ledger/state.ts';
 import { applyBlockVerified } from '../src/ledger/verified.ts';
-import { DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
+import { SHIPPED_CIRCUITS_DIR } from '../src/zk/circuit-folder.ts';
 import { Groth16ProofSystem } from '../src/zk/groth16-system.ts';
 import { VerifierPool, withVerifierPool } from '../src/zk/verifier-pool.ts';
 import { blocksOf } from './fixtures.ts';
@@ -57,7 +57,7 @@ async function rate(proofs: ProofSystem): Promise<number> {
 }
 
 async function singleRate(): Promise<number> {
-  const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR });
+  const zk = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR });
   try {
     return await rate(zk);
   } finally {
@@ -66,7 +66,7 @@ async function singleRate(): Promise<number> {
 }
 
 async function pooledRate(): Promise<number> {
-  const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR });
+  const zk = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR });
   const pool = await VerifierPool.start({
     verificationKeys: zk.verificationKeys(),
     size: availableParallelism(),

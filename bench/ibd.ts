@@ -17,7 +17,7 @@ import type { Deployment } from '../src/ledger/deployment.ts';
 import type { ProofSystem } from '../src/ledger/proof-system.ts';
 import { openStore } from '../src/storage/open.ts';
 import { OrphanDownloader, RejectedBlocks } from '../src/sync/orphans.ts';
-import { DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
+import { SHIPPED_CIRCUITS_DIR } from '../src/zk/circuit-folder.ts';
 import { Groth16ProofSystem } from '../src/zk/groth16-system.ts';
 import { VerifierPool, withVerifierPool } from '../src/zk/verifier-pool.ts';
 import { median } from './harness.ts';
@@ -106,7 +106,7 @@ export async function ibdRate(
   label: string,
   rounds = 5,
 ): Promise<number> {
-  const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR });
+  const zk = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR });
   const pool =
     verifier === 'pool'
       ? await VerifierPool.start({ verificationKeys: zk.verificationKeys(), size: availableParallelism() })

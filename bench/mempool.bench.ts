@@ -26,7 +26,7 @@ import { stringifyJson } from '../src/codec/json.ts';
 import { selectTransactions } from '../src/leader/block-builder.ts';
 import { PROOFS_ALREADY_VERIFIED } from '../src/ledger/proof-system.ts';
 import { type SignedMantleTx, signedMantleTx, txHash, txHashToFr } from '../src/mantle/tx.ts';
-import { DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
+import { SHIPPED_CIRCUITS_DIR } from '../src/zk/circuit-folder.ts';
 import { Groth16ProofSystem } from '../src/zk/groth16-system.ts';
 import { VerifierPool, withVerifierPool } from '../src/zk/verifier-pool.ts';
 import { genesisNotes, KEYS, TestChain, transfer } from '../test/mocks/ledger.ts';
@@ -50,7 +50,7 @@ const getProven = () => {
 
 async function verifyBound(): Promise<number> {
   const { s, txs } = await getProven();
-  const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR });
+  const zk = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR });
   const pool = await VerifierPool.start({ verificationKeys: zk.verificationKeys(), size: W });
   const proofs = withVerifierPool(zk, pool);
   try {

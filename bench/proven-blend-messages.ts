@@ -19,7 +19,7 @@ import { bytesToHex, hexToBytes } from '../src/codec/hex.ts';
 import { ed25519PublicKey } from '../src/crypto/ed25519.ts';
 import { zkPublicKey } from '../src/crypto/zk-keys.ts';
 import type { ProofSystem } from '../src/ledger/proof-system.ts';
-import { DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
+import { SHIPPED_CIRCUITS_DIR } from '../src/zk/circuit-folder.ts';
 import { Groth16ProofSystem } from '../src/zk/groth16-system.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -82,7 +82,7 @@ export interface ProvenMessage {
  * matches the PoQ keys and this setup, otherwise proved now (on every core) and cached.
  */
 export async function provenBlendMessages(count: number): Promise<ProvenMessage[]> {
-  const manifest = JSON.parse(readFileSync(join(DEFAULT_KEYS_DIR, 'manifest.json'), 'utf8')) as {
+  const manifest = JSON.parse(readFileSync(join(SHIPPED_CIRCUITS_DIR, 'manifest.json'), 'utf8')) as {
     circuits: { poq: unknown };
   };
   const tag = createHash('sha256')
@@ -95,7 +95,7 @@ export async function provenBlendMessages(count: number): Promise<ProvenMessage[
     const rows = JSON.parse(readFileSync(file, 'utf8')) as { bytes: string; recipient: number }[];
     return rows.map((r) => ({ bytes: hexToBytes(r.bytes), recipient: r.recipient }));
   }
-  const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR, provers: availableParallelism() });
+  const zk = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR, provers: availableParallelism() });
   try {
     const messages = await Promise.all(
       Array.from({ length: count }, async (_, i) => {

@@ -38,7 +38,7 @@ import {
   PROOFS_ALREADY_VERIFIED,
 } from '../src/ledger/proof-system.ts';
 import type { LedgerState } from '../src/ledger/state.ts';
-import { DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
+import { SHIPPED_CIRCUITS_DIR } from '../src/zk/circuit-folder.ts';
 import { Groth16ProofSystem } from '../src/zk/groth16-system.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -141,7 +141,7 @@ function plan(deployment: Deployment, genesis: Genesis, n: number): Planned[] {
 
 /** Proves the planned blocks and chains them on the genesis, each header signed by its leader key. */
 async function prove(genesis: Genesis, planned: readonly Planned[]): Promise<Block[]> {
-  const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR, provers: PROVERS });
+  const zk = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR, provers: PROVERS });
   try {
     let done = 0;
     const t0 = performance.now();
@@ -182,7 +182,7 @@ async function prove(genesis: Genesis, planned: readonly Planned[]): Promise<Blo
 export async function provenBlocks(n = POL_BLOCKS): Promise<ProvenChain> {
   const yaml = deploymentYaml();
   const { deployment, genesis } = chainOf(yaml);
-  const keysManifest = readFileSync(join(DEFAULT_KEYS_DIR, 'manifest.json'), 'utf8');
+  const keysManifest = readFileSync(join(SHIPPED_CIRCUITS_DIR, 'manifest.json'), 'utf8');
   const tag = createHash('sha256').update(yaml).update(keysManifest).digest('hex').slice(0, 16);
   const file = join(CACHE, `pol-blocks-${n}-${tag}.json`);
   if (existsSync(file)) {

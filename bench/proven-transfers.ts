@@ -12,7 +12,7 @@ import { bytesToHex, hexToBytes } from '../src/codec/hex.ts';
 import { type Deployment, parseDeployment } from '../src/ledger/deployment.ts';
 import { buildGenesis, type Genesis } from '../src/ledger/genesis.ts';
 import { decodeSignedTx, encodeSignedTx, type SignedMantleTx, txHash, txHashToFr } from '../src/mantle/tx.ts';
-import { DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
+import { SHIPPED_CIRCUITS_DIR } from '../src/zk/circuit-folder.ts';
 import { Groth16ProofSystem } from '../src/zk/groth16-system.ts';
 import { ctxOf, genesisNotes, KEYS, transfer } from '../test/mocks/ledger.ts';
 
@@ -48,14 +48,14 @@ export function setup(n: number): Setup {
 /** N transfers with real ZkSig proofs, from the cache when it matches the deployment and the keys. */
 export async function provenTxs(n: number): Promise<{ s: Setup; txs: SignedMantleTx[] }> {
   const s = setup(n);
-  const keysManifest = readFileSync(join(DEFAULT_KEYS_DIR, 'manifest.json'), 'utf8');
+  const keysManifest = readFileSync(join(SHIPPED_CIRCUITS_DIR, 'manifest.json'), 'utf8');
   const tag = createHash('sha256').update(s.yaml).update(keysManifest).digest('hex').slice(0, 16);
   const file = join(CACHE, `mempool-transfers-${n}-${tag}.json`);
   if (existsSync(file)) {
     const hexes = JSON.parse(readFileSync(file, 'utf8')) as string[];
     return { s, txs: hexes.map((h) => decodeSignedTx(hexToBytes(h))) };
   }
-  const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR, provers: availableParallelism() });
+  const zk = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR, provers: availableParallelism() });
   try {
     const notes = genesisNotes(s.genesis);
     const txs = await Promise.all(

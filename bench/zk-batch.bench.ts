@@ -16,7 +16,7 @@ import {
   zkSignatureToBytes,
 } from '../src/crypto/groth16/index.ts';
 import { zkPublicKey } from '../src/crypto/zk-keys.ts';
-import { type CircuitName, DEFAULT_KEYS_DIR } from '../src/zk/artifacts.ts';
+import { type CircuitName, SHIPPED_CIRCUITS_DIR } from '../src/zk/circuit-folder.ts';
 import { Groth16ProofSystem, zkSignPublic } from '../src/zk/groth16-system.ts';
 import { VerifierPool } from '../src/zk/verifier-pool.ts';
 import type { Figure } from './harness.ts';
@@ -33,7 +33,7 @@ let made: Promise<Set> | undefined;
 
 function proofSet(): Promise<Set> {
   made ??= (async () => {
-    const system = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR });
+    const system = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR });
     try {
       const sks = [11n, 12n];
       const msg = 987654321n;

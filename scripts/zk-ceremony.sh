@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Makes the Groth16 keys the node ships for its own networks (the devnet): a powers-of-tau ceremony
 # of size 2^15 (its phase-2 preparation takes about ten minutes on two cores), then a circuit-specific
-# setup and one contribution for each circuit. Outputs go to zk/keys/ with their sha256 in
+# setup and one contribution for each circuit. Outputs go to zk/keys/, a circuits folder in the
+# reference's layout (one sub-folder per circuit: signature, pol, poc, poq, each with proving_key.zkey,
+# verification_key.json and this node's witness generator, witness_generator.wasm), with their sha256 in
 # zk/keys/manifest.json. Run it once, by hand, and commit zk/keys; never in CI or at start-up.
 #
 #   scripts/zk-ceremony.sh              # every circuit: zksig pol poc poq
@@ -9,7 +11,8 @@
 #
 # Keys in use are pinned: making them again changes every proof's verification key, so name only the
 # circuits that are new or changed.
-# A real network replaces zk/keys with its own ceremony's keys (the node takes the folder by option).
+# A network with its own ceremony's keys gives the node their folder (--circuits, proofs.circuits or
+# LBC_ROOT_DIR), as the reference's own circuits release is given.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=zk/build
@@ -30,13 +33,17 @@ if [ ! -f "$BUILD/pot15_final.ptau" ]; then
   $SNARKJS powersoftau prepare phase2 "$BUILD/pot15_1.ptau" "$BUILD/pot15_final.ptau"
 fi
 
+# The reference's folder name of each circuit (the ZkSig circuit is "signature").
+folder() { if [ "$1" = zksig ]; then echo signature; else echo "$1"; fi; }
+
 for c in "${CIRCUITS[@]}"; do
-  mkdir -p "$KEYS/$c"
-  $SNARKJS r1cs info "$BUILD/$c/$c.r1cs" | sed -n 's/.*# of Constraints: *\([0-9]*\).*/\1/p' > "$KEYS/$c/constraints.txt"
+  d="$KEYS/$(folder "$c")"
+  mkdir -p "$d"
+  $SNARKJS r1cs info "$BUILD/$c/$c.r1cs" | sed -n 's/.*# of Constraints: *\([0-9]*\).*/\1/p' > "$d/constraints.txt"
   $SNARKJS groth16 setup "$BUILD/$c/$c.r1cs" "$BUILD/pot15_final.ptau" "$BUILD/${c}_0.zkey"
-  $SNARKJS zkey contribute "$BUILD/${c}_0.zkey" "$KEYS/$c/$c.zkey" --name="logos devnet $c" -e="$(entropy)"
-  $SNARKJS zkey export verificationkey "$KEYS/$c/$c.zkey" "$KEYS/$c/verification_key.json"
-  cp "$BUILD/$c/${c}_js/$c.wasm" "$KEYS/$c/$c.wasm"
+  $SNARKJS zkey contribute "$BUILD/${c}_0.zkey" "$d/proving_key.zkey" --name="logos devnet $c" -e="$(entropy)"
+  $SNARKJS zkey export verificationkey "$d/proving_key.zkey" "$d/verification_key.json"
+  cp "$BUILD/$c/${c}_js/$c.wasm" "$d/witness_generator.wasm"
   rm -f "$BUILD/${c}_0.zkey"
 done
 

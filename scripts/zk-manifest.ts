@@ -1,6 +1,7 @@
 /**
- * The circuit manifest zk/keys/manifest.json: for each circuit its constraint count and the sha256 of
- * its witness generator, proving key and verification key, and (for keys made since it was recorded)
+ * The circuit manifest zk/keys/manifest.json: for each circuit folder (the reference's names: signature,
+ * pol, poc, poq) its constraint count and the sha256 of its witness generator, proving key and
+ * verification key (src/zk/circuit-folder.ts checks them at load), and (for keys made since it was recorded)
  * `source`, the hash of the circom sources the keys were made from, so a test can tell when a
  * circuit changed without new keys.
  *
@@ -31,16 +32,23 @@ export function circuitSourceHash(name: string, root = ROOT): string {
   return sha256(seen.map((f) => `${f}\n${sha256(readFileSync(join(root, f)))}\n`).join(''));
 }
 
+/** The circuits folder's name of a circuit source (zk/circuits/<name>.circom): `zksig` is `signature`. */
+export const circuitFolderName = (circuit: string): string => (circuit === 'zksig' ? 'signature' : circuit);
+
+/** The circuit source of a circuits folder's entry. */
+export const circuitSourceName = (folder: string): string => (folder === 'signature' ? 'zksig' : folder);
+
 function record(names: readonly string[]): void {
   const path = join(ROOT, 'zk', 'keys', 'manifest.json');
   const manifest = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : { circuits: {} };
   for (const c of names) {
-    const dir = join(ROOT, 'zk', 'keys', c);
-    manifest.circuits[c] = {
+    const folder = circuitFolderName(c);
+    const dir = join(ROOT, 'zk', 'keys', folder);
+    manifest.circuits[folder] = {
       constraints: Number(readFileSync(join(dir, 'constraints.txt'), 'utf8').trim()),
-      wasm: sha256(readFileSync(join(dir, `${c}.wasm`))),
-      zkey: sha256(readFileSync(join(dir, `${c}.zkey`))),
-      vkey: sha256(readFileSync(join(dir, 'verification_key.json'))),
+      witness_generator: sha256(readFileSync(join(dir, 'witness_generator.wasm'))),
+      proving_key: sha256(readFileSync(join(dir, 'proving_key.zkey'))),
+      verification_key: sha256(readFileSync(join(dir, 'verification_key.json'))),
       source: circuitSourceHash(c),
     };
   }

@@ -6,7 +6,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { bytesToHex } from './codec/hex.ts';
-import { DEFAULT_DEVNET_DIR, MAX_NODES, MIN_NODES, runDevnet } from './devnet/index.ts';
+import { DEFAULT_DEVNET_DIR, type IbdPeersMode, MAX_NODES, MIN_NODES, runDevnet } from './devnet/index.ts';
 import type { Deployment } from './ledger/deployment.ts';
 import { devnetConfig, fundedDevnetKeys } from './node/devnet.ts';
 import { loadDeployment, readConfigFile } from './node/load.ts';
@@ -80,7 +80,10 @@ export function buildCli(): Command {
     .description('run a node (without --config: the local devnet, state in ./.devnet)')
     .option('-c, --config <path>', 'user_config.yaml')
     .option('-d, --deployment <name|path>', 'devnet, reference or a deployment file', 'devnet')
-    .option('--keys <dir>', 'folder of the Groth16 circuit keys (default: the shipped devnet keys)')
+    .option(
+      '--circuits <dir>',
+      "circuits folder in the reference layout (before proofs.circuits and LBC_ROOT_DIR; default: this node's own circuits)",
+    )
     .option('--insecure-test-proofs', 'use the insecure test proof backend (only test deployments accept it)')
     .option(
       '--log-format <json|pretty>',
@@ -97,7 +100,7 @@ export function buildCli(): Command {
       async (o: {
         config?: string;
         deployment: string;
-        keys?: string;
+        circuits?: string;
         insecureTestProofs?: boolean;
         logFormat?: LogFormat;
         logLevel?: string;
@@ -133,7 +136,7 @@ export function buildCli(): Command {
           config,
           baseDir: o.config ? dirname(resolve(o.config)) : process.cwd(),
           logger,
-          ...(o.keys ? { keysDir: resolve(o.keys) } : {}),
+          ...(o.circuits ? { circuitsDir: resolve(o.circuits) } : {}),
           ...(o.newChain ? { newChain: true } : {}),
           ...(o.insecureTestProofs
             ? { proofs: createProofSystem(deployment, { insecureTestProofs: true }) }
@@ -184,9 +187,41 @@ export function buildCli(): Command {
       'for a new chain: how many nodes (the first ones) its genesis declares as Blend core nodes (default all)',
       intOption,
     )
+    .option('--genesis-delay <seconds>', 'for a new chain: its genesis this many seconds from now', intOption)
+    .option(
+      '--deployment <path>',
+      'for a new chain: the deployment file it is made from (default deployments/devnet.yaml)',
+    )
+    .option(
+      '--peers <node=nodes>',
+      "a node's initial peers, e.g. 3=1,2 (3= for none; repeatable; kept for the next runs; default every other node)",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option(
+      '--ibd-peers <first|peers|none>',
+      "each node's IBD peers: node 0 (default), its initial peers, or none (kept)",
+    )
+    .option(
+      '--bootstrap-period <seconds>',
+      "every node's prolonged bootstrap period (default 2; kept)",
+      intOption,
+    )
+    .option(
+      '--only <nodes>',
+      'start only these nodes, e.g. 3 or 0,2 (others may run from another devnet command)',
+    )
+    .option(
+      '--copy-state <from:to>',
+      "start node <to> from a copy of stopped node <from>'s state folder (repeatable)",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option('--insecure-test-proofs', 'run every node with the insecure test proofs (test deployments only)')
     .option('--reset', 'delete the devnet folder first and start a new chain')
     .option('--stop-on-exit', 'stop every node when one exits (default: the others keep running)')
-    .option('--keys <dir>', 'folder of the Groth16 circuit keys (default: the shipped devnet keys)')
+    .option(
+      '--circuits <dir>',
+      "circuits folder in the reference layout (before proofs.circuits and LBC_ROOT_DIR; default: this node's own circuits)",
+    )
     .option(
       '--log-format <json|pretty>',
       'log lines as JSON or as readable text (default: pretty on a terminal, JSON otherwise)',
@@ -206,9 +241,17 @@ export function buildCli(): Command {
         p2pPortBase?: number;
         p2pHost?: string;
         coreNodes?: number;
+        genesisDelay?: number;
+        deployment?: string;
+        peers?: string[];
+        ibdPeers?: string;
+        bootstrapPeriod?: number;
+        only?: string;
+        copyState?: string[];
+        insecureTestProofs?: boolean;
         reset?: boolean;
         stopOnExit?: boolean;
-        keys?: string;
+        circuits?: string;
         logFormat?: LogFormat;
       }) => {
         const pretty = (o.logFormat ?? defaultLogFormat()) === 'pretty';
@@ -219,11 +262,19 @@ export function buildCli(): Command {
           ...(o.p2pPortBase !== undefined ? { p2pPortBase: o.p2pPortBase } : {}),
           ...(o.p2pHost !== undefined ? { p2pHost: o.p2pHost } : {}),
           ...(o.coreNodes !== undefined ? { coreNodes: o.coreNodes } : {}),
+          ...(o.genesisDelay !== undefined ? { genesisDelayS: o.genesisDelay } : {}),
+          ...(o.deployment !== undefined ? { deploymentFile: resolve(o.deployment) } : {}),
+          ...(o.peers !== undefined ? { peers: o.peers } : {}),
+          ...(o.ibdPeers !== undefined ? { ibdPeers: o.ibdPeers as IbdPeersMode } : {}),
+          ...(o.bootstrapPeriod !== undefined ? { prolongedBootstrapS: o.bootstrapPeriod } : {}),
+          ...(o.only !== undefined ? { only: o.only } : {}),
+          ...(o.copyState !== undefined ? { copyState: o.copyState } : {}),
+          ...(o.insecureTestProofs === true ? { insecureTestProofs: true } : {}),
           reset: o.reset === true,
           stopOnExit: o.stopOnExit === true,
           pretty,
           color: pretty && process.stdout.isTTY === true && process.env.NO_COLOR === undefined,
-          ...(o.keys !== undefined ? { keysDir: resolve(o.keys) } : {}),
+          ...(o.circuits !== undefined ? { keysDir: resolve(o.circuits) } : {}),
           ...(o.logLevel !== undefined ? { logLevel: o.logLevel } : {}),
         });
         process.exit(code);

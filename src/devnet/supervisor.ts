@@ -5,10 +5,11 @@
  * otherwise) and stops them all on SIGINT or SIGTERM: SIGTERM to each, SIGKILL to those still running
  * 10 s later (or at a second signal).
  *
- * Node 0 starts first and the others once it follows the chain (its API reports the `Following` phase):
- * they name it as their IBD peer, and a node answers chain-sync requests only when it follows
- * (F: chain-service `reject_chain_sync_event`). A node that exits is reported with its exit code; the
- * others keep running unless `stopOnExit` is set.
+ * It runs the nodes the run starts (`--only`, default all): the first of them starts first and the
+ * others once it follows the chain (its API reports the `Following` phase): by default they name node 0
+ * as their IBD peer, and a node answers chain-sync requests only when it follows (F: chain-service
+ * `reject_chain_sync_event`). A node that exits is reported with its exit code; the others keep running
+ * unless `stopOnExit` is set. Aborting `signal` stops the nodes as SIGINT does.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -32,10 +33,14 @@ export interface SupervisorOptions {
   readonly color: boolean;
   /** Stop the whole devnet (exit 1) when a node exits on its own. */
   readonly stopOnExit: boolean;
-  /** `start --keys`. */
+  /** `start --circuits`. */
   readonly keysDir?: string;
   /** Passed to every node as `--log-level`. */
   readonly logLevel?: string;
+  /** `start --insecure-test-proofs` (the deployment must be a test one). */
+  readonly insecureTestProofs?: boolean;
+  /** Stops every node when aborted (as a signal does). */
+  readonly signal?: AbortSignal;
   readonly out?: NodeJS.WritableStream;
 }
 
@@ -61,7 +66,8 @@ const NODE_COLORS = ['36', '35', '33', '32', '34', '91', '92', '93', '94', '95',
 /** Runs the devnet until a signal stops it; resolves with the exit code for the command. */
 export function superviseDevnet(o: SupervisorOptions): Promise<number> {
   const out = o.out ?? process.stdout;
-  const { plans, configPaths, deploymentPath } = o.devnet;
+  const { configPaths, deploymentPath } = o.devnet;
+  const plans = o.devnet.start.map((i) => o.devnet.plans[i]!);
   const children: Child[] = [];
   let stopping = false;
   let killTimer: NodeJS.Timeout | undefined;
@@ -110,8 +116,9 @@ export function superviseDevnet(o: SupervisorOptions): Promise<number> {
       deploymentPath,
       '--log-format',
       'json',
-      ...(o.keysDir ? ['--keys', o.keysDir] : []),
+      ...(o.keysDir ? ['--circuits', o.keysDir] : []),
       ...(o.logLevel ? ['--log-level', o.logLevel] : []),
+      ...(o.insecureTestProofs ? ['--insecure-test-proofs'] : []),
     ];
     const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const child: Child = { plan: p, proc, exited: false };
@@ -185,19 +192,23 @@ export function superviseDevnet(o: SupervisorOptions): Promise<number> {
   };
   // A reader that goes away (`| head`) loses the remaining lines; the nodes keep running until a signal.
   const onOutError = () => {};
+  const onAbort = () => onSignal('SIGINT');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
   process.on('exit', onExit);
   out.on('error', onOutError);
+  o.signal?.addEventListener('abort', onAbort, { once: true });
   const removeSignals = () => {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
     process.off('exit', onExit);
     out.off('error', onOutError);
+    o.signal?.removeEventListener('abort', onAbort);
   };
 
   // inferred: node 0 first, the others once it follows (docs/fidelity.md "Multi-node devnet IBD peers and start order")
   void (async () => {
+    if (plans.length === 0) return;
     const first = start(plans[0]!);
     if (plans.length > 1) {
       const ok = await waitFollowing(first, () => stopping);

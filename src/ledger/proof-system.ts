@@ -9,6 +9,7 @@
  */
 import type { PoqPublicInputs, PoqWitness } from '../crypto/blend/poq.ts';
 import type { Fr } from '../crypto/field.ts';
+import { LogosError } from '../errors/base.ts';
 import type { Groth16ProofParts } from '../mantle/ops.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
 
@@ -126,8 +127,27 @@ export interface ProofSystem {
   /** Refuses (throws) a witness that does not fit the circuit or does not satisfy the statement. */
   provePoq(inputs: PoqPublicInputs, witness: PoqWitness, opts?: ProveOptions): Promise<PoqProof>;
 
+  /**
+   * Why this backend cannot make proofs of a circuit (it verifies them all the same), or undefined when
+   * it can. A backend without the method proves every circuit.
+   */
+  cannotProve?(circuit: Circuit): string | undefined;
+
   /** Releases workers and WebAssembly instances. */
   close(): Promise<void>;
+}
+
+/** The node's circuits: ZkSig, proof of leadership, proof of claim, Blend's proof of quota. */
+export type Circuit = 'zksig' | 'pol' | 'poc' | 'poq';
+
+/** A proof asked of a backend that can only verify that circuit (see `ProofSystem.cannotProve`). */
+export class ProvingUnavailable extends LogosError {
+  constructor(
+    readonly circuit: Circuit,
+    reason: string,
+  ) {
+    super('PROVING_UNAVAILABLE', `this node cannot make ${circuit} proofs: ${reason}`);
+  }
 }
 
 /** The maximum number of keys one ZkSign proof covers. */

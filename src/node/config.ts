@@ -12,7 +12,7 @@
  * This file composes the sections: each service parses its own in its `config.ts` (`api/`, `chain/` for
  * `cryptarchia`, `storage/` for `state` and `storage`, `wallet/` for `wallet` and `kms`, `mempool/` for
  * `mempool`, `ops/` for `sdp` and the key ids of `blend`, a section of this node's own, `network/` for
- * `network`, `pow/` for `pow`).
+ * `network`, `pow/` for `pow`, `zk/` for `proofs`, a section of this node's own).
  */
 import { parseDocument } from 'yaml';
 import { type ApiBackendConfig, DEFAULT_API_BACKEND, parseApiSection } from '../api/config.ts';
@@ -45,6 +45,7 @@ import {
   str,
 } from '../util/config-fields.ts';
 import { DEFAULT_WALLET, parseWalletSection, type WalletSection } from '../wallet/index.ts';
+import { DEFAULT_PROOFS, type ProofsSection, parseProofsSection } from '../zk/config.ts';
 
 export { ConfigError } from '../util/config-fields.ts';
 export interface UserConfig {
@@ -61,6 +62,7 @@ export interface UserConfig {
   readonly blend: BlendSection;
   readonly network: NetworkSection;
   readonly pow: PowSection;
+  readonly proofs: ProofsSection;
   readonly tracing: { readonly level: string };
 }
 
@@ -77,6 +79,7 @@ export const DEFAULT_CONFIG: UserConfig = {
   blend: DEFAULT_BLEND,
   network: DEFAULT_NETWORK,
   pow: DEFAULT_POW,
+  proofs: DEFAULT_PROOFS,
   tracing: { level: 'INFO' },
 };
 
@@ -132,6 +135,7 @@ const TOP = [
   'state',
   'pow',
   'mempool',
+  'proofs',
 ];
 
 /** Reads the `!Zk <hex>` and `!Ed25519 <hex>` tags of the reference keystore. */
@@ -204,6 +208,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   const blend = parseBlendSection(root.blend);
   const network = parseNetworkSection(root.network);
   const pow = parsePowSection(root.pow);
+  const proofs = parseProofsSection(root.proofs);
   // Before anything starts: a target the wallet does not track stops the node.
   checkTargetsTracked(pow, Object.values(wallet.known_keys));
 
@@ -226,6 +231,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
     blend,
     network,
     pow,
+    proofs,
     tracing: { level },
   };
 }

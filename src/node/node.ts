@@ -19,7 +19,7 @@ import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { KeyStore } from '../kms/index.ts';
 import { LeaderService, VoucherGenerator } from '../leader/index.ts';
 import type { Deployment } from '../ledger/deployment.ts';
-import type { ProofSystem } from '../ledger/proof-system.ts';
+import type { Circuit, ProofSystem } from '../ledger/proof-system.ts';
 import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
 import { GossipService, gossipConfig } from '../network/gossip/index.ts';
 import { type INetwork, NetworkService } from '../network/index.ts';
@@ -30,7 +30,14 @@ import { BootstrapPhases, type Phase, SyncService } from '../sync/index.ts';
 import { ConfigError } from '../util/config-fields.ts';
 import { deferred } from '../util/deferred.ts';
 import { leaderKeys, Wallet } from '../wallet/index.ts';
-import { createProofSystem, pooledVerifier } from '../zk/index.ts';
+import {
+  CIRCUITS,
+  type CircuitFolder,
+  chooseCircuitsDir,
+  createProofSystem,
+  loadCircuitFolder,
+  pooledVerifier,
+} from '../zk/index.ts';
 import { buildInfo } from './build-info.ts';
 import type { UserConfig } from './config.ts';
 import { LOG_MODULES, type LogModule, ModuleLoggers } from './logger.ts';
@@ -46,7 +53,8 @@ export interface NodeOptions {
   readonly logger: Logger;
   /** Overrides the proof backend (tests). */
   readonly proofs?: ProofSystem;
-  readonly keysDir?: string;
+  /** `--circuits`: the circuits folder, ahead of the config's `proofs.circuits` and `LBC_ROOT_DIR`. */
+  readonly circuitsDir?: string;
   /** Blocks between ledger snapshots (default 1000). */
   readonly snapshotInterval?: number;
   /** Start a new chain even if the data folder was used before and lost its chain file. */
@@ -266,6 +274,9 @@ export class LogosNode {
       KeyStore.init(config.kms, { proofs: { proveZkSign: (m, sks) => proofs!.proveZkSign(m, sks) } }),
     );
 
+    // The circuits folder is checked whole before the storage opens: a missing or wrong file stops here.
+    const circuits = opts.proofs === undefined ? loadCircuits(opts, log('proofs')) : undefined;
+
     const stateDir = resolve(opts.baseDir, config.state.base_folder);
     const dataDir = resolve(stateDir, config.storage.backend.folder_name);
     const store = own(
@@ -301,8 +312,9 @@ export class LogosNode {
     });
     clock = new SlotClock(init.genesisTimeMs, deployment.slot_duration_ms);
 
-    proofs = own(opts.proofs ?? createProofSystem(deployment, opts.keysDir ? { keysDir: opts.keysDir } : {}));
+    proofs = own(opts.proofs ?? createProofSystem(deployment, circuits ? { circuits } : {}));
     log('proofs').info({ backend: proofs.name }, 'proof backend ready');
+    const rolesOff = logRolesOff(proofs, log('node'));
     // Blocks and transactions are verified off the event loop, on worker threads (Groth16).
     const verifier = own(await pooledVerifier(proofs, verifierThreads(config.mempool)));
     log('proofs').info({ verifier: verifier.name }, 'proof verification ready');
@@ -511,7 +523,8 @@ export class LogosNode {
     stops.push(() => api.close());
     const leader = own(
       LeaderService.init(
-        { secretKeys, vouchers },
+        // A node that cannot prove leadership does not play the lottery (it follows the chain).
+        { secretKeys: rolesOff.has('pol') ? [] : secretKeys, vouchers },
         {
           chain: c,
           clock,
@@ -554,6 +567,58 @@ export class LogosNode {
     this.controller.abort();
     await unwind(this.stops, this.loggers.get('node'));
   }
+}
+
+/** Chooses and checks the circuits folder (`--circuits`, `proofs.circuits`, `LBC_ROOT_DIR`, the shipped one). */
+function loadCircuits(opts: NodeOptions, log: Logger): CircuitFolder {
+  const { dir, from } = chooseCircuitsDir({
+    option: opts.circuitsDir,
+    config: opts.config.proofs.circuits ?? undefined,
+    configBaseDir: opts.baseDir,
+  });
+  let folder: CircuitFolder;
+  try {
+    folder = loadCircuitFolder(dir);
+  } catch (e) {
+    const by =
+      from === 'shipped'
+        ? 'the shipped circuits folder'
+        : from === 'option'
+          ? '--circuits'
+          : from === 'config'
+            ? 'proofs.circuits'
+            : from;
+    throw new ConfigError(`${by}: ${(e as Error).message}`);
+  }
+  const provers = CIRCUITS.filter((c) => folder.circuits[c].prover !== undefined);
+  log.info({ folder: dir, from, pinned: folder.pinned, provers }, 'circuits folder loaded');
+  return folder;
+}
+
+/** What a node that cannot prove a circuit does not do. */
+const ROLES_OF: Readonly<Record<Circuit, string>> = {
+  pol: 'block production (the leader does not play the lottery)',
+  poq: 'Blend messages of its own (cover traffic, proposals and transactions sent through Blend)',
+  zksig:
+    'wallet transactions and ZK signatures (transfers, /wallet/sign/zk, SDP, channel deposits, PoW claims)',
+  poc: 'leader reward claims (/leader/claim)',
+};
+
+/** Says, once at start, which roles are off because the backend cannot prove their circuit. */
+function logRolesOff(proofs: ProofSystem, log: Logger): ReadonlySet<Circuit> {
+  const off = new Set<Circuit>();
+  for (const c of CIRCUITS) {
+    const reason = proofs.cannotProve?.(c);
+    if (reason === undefined) continue;
+    off.add(c);
+    log.warn({ circuit: c, off: ROLES_OF[c], reason }, `role off: ${ROLES_OF[c]}`);
+  }
+  if (off.size > 0)
+    log.warn(
+      { circuits: [...off] },
+      'this node follows the chain as a validating follower for these circuits: it verifies their proofs and cannot make them',
+    );
+  return off;
 }
 
 /** Replaces the log filter and says which targets name no module of this node. */

@@ -23,6 +23,7 @@ import {
 } from '../crypto/groth16/index.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import {
+  type Circuit,
   type PocPublicInputs,
   type PocWitness,
   type PolPublicInputs,
@@ -30,13 +31,21 @@ import {
   type PoqProof,
   type ProofSystem,
   type ProveOptions,
+  ProvingUnavailable,
   polPublicInputList,
   ZKSIGN_MAX_KEYS,
   type ZkSignStatement,
 } from '../ledger/proof-system.ts';
 import type { Groth16ProofParts } from '../mantle/ops.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
-import { type CircuitArtifacts, type CircuitName, loadArtifacts } from './artifacts.ts';
+import {
+  ArtifactError,
+  CIRCUITS,
+  type CircuitFolder,
+  type CircuitName,
+  type CircuitProver,
+  loadCircuitFolder,
+} from './circuit-folder.ts';
 import { ProverPool } from './prover-pool.ts';
 
 const PAD_PK = zkPublicKey(0n);
@@ -74,8 +83,8 @@ export function poqStatement(
 }
 
 export interface Groth16Options {
-  /** Folder holding zksig/, pol/, poc/ and poq/ with the circuit artifacts and manifest.json. */
-  readonly keysDir: string;
+  /** A circuits folder in the reference's layout (src/zk/circuit-folder.ts), or its path. */
+  readonly circuits: CircuitFolder | string;
   /** Prover worker threads. */
   readonly provers?: number;
 }
@@ -84,38 +93,53 @@ export class Groth16ProofSystem implements ProofSystem {
   readonly name = 'groth16';
   readonly secure = true;
   private readonly pool: ProverPool;
-  private readonly artifacts: Record<CircuitName, CircuitArtifacts>;
+  readonly folder: CircuitFolder;
   private readonly vks: Record<CircuitName, PreparedVerifyingKey>;
 
   constructor(opts: Groth16Options) {
-    this.artifacts = loadArtifacts(opts.keysDir);
-    this.vks = {
-      zksig: prepareVerifyingKey(this.artifacts.zksig.verificationKey),
-      pol: prepareVerifyingKey(this.artifacts.pol.verificationKey),
-      poc: prepareVerifyingKey(this.artifacts.poc.verificationKey),
-      poq: prepareVerifyingKey(this.artifacts.poq.verificationKey),
-    };
+    this.folder = typeof opts.circuits === 'string' ? loadCircuitFolder(opts.circuits) : opts.circuits;
+    const vks = {} as Record<CircuitName, PreparedVerifyingKey>;
+    for (const c of CIRCUITS) {
+      const a = this.folder.circuits[c];
+      try {
+        vks[c] = prepareVerifyingKey(a.verificationKey);
+      } catch (e) {
+        throw new ArtifactError(
+          `verification key ${a.verificationKeyPath} is not usable: ${(e as Error).message}`,
+        );
+      }
+    }
+    this.vks = vks;
     this.pool = new ProverPool(opts.provers ?? 1);
   }
 
   /** The verification key of each circuit, as snarkjs wrote it (for verifier threads). */
   verificationKeys(): Record<CircuitName, unknown> {
-    return {
-      zksig: this.artifacts.zksig.verificationKey,
-      pol: this.artifacts.pol.verificationKey,
-      poc: this.artifacts.poc.verificationKey,
-      poq: this.artifacts.poq.verificationKey,
-    };
+    const out = {} as Record<CircuitName, unknown>;
+    for (const c of CIRCUITS) out[c] = this.folder.circuits[c].verificationKey;
+    return out;
+  }
+
+  cannotProve(circuit: Circuit): string | undefined {
+    return this.folder.circuits[circuit].cannotProve;
+  }
+
+  private prover(circuit: CircuitName): CircuitProver {
+    const a = this.folder.circuits[circuit];
+    if (!a.prover) throw new ProvingUnavailable(circuit, a.cannotProve ?? 'no witness generator');
+    return a.prover;
   }
 
   /** Has the prover read the leadership circuit's files and build its curve before the first proof. */
-  warmPolProver(): Promise<void> {
-    return this.pool.warm(this.artifacts.pol.wasmPath, this.artifacts.pol.zkeyPath);
+  async warmPolProver(): Promise<void> {
+    if (this.cannotProve('pol') !== undefined) return;
+    const p = this.prover('pol');
+    return this.pool.warm(p.wasmPath, p.zkeyPath);
   }
 
-  /** R1CS constraint count of a circuit. */
-  constraints(circuit: CircuitName): number {
-    return this.artifacts[circuit].constraints;
+  /** R1CS constraint count of a circuit, where the folder's manifest records it. */
+  constraints(circuit: CircuitName): number | undefined {
+    return this.folder.circuits[circuit].constraints;
   }
 
   private async prove(
@@ -124,7 +148,7 @@ export class Groth16ProofSystem implements ProofSystem {
     publicInputs: bigint[],
     opts: ProveOptions = {},
   ): Promise<Uint8Array> {
-    const a = this.artifacts[circuit];
+    const a = this.prover(circuit);
     const { proof, publicSignals } = await this.pool.prove(a.wasmPath, a.zkeyPath, input, opts);
     const got = publicSignals.map(BigInt);
     if (got.length !== publicInputs.length || got.some((x, i) => x !== publicInputs[i])) {

@@ -4,16 +4,28 @@
  */
 import { assertProofSystemAllowed, type Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
-import { DEFAULT_KEYS_DIR } from './artifacts.ts';
+import { type CircuitFolder, SHIPPED_CIRCUITS_DIR } from './circuit-folder.ts';
 import { Groth16ProofSystem } from './groth16-system.ts';
 import { INSECURE_TEST_PROOFS } from './insecure-test-proofs.ts';
 import { VerifierPool, withVerifierPool } from './verifier-pool.ts';
 
+export {
+  ArtifactError,
+  CIRCUITS,
+  CIRCUITS_ENV,
+  type CircuitFolder,
+  type CircuitName,
+  type CircuitsSource,
+  chooseCircuitsDir,
+  loadCircuitFolder,
+  SHIPPED_CIRCUITS_DIR,
+} from './circuit-folder.ts';
+export { Groth16ProofSystem } from './groth16-system.ts';
 export { VerifierPool, VerifierPoolError, withVerifierPool } from './verifier-pool.ts';
 
 export interface ProofSystemOptions {
-  /** Folder of circuit artifacts; the shipped devnet keys by default. */
-  readonly keysDir?: string;
+  /** The circuits folder (loaded, or its path); the shipped folder of this node's own circuits by default. */
+  readonly circuits?: CircuitFolder | string;
   /** Use the insecure test backend (refused unless the deployment is a test deployment). */
   readonly insecureTestProofs?: boolean;
   readonly provers?: number;
@@ -23,7 +35,7 @@ export function createProofSystem(d: Deployment, opts: ProofSystemOptions = {}):
   const system = opts.insecureTestProofs
     ? INSECURE_TEST_PROOFS
     : new Groth16ProofSystem({
-        keysDir: opts.keysDir ?? DEFAULT_KEYS_DIR,
+        circuits: opts.circuits ?? SHIPPED_CIRCUITS_DIR,
         ...(opts.provers ? { provers: opts.provers } : {}),
       });
   assertProofSystemAllowed(d, system);
@@ -49,6 +61,7 @@ export async function pooledVerifier(proofs: ProofSystem, threads: number): Prom
       provePoc: (inputs, witness) => proofs.provePoc(inputs, witness),
       verifyPoq: (inputs, keyNullifier, proof) => proofs.verifyPoq(inputs, keyNullifier, proof),
       provePoq: (inputs, witness, opts) => proofs.provePoq(inputs, witness, opts),
+      cannotProve: (circuit) => proofs.cannotProve?.(circuit),
       close: async () => {},
     };
   }

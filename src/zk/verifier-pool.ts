@@ -23,7 +23,7 @@ import {
   type ZkSignStatement,
 } from '../ledger/proof-system.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
-import type { CircuitName } from './artifacts.ts';
+import type { CircuitName } from './circuit-folder.ts';
 import { pocPublic, poqStatement, zkSignPublic } from './groth16-system.ts';
 
 const WORKER = new URL('./verifier-worker.mjs', import.meta.url);
@@ -220,6 +220,7 @@ export function withVerifierPool(base: ProofSystem, pool: VerifierPool): ProofSy
       return st !== undefined && pool.verify('poq', st.publicInputs, st.proof);
     },
     provePoq: (inputs, witness, opts) => base.provePoq(inputs, witness, opts),
+    cannotProve: (circuit) => base.cannotProve?.(circuit),
     close: () => pool.close(),
   };
 }

@@ -16,7 +16,7 @@ import { bytesToHex } from '../../../src/codec/hex.ts';
 import { stringifyJson } from '../../../src/codec/json.ts';
 import { buildGenesis } from '../../../src/ledger/genesis.ts';
 import { type SignedMantleTx, signedMantleTx, txHash, txHashToFr } from '../../../src/mantle/tx.ts';
-import { DEFAULT_KEYS_DIR } from '../../../src/zk/artifacts.ts';
+import { SHIPPED_CIRCUITS_DIR } from '../../../src/zk/circuit-folder.ts';
 import { Groth16ProofSystem } from '../../../src/zk/groth16-system.ts';
 import { fastDeployment, fastDeploymentYaml } from '../../mocks/fast-deployment.ts';
 import { ctxOf, DEVNET, genesisNotes, KEYS, transfer } from '../../mocks/ledger.ts';
@@ -130,7 +130,7 @@ test('proofs verify on worker threads of a CLI node: a real ZkSig is admitted, a
       mode: 0o600,
     },
   );
-  const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR });
+  const zk = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR });
   const node = await start(['start', '--config', 'node.yaml', '--deployment', 'devnet'], dir);
   try {
     const g = buildGenesis(DEVNET, ctxOf(DEVNET), 1_700_000_000);

@@ -8,12 +8,12 @@ import { after, before, describe, test } from 'node:test';
 import { zkPublicKey } from '../../../src/crypto/zk-keys.ts';
 import type { ProofSystem } from '../../../src/ledger/proof-system.ts';
 import type { ZkSignature } from '../../../src/mantle/proofs.ts';
-import { DEFAULT_KEYS_DIR } from '../../../src/zk/artifacts.ts';
+import { SHIPPED_CIRCUITS_DIR } from '../../../src/zk/circuit-folder.ts';
 import { Groth16ProofSystem } from '../../../src/zk/groth16-system.ts';
 import { VerifierPool, withVerifierPool } from '../../../src/zk/verifier-pool.ts';
 
 describe('VerifierPool', () => {
-  const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR });
+  const zk = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR });
   let pool: VerifierPool;
   let pooled: ProofSystem;
   const sks = [11n, 22n];

@@ -27,12 +27,12 @@ import { applyBlockVerified } from '../../../src/ledger/verified.ts';
 import { noteId } from '../../../src/mantle/note.ts';
 import { Opcode, opId } from '../../../src/mantle/ops.ts';
 import { txHash, txHashToFr } from '../../../src/mantle/tx.ts';
-import { DEFAULT_KEYS_DIR, loadArtifacts } from '../../../src/zk/artifacts.ts';
+import { loadCircuitFolder, SHIPPED_CIRCUITS_DIR } from '../../../src/zk/circuit-folder.ts';
 import { Groth16ProofSystem } from '../../../src/zk/groth16-system.ts';
 import { createProofSystem } from '../../../src/zk/index.ts';
 import { DEVNET, genesisNotes, KEYS, TestChain, transfer } from '../../mocks/ledger.ts';
 
-const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR });
+const zk = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR });
 after(() => zk.close());
 
 describe('Groth16 backend', () => {
@@ -169,16 +169,16 @@ describe('backend choice', () => {
     await real.close();
     assert.throws(() => createProofSystem(DEVNET, { insecureTestProofs: true }), /not a test deployment/);
     assert.equal(createProofSystem({ ...DEVNET, test: true }, { insecureTestProofs: true }).secure, false);
-    assert.throws(() => createProofSystem(DEVNET, { keysDir: '/nonexistent' }), /no circuit manifest/);
+    assert.throws(() => createProofSystem(DEVNET, { circuits: '/nonexistent' }), /circuits folder \/nonexistent does not exist/);
   });
 
   test('a proving key whose sha256 differs from the manifest is refused', () => {
     const dir = mkdtempSync(join(tmpdir(), 'keys-'));
-    cpSync(DEFAULT_KEYS_DIR, dir, { recursive: true });
+    cpSync(SHIPPED_CIRCUITS_DIR, dir, { recursive: true });
     const vk = join(dir, 'poc', 'verification_key.json');
     writeFileSync(vk, readFileSync(vk, 'utf8').replace('"protocol"', '"protocol" '));
     assert.throws(
-      () => loadArtifacts(dir),
+      () => loadCircuitFolder(dir),
       /poc\/verification_key\.json has sha256 [0-9a-f]{64}, the manifest pins/,
     );
     rmSync(dir, { recursive: true });

@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { circuitSourceHash } from '../../../scripts/zk-manifest.ts';
-import { DEFAULT_KEYS_DIR } from '../../../src/zk/artifacts.ts';
+import { circuitSourceHash, circuitSourceName } from '../../../scripts/zk-manifest.ts';
+import { SHIPPED_CIRCUITS_DIR } from '../../../src/zk/circuit-folder.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 test('every manifest entry with a source hash matches the current circuit sources', () => {
-  const manifest = JSON.parse(readFileSync(join(DEFAULT_KEYS_DIR, 'manifest.json'), 'utf8')) as {
+  const manifest = JSON.parse(readFileSync(join(SHIPPED_CIRCUITS_DIR, 'manifest.json'), 'utf8')) as {
     circuits: Record<string, { source?: string }>;
   };
   const recorded = Object.entries(manifest.circuits).filter(([, e]) => e.source !== undefined);
@@ -24,7 +24,7 @@ test('every manifest entry with a source hash matches the current circuit source
     recorded.some(([name]) => name === 'poq'),
     'the proof of quota records its sources',
   );
-  for (const [name, e] of recorded) assert.equal(circuitSourceHash(name), e.source, name);
+  for (const [name, e] of recorded) assert.equal(circuitSourceHash(circuitSourceName(name)), e.source, name);
 });
 
 test('the source hash covers the included files', () => {

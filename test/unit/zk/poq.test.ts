@@ -19,7 +19,7 @@ import {
 import { powTicket, powTicketSatisfies } from '../../../src/crypto/blend/pow.ts';
 import { keyNullifierOf } from '../../../src/crypto/blend/selection.ts';
 import type { PoqProof } from '../../../src/ledger/proof-system.ts';
-import { DEFAULT_KEYS_DIR } from '../../../src/zk/artifacts.ts';
+import { SHIPPED_CIRCUITS_DIR } from '../../../src/zk/circuit-folder.ts';
 import { Groth16ProofSystem } from '../../../src/zk/groth16-system.ts';
 import { VerifierPool, withVerifierPool } from '../../../src/zk/verifier-pool.ts';
 import {
@@ -35,7 +35,7 @@ interface Snarkjs {
 }
 const SNARKJS: string = 'snarkjs';
 const snarkjs = (await import(SNARKJS)) as Snarkjs;
-const WASM = new Uint8Array(readFileSync(join(DEFAULT_KEYS_DIR, 'poq', 'poq.wasm')));
+const WASM = new Uint8Array(readFileSync(join(SHIPPED_CIRCUITS_DIR, 'poq', 'witness_generator.wasm')));
 
 /** Whether the circuit's witness calculator accepts an input (its assertions are the constraints). */
 async function witnessExists(input: Record<string, string | string[]>): Promise<boolean> {
@@ -47,7 +47,7 @@ async function witnessExists(input: Record<string, string | string[]>): Promise<
   }
 }
 
-const zk = new Groth16ProofSystem({ keysDir: DEFAULT_KEYS_DIR });
+const zk = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR });
 after(() => zk.close());
 
 const KEY = new Uint8Array(32).fill(200);

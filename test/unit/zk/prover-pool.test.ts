@@ -7,11 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { DEFAULT_KEYS_DIR } from '../../../src/zk/artifacts.ts';
+import { SHIPPED_CIRCUITS_DIR } from '../../../src/zk/circuit-folder.ts';
 import { ProverError, ProverPool } from '../../../src/zk/prover-pool.ts';
 
-const WASM = `${DEFAULT_KEYS_DIR}pol/pol.wasm`;
-const ZKEY = `${DEFAULT_KEYS_DIR}pol/pol.zkey`;
+const WASM = `${SHIPPED_CIRCUITS_DIR}pol/witness_generator.wasm`;
+const ZKEY = `${SHIPPED_CIRCUITS_DIR}pol/proving_key.zkey`;
 
 const pool = new ProverPool(1);
 after(() => pool.close());
