@@ -1,6 +1,7 @@
 /**
  * The network service: `INetwork` over the libp2p node (libp2p-node.ts). It listens on QUIC, dials
- * the initial peers (3 retries, backoff 5^n s, as F `services/network/src/backends/libp2p/swarm/mod.rs`),
+ * the initial peers (3 retries, backoff 5^n s, as F `services/network/src/backends/libp2p/swarm/mod.rs`;
+ * `/dns*` names resolved first, dns.ts),
  * publishes and receives gossip (own messages delivered to own subscribers once published, a publish
  * without subscribed peers retried 3 times, F `swarm/gossipsub.rs`), serves and makes framed
  * request/response streams (framing.ts), closes connections idle for 5 minutes, and keeps a score per
@@ -14,6 +15,7 @@ import { multiaddr } from '@multiformats/multiaddr';
 import type { Logger } from 'pino';
 import { deadline, within } from '../util/abort.ts';
 import type { NetworkSection } from './config.ts';
+import { DnsLookupFailed, resolveDnsMultiaddr } from './dns.ts';
 import { DialFailed, FrameTimeout, FrameTooLarge, NetworkError, StreamTruncated } from './errors.ts';
 import { encodeFrame, FrameReader } from './framing.ts';
 import type {
@@ -369,11 +371,17 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
   async dial(addr: string): Promise<string> {
     if (this.closed) throw new NetworkError('NETWORK_NOT_STARTED', 'the network service is stopped');
     try {
-      const conn = await this.node.dial(multiaddr(addr), { signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) });
+      // F's swarm has a DNS transport: a `/dns*` name is resolved (bounded in time), its IPs dialled.
+      const targets = await resolveDnsMultiaddr(multiaddr(addr));
+      const conn = await this.node.dial(targets.length === 1 ? targets[0]! : targets, {
+        signal: AbortSignal.timeout(DIAL_TIMEOUT_MS),
+      });
       const p = conn.remotePeer.toString();
       this.discovered.add(p);
       return p;
     } catch (e) {
+      if (e instanceof DnsLookupFailed)
+        this.log.warn({ addr, host: e.host, err: e.message }, 'DNS lookup failed: address not dialled');
       throw new DialFailed(dialErrorText(addr, e));
     }
   }
