@@ -124,6 +124,7 @@ export class Groth16ProofSystem implements ProofSystem {
     return this.folder.circuits[circuit].cannotProve;
   }
 
+  /** The circuit's prover files; throws `ProvingUnavailable` (before any work) when there are none. */
   private prover(circuit: CircuitName): CircuitProver {
     const a = this.folder.circuits[circuit];
     if (!a.prover) throw new ProvingUnavailable(circuit, a.cannotProve ?? 'no witness generator');
@@ -162,6 +163,7 @@ export class Groth16ProofSystem implements ProofSystem {
   }
 
   async proveZkSign(msg: bigint, secretKeys: readonly bigint[]): Promise<ZkSignature> {
+    this.prover('zksig');
     if (secretKeys.length > ZKSIGN_MAX_KEYS) throw new RangeError(`at most ${ZKSIGN_MAX_KEYS} keys`);
     const sks = [...secretKeys];
     while (sks.length < ZKSIGN_MAX_KEYS) sks.push(0n);
@@ -178,7 +180,8 @@ export class Groth16ProofSystem implements ProofSystem {
     return groth16Verify(this.vks.pol, polPublic(inputs), proof);
   }
 
-  provePol(i: PolPublicInputs, w: PolWitness, opts?: ProveOptions): Promise<Uint8Array> {
+  async provePol(i: PolPublicInputs, w: PolWitness, opts?: ProveOptions): Promise<Uint8Array> {
+    this.prover('pol');
     return this.prove(
       'pol',
       {
@@ -209,7 +212,8 @@ export class Groth16ProofSystem implements ProofSystem {
     return groth16Verify(this.vks.poc, pocPublic(inputs), proof);
   }
 
-  provePoc(i: PocPublicInputs, w: PocWitness): Promise<Uint8Array> {
+  async provePoc(i: PocPublicInputs, w: PocWitness): Promise<Uint8Array> {
+    this.prover('poc');
     return this.prove(
       'poc',
       {
@@ -230,6 +234,7 @@ export class Groth16ProofSystem implements ProofSystem {
   }
 
   async provePoq(i: PoqPublicInputs, w: PoqWitness, opts?: ProveOptions): Promise<PoqProof> {
+    this.prover('poq');
     const keyNullifier = poqKeyNullifier(i.leader.pol_epoch_nonce, w);
     const bytes = await this.prove('poq', poqCircuitInput(i, w), poqPublicInputList(i, keyNullifier), opts);
     return { proof: zkSignatureFromBytes(bytes), keyNullifier };
