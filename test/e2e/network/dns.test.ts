@@ -7,13 +7,10 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import pino from 'pino';
-import { DEFAULT_NETWORK, DialFailed, NetworkService } from '../../../src/network/index.ts';
+import { DialFailed, type NetworkService } from '../../../src/network/index.ts';
 import { waitUntil } from '../../utils/api-node.ts';
+import { startLoopbackNetwork } from './nodes.ts';
 
-const PROTOCOLS = {
-  kademlia: '/logos-blockchain-test/kad/1.0.0',
-  identify: '/logos-blockchain-test/identify/1.0.0',
-};
 const lines: string[] = [];
 const logger = pino(
   { level: 'info' },
@@ -25,25 +22,12 @@ const logger = pino(
   }),
 );
 
-async function start(initialPeers: string[] = []): Promise<NetworkService> {
-  const d = DEFAULT_NETWORK.backend;
-  return NetworkService.init(
-    {
-      network: {
-        backend: { swarm: { ...d.swarm, host: '127.0.0.1', port: 0 }, initial_peers: initialPeers },
-      },
-      protocols: PROTOCOLS,
-    },
-    { logger, signal: new AbortController().signal },
-  );
-}
-
 let a: NetworkService;
 let dnsAddrA: string;
 const started: NetworkService[] = [];
 
 before(async () => {
-  a = await start();
+  a = await startLoopbackNetwork([], logger);
   started.push(a);
   const port = /\/udp\/(\d+)\//.exec(`${a.info().listen_addresses[0]}/`)?.[1];
   dnsAddrA = `/dns4/localhost/udp/${port}/quic-v1/p2p/${a.peerId}`;
@@ -54,14 +38,14 @@ after(async () => {
 });
 
 test('an initial peer given as /dns4/localhost/udp/<port>/quic-v1/p2p/<id> is dialled', async () => {
-  const b = await start([dnsAddrA]);
+  const b = await startLoopbackNetwork([dnsAddrA], logger);
   started.push(b);
   await waitUntil(() => b.connectedPeers().includes(a.peerId), 10_000, 'b connected to a by name', 50);
   assert.ok(a.connectedPeers().includes(b.peerId));
 });
 
 test('dial (POST /network/dial_peer) resolves a /dns4 name and answers the peer id', async () => {
-  const c = await start();
+  const c = await startLoopbackNetwork([], logger);
   started.push(c);
   assert.equal(await c.dial(dnsAddrA), a.peerId);
   assert.ok(c.connectedPeers().includes(a.peerId));

@@ -7,47 +7,23 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
-import pino from 'pino';
-import { DEFAULT_NETWORK, NetworkService } from '../../../src/network/index.ts';
+import { DEFAULT_NETWORK, type NetworkService } from '../../../src/network/index.ts';
 import {
   GOSSIP_NO_SCORING,
   gossipsubOptions,
   IDENTIFY_PROTOCOL,
   IDENTIFY_PUSH_PROTOCOL,
-  type LogosLibp2p,
   nodeIdentity,
 } from '../../../src/network/libp2p-node.ts';
 import { waitUntil } from '../../utils/api-node.ts';
-
-const PROTOCOLS = {
-  kademlia: '/logos-blockchain-test/kad/1.0.0',
-  identify: '/logos-blockchain-test/identify/1.0.0',
-};
-const silent = pino({ level: 'silent' });
-
-async function start(initialPeers: string[] = []): Promise<NetworkService> {
-  const d = DEFAULT_NETWORK.backend;
-  return NetworkService.init(
-    {
-      network: {
-        backend: { swarm: { ...d.swarm, host: '127.0.0.1', port: 0 }, initial_peers: initialPeers },
-      },
-      protocols: PROTOCOLS,
-    },
-    { logger: silent, signal: new AbortController().signal },
-  );
-}
-
-function libp2pOf(n: NetworkService): LogosLibp2p {
-  return (n as unknown as { node: LogosLibp2p }).node;
-}
+import { libp2pOf, TEST_PROTOCOLS as PROTOCOLS, startLoopbackNetwork } from './nodes.ts';
 
 let a: NetworkService;
 let b: NetworkService;
 
 before(async () => {
-  a = await start();
-  b = await start([`${a.info().listen_addresses[0]}/p2p/${a.peerId}`]);
+  a = await startLoopbackNetwork();
+  b = await startLoopbackNetwork([`${a.info().listen_addresses[0]}/p2p/${a.peerId}`]);
   await waitUntil(() => a.connectedPeers().includes(b.peerId), 10_000, 'b connected to a', 50);
 });
 
