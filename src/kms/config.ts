@@ -1,9 +1,21 @@
 /**
  * The key store's section of `user_config.yaml` (`kms`): its type, the reference default and its
- * parser. Keys are written `<key id>: !Zk <hex>` or `<key id>: !Ed25519 <hex>`; the key id is the hex
- * of the key's public key (checked when the key store loads them, `key-store.ts`).
+ * parser. Keys are written `<key id>: !Zk <hex>` or `<key id>: !Ed25519 <hex>`; a key id is any string
+ * (F `KeyId = String`, `services/key-management-system/src/backend/preload.rs`). The node's own tools
+ * name keys by the hex of their public key, the id the wallet's signing endpoints look keys up by.
  */
 import { ConfigError, hex64, isObj, mapping, only } from '../util/config-fields.ts';
+
+/**
+ * A key id as configured: any string. One of 64 hex characters is lower-cased (and one YAML read as an
+ * integer is its digits), so the hex of a public key names the same key however it is written.
+ */
+export function keyId(raw: unknown, path: string): string {
+  if (typeof raw === 'bigint' || (typeof raw === 'string' && /^[0-9a-fA-F]{64}$/.test(raw)))
+    return hex64(raw, path);
+  if (typeof raw !== 'string') throw new ConfigError(`${path}: expected a key id (a string)`);
+  return raw;
+}
 
 export type KeyKind = 'Zk' | 'Ed25519';
 
@@ -23,7 +35,7 @@ export function parseKmsSection(raw: unknown): KmsSection {
     const path = `kms.backend.keys.${id}`;
     if (!isObj(v) || (v.__key !== 'Zk' && v.__key !== 'Ed25519'))
       throw new ConfigError(`${path}: expected !Zk <hex> or !Ed25519 <hex>`);
-    keys[hex64(id, path)] = { kind: v.__key, secret: hex64(v.secret, path) };
+    keys[keyId(id, path)] = { kind: v.__key, secret: hex64(v.secret, path) };
   }
   return { backend: { keys } };
 }

@@ -1,7 +1,7 @@
 /**
- * What the rest of the node sees of the key store: `IKms`. Keys are addressed by public key (the key
- * id is its hex); secrets never leave the store except the two the node's own provers need (the
- * leader's lottery keys and the voucher master key).
+ * What the rest of the node sees of the key store: `IKms`. Signing addresses a key by public key (it
+ * is looked up under the hex of that key, as F's wallet does); the node's own provers name keys by id
+ * and get their secrets (the leader's lottery keys, the voucher master key).
  */
 import type { Fr } from '../crypto/field.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
@@ -18,8 +18,6 @@ export interface IKms {
   signEd25519(msg: Uint8Array, pk: Uint8Array): Uint8Array;
   /** ZkSig over `msg` by the keys of `pks` (1 to 32, in order), proved off the event loop. Throws `KmsError`. */
   signZk(msg: Fr, pks: readonly Fr[]): Promise<ZkSignature>;
-  /** The secret keys of the ZK keys among `pks` the store holds (the leader's lottery keys). */
-  zkSecretKeys(pks: Iterable<Fr>): Fr[];
-  /** The secret of the ZK key with this key id (the voucher master key), if the store holds one. */
+  /** The secret of the ZK key with this key id (a leader key, the voucher master key), if the store holds one. */
   zkSecretById(keyId: string): Fr | undefined;
 }

@@ -1,9 +1,12 @@
 /**
- * The key store (F: the KMS preload backend): the keys of the `kms.backend.keys` section, loaded once
- * and checked (each key id must be the hex of its key's public key: Ed25519 the 32-byte key, ZK
- * `fr_to_bytes(pk)`), signing with them. Ed25519 signs in-process (node:crypto); a ZK signature is a
- * Groth16 proof made by the proof system's prover process. Secrets are never logged nor put in an
- * error message; the store serialises as a placeholder.
+ * The key store (F: the KMS preload backend, `services/key-management-system/src/backend/preload.rs`):
+ * the keys of the `kms.backend.keys` section under their ids (any string), loaded once, signing with
+ * them. As F's wallet, the signing calls name a key by public key and look it up under the hex of that
+ * public key (Ed25519 the 32-byte key, ZK `fr_to_bytes(pk)`; F `services/wallet/src/lib.rs`
+ * `sign_ed25519`, `sign_zksig`): a key stored under another id signs only where the node names it by
+ * id (the leader's keys through `wallet.known_keys`, the voucher master key, the Blend keys). Ed25519
+ * signs in-process (node:crypto); a ZK signature is a Groth16 proof made by the proof system's prover
+ * process. Secrets are never logged nor put in an error message; the store serialises as a placeholder.
  */
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import { Ed25519Signer } from '../crypto/ed25519.ts';
@@ -29,13 +32,15 @@ export class KeyStore implements IKms {
   readonly #ed25519 = new Map<string, Ed25519Signer>();
   /** Key id → secret key. */
   readonly #zk = new Map<string, Fr>();
+  /** Secret key → its public key, computed when a key is first looked up by public key. */
+  readonly #zkPks = new Map<Fr, Fr>();
   readonly #proofs: KeyStoreDeps['proofs'];
 
   private constructor(proofs: KeyStoreDeps['proofs']) {
     this.#proofs = proofs;
   }
 
-  /** Loads the configured keys; throws `ConfigError` naming the key id of a key that does not match it. */
+  /** Loads the configured keys; throws `ConfigError` naming the key id of a key whose secret is malformed. */
   static init(config: KmsSection, deps: KeyStoreDeps): KeyStore {
     const store = new KeyStore(deps.proofs);
     for (const [id, key] of Object.entries(config.backend.keys)) {
@@ -47,22 +52,13 @@ export class KeyStore implements IKms {
         throw new ConfigError(`${path}: the secret key is not hex`);
       }
       if (key.kind === 'Ed25519') {
-        const signer = new Ed25519Signer(bytes);
-        if (bytesToHex(signer.publicKey) !== id)
-          throw new ConfigError(`${path}: the key id must be the hex of the key's Ed25519 public key`);
-        store.#ed25519.set(id, signer);
+        store.#ed25519.set(id, new Ed25519Signer(bytes));
       } else {
-        let sk: Fr;
         try {
-          sk = frFromBytes(bytes);
+          store.#zk.set(id, frFromBytes(bytes));
         } catch {
           throw new ConfigError(`${path}: the ZK secret key is not a canonical field element`);
         }
-        if (zkKeyId(zkPublicKey(sk)) !== id)
-          throw new ConfigError(
-            `${path}: the key id must be the hex of the key's ZK public key (little-endian)`,
-          );
-        store.#zk.set(id, sk);
       }
     }
     return store;
@@ -71,26 +67,55 @@ export class KeyStore implements IKms {
   close(): void {
     this.#ed25519.clear();
     this.#zk.clear();
+    this.#zkPks.clear();
   }
 
   hasEd25519(pk: Uint8Array): boolean {
-    return this.#ed25519.has(bytesToHex(pk));
+    return this.#ed25519Of(pk) !== undefined;
   }
 
   hasZk(pk: Fr): boolean {
-    return this.#zk.has(zkKeyId(pk));
+    return this.#zkOf(pk) !== undefined;
   }
 
-  // inferred: the texts of the key store's refusals (F's KMS errors are not recorded) (docs/fidelity.md)
+  /** The Ed25519 key stored under the hex of `pk`, if it is the key of `pk`. */
+  #ed25519Of(pk: Uint8Array): Ed25519Signer | undefined {
+    const signer = this.#ed25519.get(bytesToHex(pk));
+    // inferred: a key stored under another key's public key does not sign for it; F signs with
+    // whatever key the id names (a signature that does not verify) (docs/fidelity.md)
+    return signer && bytesToHex(signer.publicKey) === bytesToHex(pk) ? signer : undefined;
+  }
+
+  /** The ZK secret key stored under the hex of `pk`, if it is the key of `pk`. */
+  #zkOf(pk: Fr): Fr | undefined {
+    const sk = this.#zk.get(zkKeyId(pk));
+    return sk !== undefined && this.#zkPk(sk) === pk ? sk : undefined;
+  }
+
+  /** The public key of a stored ZK secret (computed once per key). */
+  #zkPk(sk: Fr): Fr {
+    let pk = this.#zkPks.get(sk);
+    if (pk === undefined) {
+      pk = zkPublicKey(sk);
+      this.#zkPks.set(sk, pk);
+    }
+    return pk;
+  }
+
+  // The refusals read as F's wallet reports a KMS failure (`WalletServiceError::KmsApi` around
+  // `KmsServiceApi::sign` / `sign_multiple`, `services/key-management-system/src/api.rs`).
   signEd25519(msg: Uint8Array, pk: Uint8Array): Uint8Array {
-    const id = bytesToHex(pk);
-    const signer = this.#ed25519.get(id);
+    const signer = this.#ed25519Of(pk);
     if (!signer)
-      throw new KmsError('KMS_KEY_NOT_FOUND', `no Ed25519 key ${id} in the key store`, { keyId: id });
+      throw new KmsError('KMS_KEY_NOT_FOUND', 'KMS API error: Failed to get signature.', {
+        keyId: bytesToHex(pk),
+      });
     return signer.sign(msg);
   }
 
   async signZk(msg: Fr, pks: readonly Fr[]): Promise<ZkSignature> {
+    // inferred: the text of a key count out of 1..32 (the HTTP endpoint refuses more than 32 keys
+    // while decoding the body, as F) (docs/fidelity.md)
     if (pks.length === 0 || pks.length > MAX_ZK_SIGNING_KEYS)
       throw new KmsError(
         'KMS_KEY_COUNT',
@@ -98,22 +123,18 @@ export class KeyStore implements IKms {
         { count: pks.length },
       );
     const secrets = pks.map((pk) => {
-      const id = zkKeyId(pk);
-      const sk = this.#zk.get(id);
-      if (sk === undefined)
-        throw new KmsError('KMS_KEY_NOT_FOUND', `no ZK key ${id} in the key store`, { keyId: id });
+      const sk = this.#zkOf(pk);
+      if (sk === undefined) {
+        const id = zkKeyId(pk);
+        throw new KmsError(
+          'KMS_KEY_NOT_FOUND',
+          `KMS API error: Failed to get multiple signature: NotRegisteredKeyId(${JSON.stringify(id)})`,
+          { keyId: id },
+        );
+      }
       return sk;
     });
     return this.#proofs.proveZkSign(msg, secrets);
-  }
-
-  zkSecretKeys(pks: Iterable<Fr>): Fr[] {
-    const out: Fr[] = [];
-    for (const pk of pks) {
-      const sk = this.#zk.get(zkKeyId(pk));
-      if (sk !== undefined) out.push(sk);
-    }
-    return out;
   }
 
   zkSecretById(keyId: string): Fr | undefined {

@@ -1,11 +1,15 @@
 /**
- * The keys the leader plays the lottery with: the key store's ZK secret keys whose public keys the
- * wallet knows (`wallet.known_keys`), and the voucher master key (the key store's ZK key named by
- * `wallet.voucher_master_key_id`; F: the wallet derives vouchers through the KMS with that key id).
+ * The keys the leader plays the lottery with: for each key of `wallet.known_keys` (key id → ZK public
+ * key), the key store's ZK key under that id (F: the wallet hands the leader its aged notes with the
+ * key id of their public key, and the leader's KMS operators run with that id,
+ * `services/wallet/src/lib.rs` `get_leader_aged_notes`, `services/chain/chain-leader/src/kms.rs`); and
+ * the voucher master key (the key store's ZK key named by `wallet.voucher_master_key_id`; F: the wallet
+ * derives vouchers through the KMS with that key id).
  */
 import { hexToBytes } from '../codec/hex.ts';
 import { type Fr, frFromBytes } from '../crypto/field.ts';
-import type { KeyStore } from '../kms/index.ts';
+import { zkPublicKey } from '../crypto/zk-keys.ts';
+import type { IKms } from '../kms/index.ts';
 import type { WalletSection } from './config.ts';
 
 export interface LeaderKeys {
@@ -18,14 +22,32 @@ export interface LeaderKeys {
 }
 
 export function leaderKeys(
-  kms: KeyStore,
+  kms: Pick<IKms, 'zkSecretById'>,
   wallet: Pick<WalletSection, 'known_keys' | 'voucher_master_key_id'>,
 ): LeaderKeys {
-  const knownPks = Object.values(wallet.known_keys).map((hex) => frFromBytes(hexToBytes(hex)));
+  const secretKeys: Fr[] = [];
+  for (const [id, pkHex] of Object.entries(wallet.known_keys)) {
+    const sk = kms.zkSecretById(id);
+    const pk = zkPkOf(pkHex);
+    // inferred: a known key whose id names no ZK key of the store, or a key of another public key,
+    // plays no lottery; F's leader finds out when its KMS call fails or its proof does not verify
+    // (docs/fidelity.md)
+    if (sk !== undefined && pk !== undefined && zkPublicKey(sk) === pk && !secretKeys.includes(sk))
+      secretKeys.push(sk);
+  }
   const masterId = wallet.voucher_master_key_id;
   return {
-    secretKeys: kms.zkSecretKeys(knownPks),
+    secretKeys,
     voucherMaster: masterId !== null ? kms.zkSecretById(masterId) : undefined,
     voucherMasterKeyId: masterId,
   };
+}
+
+/** A configured ZK public key; undefined when it is not a field element (the wallet refuses it at start). */
+function zkPkOf(hex: string): Fr | undefined {
+  try {
+    return frFromBytes(hexToBytes(hex));
+  } catch {
+    return undefined;
+  }
 }

@@ -143,6 +143,6 @@ test('a missing channel proof, an input the ledger lacks or a key the store lack
       kms,
       null,
     ),
-    /no Ed25519 key/,
+    /KMS API error: Failed to get signature\./,
   );
 });
