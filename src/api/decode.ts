@@ -6,7 +6,7 @@
  */
 import { type Json, parseJson } from '../codec/json.ts';
 import { Rejection } from './errors.ts';
-import { SchemaError } from './json-schema.ts';
+import { SchemaError, SchemaRuleError } from './json-schema.ts';
 import { missingQueryField } from './params.ts';
 import { ID_PATH_PARAM, pathParamNames, type RouteDef } from './route-def.ts';
 import type { RouteArgs } from './types.ts';
@@ -68,9 +68,13 @@ export function parseJsonBody(text: string): Json {
   }
 }
 
-/** A schema error in serde's words: `missing field \`x\``, else where and what was expected. */
+/**
+ * A schema error in serde's words: `missing field \`x\``, a broken rule's own text, else where and what
+ * was expected.
+ */
 function bodyError(e: SchemaError): string {
-  const missing = /^a field `([^`]+)`$/.exec(e.expected);
   const where = e.path ? `${e.path}: ` : '';
+  if (e instanceof SchemaRuleError) return `${where}${e.text}`;
+  const missing = /^a field `([^`]+)`$/.exec(e.expected);
   return missing ? `${where}missing field \`${missing[1]}\`` : `${where}expected ${e.expected}, got ${e.got}`;
 }

@@ -30,6 +30,21 @@ export class SchemaError extends Error {
   }
 }
 
+/**
+ * A value of the expected type that breaks a rule of its type (serde's `Error::custom` while
+ * deserialising, e.g. a bounded vector's length); `text` is the rule's message.
+ */
+export class SchemaRuleError extends SchemaError {
+  constructor(
+    path: string,
+    readonly text: string,
+    value: unknown,
+  ) {
+    super(path, text, value);
+    this.message = `${path || 'response'}: ${text}`;
+  }
+}
+
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
@@ -101,6 +116,20 @@ export function array<T>(items: Schema<T>): Schema<T[]> {
   return schema({ type: 'array', items: items.jsonSchema }, (v, path) => {
     if (!Array.isArray(v)) throw new SchemaError(path, 'an array', v);
     return v.map((x, i) => items.decode(x, `${path}[${i}]`));
+  });
+}
+
+/**
+ * An array of at most `max` items (F `UpperBoundedVec<T, MAX>`, `utils/src/bounded`): the items are
+ * decoded first, then the length is checked, with F's `BoundedError::TooManyItems` text.
+ */
+export function boundedArray<T>(items: Schema<T>, max: number): Schema<T[]> {
+  const inner = array(items);
+  return schema({ ...inner.jsonSchema, maxItems: max }, (v, path) => {
+    const out = inner.decode(v, path);
+    if (out.length > max)
+      throw new SchemaRuleError(path, `Item count ${out.length} exceeds static maximum of ${max}`, v);
+    return out;
   });
 }
 

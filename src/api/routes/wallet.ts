@@ -10,6 +10,7 @@ import type { Json } from '../../codec/json.ts';
 import { ed25519PublicKey, id32 } from '../../codec/primitives.ts';
 import { type Codec, fr } from '../../codec/schema.ts';
 import { frFromBytes } from '../../crypto/field.ts';
+import { MAX_ZK_SIGNING_KEYS } from '../../kms/index.ts';
 import { utxo } from '../../mantle/note.ts';
 import { transferOp } from '../../mantle/ops.ts';
 import { proofFromJson } from '../../mantle/proofs.ts';
@@ -18,6 +19,7 @@ import { Rejection } from '../errors.ts';
 import {
   anyJson,
   array,
+  boundedArray,
   hex,
   nullable,
   object,
@@ -148,7 +150,8 @@ export const Fund = optionalFields(
 );
 
 export const SignEd25519 = object({ tx_hash: txHashField, pk: ed25519Pk });
-export const SignZk = object({ tx_hash: txHashField, pks: array(zkPk) });
+/** `pks`: F `ZkPublicKeys` = `UpperBoundedVec<ZkPublicKey, MAX_ZK_SIGNING_KEYS>`, refused while decoding (422). */
+export const SignZk = object({ tx_hash: txHashField, pks: boundedArray(zkPk, MAX_ZK_SIGNING_KEYS) });
 
 const id = hex(32);
 

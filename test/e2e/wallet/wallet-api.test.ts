@@ -1,7 +1,8 @@
 /**
  * The `/wallet/*` endpoints of a devnet-configured node (FAST deployment, insecure test proofs): a
  * funded key's balance (JSON with a text/plain content type), 404 for a key with no notes, funding an
- * empty builder, the fee cap, ZK and Ed25519 signing with the node's keys, and a table of bad inputs,
+ * empty builder, the fee cap, ZK and Ed25519 signing with the node's keys (F's refusal texts, more than 32
+ * ZK keys refused while decoding), and a table of bad inputs,
  * each refused with the reference's status and changing nothing (the notes stay fundable).
  */
 import assert from 'node:assert/strict';
@@ -98,14 +99,27 @@ describe('wallet endpoints', () => {
     const zk = await post('/wallet/sign/zk', { tx_hash: ZERO, pks: [k0.publicKey] });
     assert.equal(zk.status, 200, zk.text);
     assert.deepEqual(Object.keys((parseJson(zk.text) as { sig: object }).sig), ['pi_a', 'pi_b', 'pi_c']);
-    const many = await post('/wallet/sign/zk', { tx_hash: ZERO, pks: Array(33).fill(k0.publicKey) });
-    assert.equal(many.status, 500);
-    assert.match(many.text, /1 to 32 keys, got 33/);
     const unknownZk = await post('/wallet/sign/zk', { tx_hash: ZERO, pks: [ZERO] });
     assert.equal(unknownZk.status, 500);
+    assert.deepEqual(JSON.parse(unknownZk.text), {
+      code: 500,
+      message: `KMS API error: Failed to get multiple signature: NotRegisteredKeyId("${ZERO}")`,
+    });
     const ed = await post('/wallet/sign/ed25519', { tx_hash: ZERO, pk: `58${'66'.repeat(31)}` });
     assert.equal(ed.status, 500);
-    assert.match(ed.text, /no Ed25519 key 5866/);
+    assert.deepEqual(JSON.parse(ed.text), { code: 500, message: 'KMS API error: Failed to get signature.' });
+  });
+
+  test('POST /wallet/sign/zk with more than 32 keys: 422 plain text, as F bounded `ZkPublicKeys`', async () => {
+    const many = await post('/wallet/sign/zk', { tx_hash: ZERO, pks: Array(33).fill(k0.publicKey) });
+    assert.equal(many.status, 422);
+    assert.match(many.type, /^text\/plain/);
+    assert.equal(
+      many.text,
+      'Failed to deserialize the JSON body into the target type: pks: Item count 33 exceeds static maximum of 32',
+    );
+    const max = await post('/wallet/sign/zk', { tx_hash: ZERO, pks: Array(32).fill(k0.publicKey) });
+    assert.equal(max.status, 200, max.text);
   });
 
   test('bad input is refused with the reference statuses and reserves nothing', async () => {

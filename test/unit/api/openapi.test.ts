@@ -12,8 +12,8 @@ import { ApiServer } from '../../../src/api/server.ts';
 import { devnetConfig } from '../../../src/node/devnet.ts';
 
 const PINNED = {
-  bytes: 62608,
-  sha256: 'c469b6232d037c54139941346edaef21e54eb529efc839990d3501f34007c11e',
+  bytes: 62703,
+  sha256: 'ab43e2092f852d000c36514aec8455a62c845c71f32dde4db98b5bcc81f45c0b',
 };
 
 test('the served OpenAPI document is byte for byte the pinned one', async () => {
