@@ -28,7 +28,6 @@ export interface IbdDeps {
     signal: AbortSignal,
   ) => Promise<{ peer: string; tip: GetTipResponse & { kind: 'Tip' } }[]>;
   readonly source: BlockSource;
-  readonly network: { penalize(peer: string, offence: 'minor' | 'major', reason: string): void };
   readonly logger: Logger;
   readonly signal: AbortSignal;
   /** Random in [0, 1) for the backoff jitter (tests fix it). */
@@ -63,7 +62,6 @@ export async function runIbd(cfg: IbdSettings, deps: IbdDeps): Promise<boolean> 
     {
       chain: deps.chain,
       source: deps.source,
-      network: deps.network,
       rejected: new RejectedBlocks(cfg.max_rejected_cache_size),
       logger: log,
       signal: deps.signal,

@@ -14,7 +14,6 @@ import type { Logger } from 'pino';
 import type { Block } from '../block/block.ts';
 import { BlockRejected, type IChain } from '../chain/index.ts';
 import { bytesEqual, bytesToHex } from '../codec/hex.ts';
-import type { INetwork } from '../network/interface.ts';
 import type { KnownBlocks } from '../network/wire/sync-messages.ts';
 import type { PeerBlock } from './client.ts';
 import type { IBlockSync } from './interface.ts';
@@ -77,7 +76,6 @@ export interface OrphanDownloaderOptions {
 export interface OrphanDownloaderDeps {
   readonly chain: Pick<IChain, 'submit' | 'tip' | 'lib' | 'has'>;
   readonly source: BlockSource;
-  readonly network: Pick<INetwork, 'penalize'>;
   readonly rejected: RejectedBlocks;
   readonly logger: Logger;
   readonly signal: AbortSignal;
@@ -302,7 +300,11 @@ export class OrphanDownloader implements IBlockSync {
    * than the LIB is recorded as rejected and skipped, a future block is retried 3 times 500 ms apart;
    * any other failure records the block as rejected and cancels the download. During IBD a recoverable
    * failure (parent missing, future block) keeps the download for the next round instead, and nothing
-   * is recorded as rejected. A peer that sent an invalid block is penalized.
+   * is recorded as rejected. The peer that sent a block the chain refuses is not penalized (F
+   * `bootstrap/ibd.rs`, `sync/orphan_handler.rs`: the failure is logged and the download cancelled):
+   * the block decoded, so the peer kept to the protocol, and a rule on which this node and the peers
+   * disagree would otherwise get every peer serving that block banned. Bytes that are not a block are
+   * the client's to penalize (client.ts).
    */
   private async apply(s: Submitted): Promise<{ outcome: Outcome; retried: boolean }> {
     const { block, id, peer } = s;
@@ -333,10 +335,11 @@ export class OrphanDownloader implements IBlockSync {
           await sleep(FUTURE_BLOCK_RETRY_DELAY_MS, undefined, { signal: this.deps.signal });
           continue;
         }
-        if (e.meta.action === 'reject')
-          this.deps.network.penalize(peer, 'major', `chain sync: invalid block ${hex}: ${e.message}`);
         if (!ibd) this.deps.rejected.insert(id);
-        log.warn({ block: hex, peer, err: e.message }, 'failed to process block; cancelling the download');
+        log.warn(
+          { block: hex, peer, code: e.code, err: e.message },
+          'failed to process block; cancelling the download',
+        );
         return { outcome: 'cancel', retried };
       }
     }

@@ -62,7 +62,6 @@ export class SyncService implements IBlockSync {
       {
         chain: deps.chain,
         source: (target, known, signal) => this.client.requestBlocksFromPeers(target, known, signal),
-        network: deps.network,
         rejected: this.rejected,
         logger: deps.logger,
         signal: this.signal,
@@ -130,7 +129,6 @@ export class SyncService implements IBlockSync {
         requestTip: (peer, signal) => this.client.requestTip(peer, signal),
         sampleTips: (max, signal) => this.client.sampleTips(max, signal),
         source: (target, known, signal) => this.client.requestBlocksFromPeers(target, known, signal),
-        network: this.deps.network,
         logger: this.deps.logger,
         signal: this.signal,
       },

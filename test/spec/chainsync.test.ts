@@ -111,7 +111,6 @@ function createDownloader(rejected = REJECTED_CACHE_SIZE): OrphanDownloader {
         submit: () => Promise.reject(new Error('no blocks here')),
       },
       source: () => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise(() => {}) }) }),
-      network: { penalize: () => {} },
       rejected: new RejectedBlocks(rejected),
       logger: pino({ level: 'silent' }),
       signal: ac.signal,
