@@ -1,17 +1,24 @@
 /**
  * Deployments: the chain a node joins. A deployment file (YAML) fixes the consensus and ledger
- * parameters, the slot duration and the genesis (chain id, genesis time, epoch nonce, the initial
- * notes and declarations). Parsing is pure: callers pass the file's text.
+ * parameters, the slot duration and the genesis: either its contents (chain id, genesis time, epoch
+ * nonce, the initial notes and declarations), from which the genesis block is built, or the genesis
+ * block itself as the reference ships it (`genesis.block`, src/ledger/genesis-block.ts). Parsing is
+ * pure: callers pass the file's text.
  *
  * Integers are read exactly (u64 values above 2^53 included). Every problem names its key.
  */
 import { parse } from 'yaml';
+import type { Block } from '../block/block.ts';
+import { DecodeError } from '../codec/errors.ts';
 import { hexToBytesOrUndefined } from '../codec/hex.ts';
 import { FR_MODULUS, type Fr, leBytesToBigint } from '../crypto/field.ts';
 import { LogosError } from '../errors/base.ts';
 import type { Locator } from '../mantle/locator.ts';
 import { locatorFromString } from '../mantle/locator.ts';
 import { MAX_MODULUS_SHIFT } from './blend-difficulty.ts';
+import { LedgerError } from './errors.ts';
+import { checkGenesis } from './genesis.ts';
+import { decodeGenesisBlock, type GenesisContents, genesisContents, proofTags } from './genesis-block.ts';
 import {
   type BlendRewardParams,
   type LedgerConfig,
@@ -47,12 +54,25 @@ export interface GenesisSpec {
   readonly epoch_nonce: Fr;
   readonly notes: readonly GenesisNote[];
   readonly declarations: readonly GenesisDeclaration[];
+  /**
+   * The genesis block as the deployment gives it (the reference's public testnet); the fields above
+   * are then read from it. Null: the block is built from the fields above (src/ledger/genesis.ts).
+   */
+  readonly block: Block | null;
 }
+
+/**
+ * Whose circuit keys verify this network's proofs: `own` (this project's ceremony, zk/keys) or
+ * `reference` (the reference's circuits release, needed to follow the public network).
+ */
+export type CircuitKeys = 'reference' | 'own';
 
 export interface Deployment {
   readonly name: string;
   /** Test deployments may run with the insecure test proof backend; nothing else may. */
   readonly test: boolean;
+  /** The circuit keys the network's proofs are made with (`circuits`, default `own`). */
+  readonly circuits: CircuitKeys;
   readonly slot_duration_ms: number;
   /** `mempool.tx_ttl`: how long a transaction stays pending, in ms; null: forever (F default 24 h). */
   readonly mempool: { readonly tx_ttl_ms: number | null };
@@ -286,10 +306,81 @@ function list(v: unknown, path: string): unknown[] {
   return v;
 }
 
+/** The genesis contents a deployment lists (`chain_id`, `genesis_time`, `epoch_nonce`, `notes`, `declarations`). */
+function genesisFields(g: Obj, gp: string): GenesisSpec {
+  const chainId = str(field(g, 'chain_id', gp), `${gp}.chain_id`);
+  const chainIdBytes = new TextEncoder().encode(chainId).length;
+  if (chainIdBytes < 1 || chainIdBytes > 255)
+    throw new DeploymentError(`${gp}.chain_id: must be 1..255 bytes of UTF-8`);
+  const notes = list(field(g, 'notes', gp), `${gp}.notes`).map((n, i) => {
+    const np = `${gp}.notes[${i}]`;
+    const o = obj(n, np);
+    return {
+      value: int(field(o, 'value', np), `${np}.value`, 1n),
+      pk: frHex(field(o, 'pk', np), `${np}.pk`),
+    };
+  });
+  if (notes.length === 0 || notes.length > 255)
+    throw new DeploymentError(`${gp}.notes: 1..255 notes are required`);
+  const declarations = list(g.declarations ?? [], `${gp}.declarations`).map((d, i) => {
+    const dp = `${gp}.declarations[${i}]`;
+    const o = obj(d, dp);
+    const note_index = small(field(o, 'note_index', dp), `${dp}.note_index`, 0, notes.length - 1);
+    const locators = list(field(o, 'locators', dp), `${dp}.locators`).map((l, j) => {
+      try {
+        return locatorFromString(str(l, `${dp}.locators[${j}]`));
+      } catch (e) {
+        throw new DeploymentError(`${dp}.locators[${j}]: ${(e as Error).message}`);
+      }
+    });
+    return {
+      locators,
+      provider_id: bytes32(field(o, 'provider_id', dp), `${dp}.provider_id`),
+      zk_id: frHex(field(o, 'zk_id', dp), `${dp}.zk_id`),
+      note_index,
+    };
+  });
+  const gt = field(g, 'genesis_time', gp);
+  return {
+    chain_id: chainId,
+    genesis_time: gt === null ? null : small(gt, `${gp}.genesis_time`),
+    epoch_nonce: frHex(field(g, 'epoch_nonce', gp), `${gp}.epoch_nonce`),
+    notes,
+    declarations,
+    block: null,
+  };
+}
+
+/**
+ * `genesis.block`: the genesis block whole, in the reference's YAML form (src/ledger/genesis-block.ts),
+ * checked as the reference checks a genesis block when it reads one (F: core/src/block/genesis.rs);
+ * the chain id, time, nonce, notes and declarations are read from it and may not be listed beside it.
+ */
+function genesisFromBlock(g: Obj, gp: string): GenesisSpec {
+  const beside = Object.keys(g).filter((k) => k !== 'block');
+  if (beside.length > 0)
+    throw new DeploymentError(
+      `${gp}: ${beside.join(', ')} cannot be given beside block (the block holds them)`,
+    );
+  let block: Block;
+  let contents: GenesisContents;
+  try {
+    block = decodeGenesisBlock(g.block);
+    checkGenesis(block);
+    contents = genesisContents(block);
+  } catch (e) {
+    if (e instanceof DecodeError) throw new DeploymentError(`${gp}.block: ${e.message}`);
+    if (e instanceof LedgerError) throw new DeploymentError(`${gp}.block: ${e.meta.detail}`);
+    throw e;
+  }
+  return { ...contents, block };
+}
+
 export function parseDeployment(text: string, source = 'deployment'): Deployment {
   let doc: unknown;
   try {
-    doc = parse(text, { intAsBigInt: true });
+    // Warnings (an unknown tag) are not printed: the value they leave is refused below, by key.
+    doc = parse(text, { intAsBigInt: true, customTags: proofTags, logLevel: 'error' });
   } catch (e) {
     throw new DeploymentError(`${source}: not valid YAML: ${(e as Error).message}`);
   }
@@ -325,39 +416,7 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
     throw new DeploymentError(`${pp}.ema_smoothing_factor: must not exceed ema_smoothing_precision`);
   const g = obj(field(root, 'genesis', p), `${p}.genesis`);
   const gp = `${p}.genesis`;
-  const chainId = str(field(g, 'chain_id', gp), `${gp}.chain_id`);
-  const chainIdBytes = new TextEncoder().encode(chainId).length;
-  if (chainIdBytes < 1 || chainIdBytes > 255)
-    throw new DeploymentError(`${gp}.chain_id: must be 1..255 bytes of UTF-8`);
-  const gt = field(g, 'genesis_time', gp);
-  const notes = list(field(g, 'notes', gp), `${gp}.notes`).map((n, i) => {
-    const np = `${gp}.notes[${i}]`;
-    const o = obj(n, np);
-    return {
-      value: int(field(o, 'value', np), `${np}.value`, 1n),
-      pk: frHex(field(o, 'pk', np), `${np}.pk`),
-    };
-  });
-  if (notes.length === 0 || notes.length > 255)
-    throw new DeploymentError(`${gp}.notes: 1..255 notes are required`);
-  const declarations = list(g.declarations ?? [], `${gp}.declarations`).map((d, i) => {
-    const dp = `${gp}.declarations[${i}]`;
-    const o = obj(d, dp);
-    const note_index = small(field(o, 'note_index', dp), `${dp}.note_index`, 0, notes.length - 1);
-    const locators = list(field(o, 'locators', dp), `${dp}.locators`).map((l, j) => {
-      try {
-        return locatorFromString(str(l, `${dp}.locators[${j}]`));
-      } catch (e) {
-        throw new DeploymentError(`${dp}.locators[${j}]: ${(e as Error).message}`);
-      }
-    });
-    return {
-      locators,
-      provider_id: bytes32(field(o, 'provider_id', dp), `${dp}.provider_id`),
-      zk_id: frHex(field(o, 'zk_id', dp), `${dp}.zk_id`),
-      note_index,
-    };
-  });
+  const genesis = g.block === undefined ? genesisFields(g, gp) : genesisFromBlock(g, gp);
   const faucet = root.faucet_pk ?? null;
 
   const name = str(field(root, 'name', p), `${p}.name`);
@@ -365,6 +424,7 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
   return {
     name,
     test: root.test === undefined ? false : bool(root.test, `${p}.test`),
+    circuits: circuitKeys(root.circuits, `${p}.circuits`),
     slot_duration_ms: small(
       field(obj(field(root, 'time', p), `${p}.time`), 'slot_duration_ms', `${p}.time`),
       `${p}.time.slot_duration_ms`,
@@ -415,7 +475,7 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
       pow: {
         reward_pool_genesis: int(field(pw, 'reward_pool_genesis', pp), `${pp}.reward_pool_genesis`),
         epoch_reward_genesis: int(field(pw, 'epoch_reward_genesis', pp), `${pp}.epoch_reward_genesis`),
-        initial_difficulty: small(field(pw, 'initial_difficulty', pp), `${pp}.initial_difficulty`, 0, 253),
+        ...initialTarget(pw, pp),
         ema_smoothing_factor: emaFactor,
         ema_smoothing_precision: emaPrecision,
         target_claims_per_block: int(
@@ -441,14 +501,32 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
       },
       faucet_pk: faucet === null ? null : frHex(faucet, `${p}.faucet_pk`),
     },
-    genesis: {
-      chain_id: chainId,
-      genesis_time: gt === null ? null : small(gt, `${gp}.genesis_time`),
-      epoch_nonce: frHex(field(g, 'epoch_nonce', gp), `${gp}.epoch_nonce`),
-      notes,
-      declarations,
-    },
+    genesis,
   };
+}
+
+/**
+ * The genesis reward target: `initial_difficulty` n (p / 2^n) or `initial_target`, the exact value
+ * (below p), one of the two.
+ */
+function initialTarget(pw: Obj, pp: string): { initial_difficulty: number; initial_target?: bigint } {
+  if (pw.initial_target === undefined)
+    return {
+      initial_difficulty: small(field(pw, 'initial_difficulty', pp), `${pp}.initial_difficulty`, 0, 253),
+    };
+  if (pw.initial_difficulty !== undefined)
+    throw new DeploymentError(`${pp}: give initial_difficulty or initial_target, not both`);
+  return {
+    initial_difficulty: 0,
+    initial_target: int(pw.initial_target, `${pp}.initial_target`, 0n, FR_MODULUS - 1n),
+  };
+}
+
+/** `circuits`: `own` (the default) or `reference`. */
+function circuitKeys(v: unknown, path: string): CircuitKeys {
+  if (v === undefined || v === null) return 'own';
+  if (v === 'own' || v === 'reference') return v;
+  throw new DeploymentError(`${path}: expected "reference" or "own", got ${JSON.stringify(String(v))}`);
 }
 
 /**

@@ -50,8 +50,10 @@ export interface SdpParams {
 export interface PowRewardParams {
   readonly reward_pool_genesis: bigint;
   readonly epoch_reward_genesis: bigint;
-  /** Initial target is p / 2^initial_difficulty. */
+  /** Initial target is p / 2^initial_difficulty, unless `initial_target` gives it exactly. */
   readonly initial_difficulty: number;
+  /** The exact genesis reward target, when the deployment gives one (below p). */
+  readonly initial_target?: bigint;
   readonly ema_smoothing_factor: bigint;
   readonly ema_smoothing_precision: bigint;
   readonly target_claims_per_block: bigint;

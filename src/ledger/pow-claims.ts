@@ -25,10 +25,10 @@ export function powTicket(epochNonce: bigint, blockHash: Uint8Array, publicKey: 
   return digest([epochNonce, frFromBytesModOrder(blockHash), publicKey]);
 }
 
-// inferred: the genesis reward target is p / 2^initial_difficulty from the deployment; F seeds a
-// placeholder (docs/fidelity.md)
+// inferred: the genesis reward target is the deployment's `initial_target`, else p / 2^initial_difficulty;
+// F seeds a placeholder (docs/fidelity.md)
 export function initialPowTarget(p: PowRewardParams): bigint {
-  return FR_MODULUS >> BigInt(p.initial_difficulty);
+  return p.initial_target ?? FR_MODULUS >> BigInt(p.initial_difficulty);
 }
 
 /** The retarget constants: `q = factor / precision`, T expected claims per block. */

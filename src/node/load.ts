@@ -1,5 +1,5 @@
 /**
- * Reading what a node starts from: a deployment by name (`devnet`, `reference`) or path, and a
+ * Reading what a node starts from: a deployment by name (`devnet`, `reference`, `testnet`) or path, and a
  * `user_config.yaml` file, with errors that name the file and never quote it (it holds secret keys).
  * Used by the `start` command and the operator's blockchain module.
  */
@@ -11,13 +11,12 @@ import { ConfigError, parseUserConfig, type UserConfig } from './config.ts';
 const DEPLOYMENTS = new URL('../../deployments/', import.meta.url);
 
 export function loadDeployment(nameOrPath: string): Deployment {
-  if (nameOrPath === 'testnet' || nameOrPath === 'mainnet') {
+  if (nameOrPath === 'mainnet') {
     throw new ConfigError(
-      `there is no ${nameOrPath} deployment: this node cannot join the public network (its genesis ` +
-        `and Groth16 keys are its own); 'reference' runs a local chain with the reference's parameters`,
+      "there is no mainnet deployment: the reference ships none; 'testnet' follows its public testnet",
     );
   }
-  const path = ['devnet', 'reference'].includes(nameOrPath)
+  const path = ['devnet', 'reference', 'testnet'].includes(nameOrPath)
     ? new URL(`${nameOrPath}.yaml`, DEPLOYMENTS)
     : resolve(nameOrPath);
   let text: string;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { bytesToHex } from '../../../src/codec/hex.ts';
-import { frToBytes } from '../../../src/crypto/field.ts';
+import { FR_MODULUS, frToBytes } from '../../../src/crypto/field.ts';
 import {
   assertProofSystemAllowed,
   DeploymentError,
@@ -89,6 +89,54 @@ describe('deployment files', () => {
       );
   });
 
+  test('circuits: own by default, reference for the public testnet, anything else refused', () => {
+    const good = read('devnet.yaml');
+    assert.equal(parseDeployment(good).circuits, 'own');
+    assert.equal(parseDeployment(read('reference.yaml')).circuits, 'own');
+    assert.equal(parseDeployment(read('testnet.yaml')).circuits, 'reference');
+    assert.equal(parseDeployment(good.replace('test: false', 'test: false\ncircuits: own')).circuits, 'own');
+    assert.equal(
+      parseDeployment(good.replace('test: false', 'test: false\ncircuits: reference')).circuits,
+      'reference',
+    );
+    for (const bad of ['theirs', '1', '[own]'])
+      assert.throws(
+        () => parseDeployment(good.replace('test: false', `test: false\ncircuits: ${bad}`)),
+        (e: unknown) =>
+          e instanceof DeploymentError &&
+          /deployment\.circuits: expected "reference" or "own"/.test(e.message),
+        bad,
+      );
+  });
+
+  test('a genesis block given whole: a bad one is refused, naming the field', () => {
+    const good = read('testnet.yaml');
+    const cases: [string, RegExp][] = [
+      // The root no longer matches the transaction (one note value changed).
+      [
+        good.replace('value: 100000000000000\n', 'value: 100000000000001\n'),
+        /genesis\.block: Body root mismatch/,
+      ],
+      [good.replace('      slot: 0\n', '      slot: 1\n'), /genesis\.block: expected genesis slot/],
+      [
+        good.replace(/pk: '?376ee6dc[0-9a-f]+'?/, "pk: 'zz'"),
+        /genesis\.block: transactions\[0\]\.mantle_tx\.ops\[0\]\.payload\.outputs\[0\]\.pk/,
+      ],
+      [good.replace('- !Ed25519Sig', '- !ZkSig'), /genesis\.block: .*ops_proofs/],
+      [
+        good.replace('genesis:\n  block:\n', 'genesis:\n  chain_id: x\n  block:\n'),
+        /genesis: chain_id cannot be given beside block/,
+      ],
+      [good.replace('    header:\n', '    headers:\n'), /genesis\.block: .*header/],
+    ];
+    for (const [text, re] of cases)
+      assert.throws(
+        () => parseDeployment(text),
+        (e: unknown) => e instanceof DeploymentError && re.test(e.message),
+        String(re),
+      );
+  });
+
   test('the stake inference learning rate is any non-negative ratio, as in the reference', () => {
     const good = read('devnet.yaml');
     for (const lr of ['0/1', '1/10', '3/2', '2']) {
@@ -101,6 +149,21 @@ describe('deployment files', () => {
       parseDeployment(good.replace('active_slot_coeff: 1/5', 'active_slot_coeff: 1/1000')).ledger.consensus
         .active_slot_coeff.den,
       1000n,
+    );
+  });
+
+  test('the genesis reward target: an exponent or an exact value below p, not both', () => {
+    const good = read('devnet.yaml');
+    const exact = good.replace(/initial_difficulty: \d+/, 'initial_target: 526315');
+    assert.equal(parseDeployment(exact).ledger.pow.initial_target, 526_315n);
+    assert.equal(parseDeployment(good).ledger.pow.initial_target, undefined);
+    assert.throws(
+      () => parseDeployment(good.replace(/(initial_difficulty: \d+)/, '$1\n    initial_target: 5')),
+      /pow\.reward: give initial_difficulty or initial_target, not both/,
+    );
+    assert.throws(
+      () => parseDeployment(exact.replace('initial_target: 526315', `initial_target: ${FR_MODULUS}`)),
+      /pow\.reward\.initial_target: .* is outside 0\.\./,
     );
   });
 
