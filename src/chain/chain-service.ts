@@ -41,7 +41,7 @@ import type { ChainStore, ChainUpdate, StoredBlockInfo } from '../storage/chain-
 import { blockUpdate, genesisUpdate, processedBlock, SnapshotSchedule } from './blocks/import-block.ts';
 import { checkBlockTime, type PreparedBlock, prepareBlock } from './blocks/verify-block.ts';
 import type { SlotClock } from './clock.ts';
-import { BlockRejected } from './errors.ts';
+import { alreadyApplied, BlockRejected, headerIdText, parentMissing } from './errors.ts';
 import type { BlockRef, ChainEvents, ChainTip, IChain, ProcessedBlock } from './interface.ts';
 import { OrphanPool } from './orphans.ts';
 import type { UncleContext } from './uncles.ts';
@@ -510,9 +510,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
       return this.prepare(block, own);
     }
     if (this.engine.has(hex)) {
-      throw new BlockRejected('BLOCK_ALREADY_APPLIED', `block ${hex} is already applied`, {
-        meta: { block: hex, slot },
-      });
+      throw alreadyApplied(hex, slot);
     }
     // F (chain-service try_apply_block): a block from a future slot is refused before its parent is looked up.
     checkBlockTime(block, this.deps.clock.currentSlot());
@@ -522,7 +520,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     const parentNode = parentFlight ? parentFlight.node : this.engine.get(parentHex);
     if (!parentState || !parentNode) {
       this.orphans.add(parentHex, block);
-      throw this.parentMissing(hex, slot, parentHex);
+      throw parentMissing(hex, slot, parentHex);
     }
     const prepared = await prepareBlock(block, parentState, this.uncleContext(), { own });
     let markSettled!: () => void;
@@ -544,12 +542,6 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     const done = this.finishQueue.then(() => this.finish(f));
     this.finishQueue = done.catch(() => {});
     return { done };
-  }
-
-  private parentMissing(hex: string, slot: bigint, parentHex: string): BlockRejected {
-    return new BlockRejected('BLOCK_PARENT_MISSING', `the parent ${parentHex} of block ${hex} is unknown`, {
-      meta: { block: hex, slot, parent: parentHex },
-    });
   }
 
   private async finish(f: InFlight): Promise<ProcessedBlock> {
@@ -582,10 +574,12 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
             : undefined;
       if (invalid) {
         const why =
-          invalid.block === parentHex ? invalid.why : `it descends from the invalid block ${invalid.block}`;
+          invalid.block === parentHex
+            ? invalid.why
+            : `it descends from the invalid block ${headerIdText(invalid.block)}`;
         throw new BlockRejected(
           'BLOCK_PARENT_REJECTED',
-          `the parent ${parentHex} of block ${hex} was rejected: ${why}`,
+          `the parent ${headerIdText(parentHex)} of block ${headerIdText(hex)} was rejected: ${why}`,
           {
             meta: {
               block: hex,
@@ -601,7 +595,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     if (!this.states.has(parentHex)) {
       // The parent failed for another reason, or left the tree meanwhile: as any block whose parent is unknown.
       this.orphans.add(parentHex, block);
-      throw this.parentMissing(hex, slot, parentHex);
+      throw parentMissing(hex, slot, parentHex);
     }
     const failure = await f.prepared.proofsChecked;
     if (failure) throw failure;
@@ -629,10 +623,14 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
       // follow: stop accepting blocks and let the node shut down (a restart replays storage).
       this.failed = e as Error;
       this.emit('fatal', this.failed);
-      throw new BlockRejected('BLOCK_STORAGE', `storing block ${hex} failed: ${(e as Error).message}`, {
-        cause: e,
-        meta: { block: hex, slot },
-      });
+      throw new BlockRejected(
+        'BLOCK_STORAGE',
+        `storing block ${headerIdText(hex)} failed: ${(e as Error).message}`,
+        {
+          cause: e,
+          meta: { block: hex, slot },
+        },
+      );
     }
     this.publishHead();
     const processed = processedBlock(block, id, height, r, this.head, canonical);

@@ -106,3 +106,30 @@ export class BlockRejected extends LogosError<BlockRejectedMeta> {
   }
 }
 LogosError.register(BlockRejected);
+
+/**
+ * A block id as the reference's texts print it: the `Display` of its `HeaderId`, `0x` then lower-case
+ * hex (F `core/src/utils/mod.rs` `display_hex_bytes_newtype`). JSON bodies and metadata keep plain hex.
+ */
+export function headerIdText(id: Uint8Array | string): string {
+  return `0x${typeof id === 'string' ? id : Buffer.from(id).toString('hex')}`;
+}
+
+/** F chain-service `ApiError::AlreadyApplied` (`services/chain/chain-service/src/api.rs`). */
+export function alreadyApplied(hex: string, slot: bigint): BlockRejected {
+  return new BlockRejected('BLOCK_ALREADY_APPLIED', `Block ${headerIdText(hex)} has already been applied`, {
+    meta: { block: hex, slot },
+  });
+}
+
+/**
+ * F chain-service `ApiError::ParentMissing`: `Missing parent while applying block <parent>`; F then
+ * prints the `Debug` of its chain info, which this node leaves to the log's fields.
+ */
+export function parentMissing(hex: string, slot: bigint, parentHex: string): BlockRejected {
+  return new BlockRejected(
+    'BLOCK_PARENT_MISSING',
+    `Missing parent while applying block ${headerIdText(parentHex)}`,
+    { meta: { block: hex, slot, parent: parentHex } },
+  );
+}

@@ -16,6 +16,7 @@ export {
   BlockRejected,
   type BlockRejectedCode,
   type BlockRejectedMeta,
+  headerIdText,
 } from './errors.ts';
 export { chooseInitState } from './init-state.ts';
 export type { BlockRef, ChainEvents, ChainTip, IChain, ProcessedBlock } from './interface.ts';

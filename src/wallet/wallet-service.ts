@@ -14,7 +14,7 @@
  * are not persisted (as F).
  */
 import type { Logger } from 'pino';
-import type { BlockRef, IChain } from '../chain/index.ts';
+import { type BlockRef, headerIdText, type IChain } from '../chain/index.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import { blake2b256 } from '../crypto/blake2b.ts';
 import { type Fr, frFromBytes, frToBytes } from '../crypto/field.ts';
@@ -207,7 +207,8 @@ export class Wallet implements IWallet {
     if (!s)
       throw new WalletError(
         'WALLET_UNKNOWN_BLOCK',
-        `Requested wallet state for unknown block: ${bytesToHex(tip)}`,
+        // F `WalletError::UnknownBlock` (`wallet/src/error.rs`), the block id by its `Display`.
+        `Requested wallet state for unknown block: ${headerIdText(tip)}`,
       );
     return s.notes;
   }
@@ -250,7 +251,8 @@ export class Wallet implements IWallet {
     if (!ledger)
       throw new WalletError(
         'WALLET_UNKNOWN_BLOCK',
-        `Ledger state corresponding to block ${bytesToHex(tip)} not found`,
+        // F `WalletServiceError::LedgerStateNotFound` (`services/wallet/src/lib.rs`).
+        `Ledger state corresponding to block ${headerIdText(tip)} not found`,
       );
     const notes = this.#notesAt(tip);
     const excluded = new Set<Fr>(consumedOrLockedNotes(req.builder));

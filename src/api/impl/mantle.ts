@@ -106,7 +106,8 @@ export const mantleHandlers: Handlers<typeof mantleRoutes, Pick<ApiContext, 'cha
   mantleGasPrices(ctx, { query }) {
     const at = query.tip ?? ctx.chain.tip().id;
     const state = ctx.chain.stateOf(at);
-    if (!state) throw notFound('No ledger state at this block');
+    // F `get_gas_prices` (`nodes/node/binary/src/api/handlers.rs`): its 404 text names no block.
+    if (!state) throw notFound('Ledger state not found for block');
     return json({
       tip: bytesToHex(at),
       execution_base_gas_price: u64.toJson(state.gas.execution_base_gas_price),

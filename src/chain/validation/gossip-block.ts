@@ -9,7 +9,7 @@
 import { type Block, decodeBlock } from '../../block/block.ts';
 import { headerId } from '../../block/header.ts';
 import { bytesToHex } from '../../codec/hex.ts';
-import { BlockRejected } from '../errors.ts';
+import { alreadyApplied, BlockRejected, headerIdText, parentMissing } from '../errors.ts';
 import type { IChain } from '../interface.ts';
 
 /** Ids of blocks received recently (bounded, oldest forgotten first). */
@@ -54,12 +54,10 @@ export function validateGossipBlock(
   const hex = bytesToHex(id);
   const slot = block.header.slot;
   if (ctx.chain.has(id)) {
-    throw new BlockRejected('BLOCK_ALREADY_APPLIED', `block ${hex} is already applied`, {
-      meta: { block: hex, slot },
-    });
+    throw alreadyApplied(hex, slot);
   }
   if (ctx.seen.has(hex)) {
-    throw new BlockRejected('BLOCK_ALREADY_SEEN', `block ${hex} was received before`, {
+    throw new BlockRejected('BLOCK_ALREADY_SEEN', `block ${headerIdText(hex)} was received before`, {
       meta: { block: hex, slot },
     });
   }
@@ -82,10 +80,7 @@ export function validateGossipBlock(
   }
   const parent = block.header.parent_block;
   if (!ctx.chain.has(parent)) {
-    const parentHex = bytesToHex(parent);
-    throw new BlockRejected('BLOCK_PARENT_MISSING', `the parent ${parentHex} of block ${hex} is unknown`, {
-      meta: { block: hex, slot, parent: parentHex },
-    });
+    throw parentMissing(hex, slot, bytesToHex(parent));
   }
   ctx.seen.add(hex);
   return { block, id };

@@ -103,7 +103,10 @@ describe('read endpoints', () => {
   test('mantle reads: gas prices, channel, declarations', async () => {
     const g = parseJson((await get('/mantle/gas-prices')).text) as Record<string, unknown>;
     assert.deepEqual(Object.keys(g), ['tip', 'execution_base_gas_price', 'storage_gas_price']);
-    assert.equal((await get(`/mantle/gas-prices?tip=${'ee'.repeat(32)}`)).status, 404);
+    const noState = await get(`/mantle/gas-prices?tip=${'ee'.repeat(32)}`);
+    assert.equal(noState.status, 404);
+    // F `get_gas_prices`: `ApiError::NotFound("Ledger state not found for block")`.
+    assert.deepEqual(JSON.parse(noState.text), { code: 404, message: 'Ledger state not found for block' });
     const ch = await get(`/channel/${'00'.repeat(32)}`);
     assert.equal(ch.status, 200);
     assert.equal(

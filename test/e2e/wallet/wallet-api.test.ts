@@ -67,7 +67,10 @@ describe('wallet endpoints', () => {
     assert.equal(none.status, 404);
     const unknownTip = await fetch(`${tn.base}/wallet/${k0.publicKey}/balance?tip=${'ee'.repeat(32)}`);
     assert.equal(unknownTip.status, 500);
-    assert.match(await unknownTip.text(), /Requested wallet state for unknown block/);
+    assert.deepEqual(JSON.parse(await unknownTip.text()), {
+      code: 500,
+      message: `Requested wallet state for unknown block: 0x${'ee'.repeat(32)}`,
+    });
     const outOfField = await fetch(`${tn.base}/wallet/${'ff'.repeat(32)}/balance`);
     assert.equal(outOfField.status, 400);
     assert.match(outOfField.headers.get('content-type') ?? '', /text\/plain/);

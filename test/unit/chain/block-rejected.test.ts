@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Block, bodyRoot } from '../../../src/block/block.ts';
-import { encodeHeader, type SignedHeader } from '../../../src/block/header.ts';
+import { encodeHeader, headerId, type SignedHeader } from '../../../src/block/header.ts';
 import { type BlockAction, BlockRejected, type BlockRejectedCode } from '../../../src/chain/index.ts';
+import { bytesToHex } from '../../../src/codec/hex.ts';
 import { LogosError } from '../../../src/errors/base.ts';
 import { TEST_LEADER, TestChain } from '../../mocks/ledger.ts';
 import { chainService } from './helpers.ts';
@@ -40,10 +41,22 @@ test('ignore: already applied, from a future slot, parent missing (sync needed)'
     const b1 = t.block([], 1n);
     t.apply([], 1n);
     const b2 = t.block([], 2n);
-    await assert.rejects(s.chain.submit(b2), rejected('BLOCK_PARENT_MISSING', 'ignore'));
+    // F chain-service texts, block ids as `HeaderId` `Display` (0x).
+    const b1Id = `0x${bytesToHex(headerId(b1.header))}`;
+    await assert.rejects(
+      s.chain.submit(b2),
+      (e) =>
+        rejected('BLOCK_PARENT_MISSING', 'ignore')(e) &&
+        (e as Error).message === `Missing parent while applying block ${b1Id}`,
+    );
     await assert.rejects(s.chain.submit(t.block([], 501_000n)), rejected('BLOCK_FUTURE', 'ignore'));
     await s.chain.submit(b1);
-    await assert.rejects(s.chain.submit(b1), rejected('BLOCK_ALREADY_APPLIED', 'ignore'));
+    await assert.rejects(
+      s.chain.submit(b1),
+      (e) =>
+        rejected('BLOCK_ALREADY_APPLIED', 'ignore')(e) &&
+        (e as Error).message === `Block ${b1Id} has already been applied`,
+    );
   } finally {
     s.close();
   }

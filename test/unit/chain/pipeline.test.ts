@@ -148,13 +148,13 @@ test('block 2 of 5 with a bad proof: 2 rejected for it, 3-5 for their rejected p
       assert.equal(e.meta.parent, hex(parent));
       assert.equal(e.meta.block, hex(child));
       assert.ok(
-        e.message.includes(`the parent ${hex(parent)} of block ${hex(child)} was rejected`),
+        e.message.includes(`the parent 0x${hex(parent)} of block 0x${hex(child)} was rejected`),
         e.message,
       );
       assert.equal(e.meta.invalidBlock, hex(b2));
       assert.match(String(e.meta.invalidReason), /proof of leadership does not verify/);
       if (parent === b2) assert.match(e.message, /proof of leadership does not verify/);
-      else assert.ok(e.message.endsWith(`it descends from the invalid block ${hex(b2)}`), e.message);
+      else assert.ok(e.message.endsWith(`it descends from the invalid block 0x${hex(b2)}`), e.message);
     }
     assert.deepEqual(
       events.map((e) => e.split('@')[0]),

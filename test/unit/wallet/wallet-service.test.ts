@@ -38,7 +38,22 @@ test('balances follow each fork; channel notes are not counted, SDP-locked notes
   assert.equal(wallet.balance(B, bid(1))!.balance, 4000n);
   assert.equal(wallet.balance(A, bid(2))!.balance, 5207n);
   assert.equal(wallet.balance(B, bid(2)), undefined);
-  assert.throws(() => wallet.balance(A, bid(77)), /Requested wallet state for unknown block: 4d4d/);
+  // Block ids print as F's `HeaderId` `Display`: 0x and hex (`WalletError::UnknownBlock`).
+  assert.throws(() => wallet.balance(A, bid(77)), {
+    code: 'WALLET_UNKNOWN_BLOCK',
+    message: `Requested wallet state for unknown block: 0x${'4d'.repeat(32)}`,
+  });
+  // F `WalletServiceError::LedgerStateNotFound`: funding at a block with no ledger state.
+  await assert.rejects(
+    wallet.fund({
+      tip: bid(77),
+      builder: newBuilder(),
+      changePk: A,
+      fundingPks: [A],
+      priorityFeePercent: 0n,
+    }),
+    { message: `Ledger state corresponding to block 0x${'4d'.repeat(32)} not found` },
+  );
   await wallet.close();
 });
 
