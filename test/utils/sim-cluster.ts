@@ -38,6 +38,8 @@ export interface SimClusterOptions {
   readonly baseDeployment?: string;
   /** Whether the nodes run with the insecure test proofs; default true (false: real Groth16 proofs). */
   readonly insecureTestProofs?: boolean;
+  /** Per node, more arguments of `start` (e.g. `--circuits <dir>`). */
+  readonly extraArgs?: (index: number) => string[];
 }
 
 export interface LogLine {
@@ -247,6 +249,7 @@ export class SimCluster {
         '--deployment',
         prepared.deploymentPath,
         ...(o.insecureTestProofs === false ? [] : ['--insecure-test-proofs']),
+        ...(o.extraArgs?.(i) ?? []),
         '--log-format',
         'json',
         '--log-level',
