@@ -56,8 +56,8 @@ export const leaderRoutes = {
     query: { tip: q.id('block id') },
     response: { json: ClaimableVouchers },
   }),
-  // inferred: not gated while Bootstrapping (the spec lists it nowhere; a secondary source says the
-  // reference waits for the leader service) (docs/fidelity.md)
+  // F: the claim is a message to the `chain-leader` service, which serves its inbound messages only
+  // once the chain is Online (`services/chain/chain-leader/src/lib.rs` `run`): it waits while Bootstrapping.
   leaderClaim: def({
     method: 'POST',
     path: '/leader/claim',
@@ -65,6 +65,7 @@ export const leaderRoutes = {
     summary: 'Claims one reward voucher and adds the claim to the mempool (500 when none is claimable)',
     response: { json: LeaderClaim },
     errors: [500],
+    gatedWhileBootstrapping: true,
   }),
   leaderVouchers: def({
     method: 'GET',

@@ -3,7 +3,8 @@
  * toggles, the claimable tickets, a claim with no ticket (`tx_hash: null`), a claim of tickets found
  * here on the node's own chain (put in the node's winner store as the miner would) that is included
  * and pays the address, the optional and lenient claim body, the 500 without a target, and the
- * Bootstrapping gating (408 for status, claimable and claim; the toggles answer at once).
+ * Bootstrapping gating (408 for status, claimable and claim, and for the leader claim; the toggles answer
+ * at once).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -210,5 +211,12 @@ describe('PoW endpoints while Bootstrapping', () => {
     }
     const r = await call(tn, 'PUT', '/pow/mining/start');
     assert.deepEqual([r.status, r.text], [200, 'null']);
+  });
+
+  test('POST /leader/claim waits for Online too (F chain-leader serves its messages once Online)', async () => {
+    const t0 = Date.now();
+    const r = await call(tn, 'POST', '/leader/claim');
+    assert.deepEqual([r.status, r.text], [408, '']);
+    assert.ok(Date.now() - t0 >= 900, 'answered before the timeout');
   });
 });
