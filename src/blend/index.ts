@@ -1,6 +1,11 @@
 /** The Blend service: the mix network that hides who proposed a block and who sent a transaction. */
 
-export { type BlendDeps, BlendService, type BlendServiceConfig } from './blend-service.ts';
+export {
+  type BlendDeps,
+  BlendService,
+  type BlendServiceConfig,
+  MAX_PAYLOAD_BODY_SIZE,
+} from './blend-service.ts';
 export {
   type BlendCoreBackend,
   type BlendEdgeBackend,

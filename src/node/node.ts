@@ -507,7 +507,8 @@ export class LogosNode {
         {
           chain: c,
           wallet,
-          mempool: pool,
+          // F publishes the claims through Blend (in a broadcast epoch it adds them to this mempool).
+          blend,
           signZk: (m, sks) => proofs!.proveZkSign(m, sks),
           store: winners,
           miner,

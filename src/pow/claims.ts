@@ -3,9 +3,11 @@
  * §9.5): for every group of up to 32 winning tickets, their `ClaimPowReward` ops followed by one
  * Transfer that spends the notes those claims mint and pays their sum, less the group's share of the
  * fee, to the claim address. Each Transfer is signed (ZkSig) by its group's ticket secret keys; the
- * claims carry no proof. The batch is capped by the reward pool (`pool / reward`) and by the
- * transaction's 255 ops.
+ * claims carry no proof. The batch is capped by the reward pool (`pool / reward`), by the
+ * transaction's 255 ops, and by the body of one Blend payload, the transport every claim is published
+ * over (F `MAX_CLAIMS_BY_PAYLOAD_SIZE`).
  */
+import { MAX_PAYLOAD_BODY_SIZE } from '../blend/index.ts';
 import type { Fr } from '../crypto/field.ts';
 import type { GasContext } from '../ledger/gas.ts';
 import type { LedgerState } from '../ledger/state.ts';
@@ -13,6 +15,7 @@ import { noteId } from '../mantle/note.ts';
 import { type ClaimPowRewardOp, type Op, Opcode, opId } from '../mantle/ops.ts';
 import type { OpProof, ZkSignature } from '../mantle/proofs.ts';
 import { MAX_OPS, type SignedMantleTx, txHash, txHashToFr } from '../mantle/tx.ts';
+import { encodeTxGossip } from '../network/index.ts';
 import { minimumGasCost, newBuilder } from '../wallet/builder.ts';
 import { rewardBelowFee, rewardPoolExhausted, rewardsDisabled } from './errors.ts';
 import type { PowWinner } from './winners.ts';
@@ -25,6 +28,48 @@ export function maxClaimsByOps(maxOps = MAX_OPS): number {
   let c = 0;
   while (c + 1 + Math.ceil((c + 1) / MAX_TRANSFER_INPUTS) <= maxOps) c++;
   return c;
+}
+
+/**
+ * The size of the Blend payload body (the transaction as the mempool gossips it) of a claim batch of
+ * `claims` winners, measured on a transaction of that shape with zero values and zero signatures: the
+ * encoding has fixed-width fields only, so the values do not change its length (F `claim_tx_size`).
+ */
+export function claimPayloadSize(claims: number): number {
+  const op: ClaimPowRewardOp = { epoch_nonce: 0n, block_hash: new Uint8Array(32), public_key: 0n };
+  const ops = Array.from({ length: claims }, () => op);
+  const sizes = groups(ops).map((g) => g.length);
+  const zero: ZkSignature = { pi_a: new Uint8Array(32), pi_b: new Uint8Array(64), pi_c: new Uint8Array(32) };
+  const tx: SignedMantleTx = {
+    mantle_tx: {
+      ops: claimOps(
+        ops,
+        0n,
+        0n,
+        sizes.map(() => 0n),
+      ),
+    },
+    ops_proofs: claimProofs(
+      sizes,
+      sizes.map(() => zero),
+    ),
+  };
+  return encodeTxGossip(tx).length;
+}
+
+let payloadCap: number | undefined;
+
+/**
+ * The largest claim count whose transaction fits one Blend payload body (F `MAX_CLAIMS_BY_PAYLOAD_SIZE`,
+ * found by shrinking a probe batch from the op cap); computed once.
+ */
+export function maxClaimsByPayload(): number {
+  if (payloadCap === undefined) {
+    let c = maxClaimsByOps();
+    while (c > 1 && claimPayloadSize(c) > MAX_PAYLOAD_BODY_SIZE) c--;
+    payloadCap = c;
+  }
+  return payloadCap;
 }
 
 /** The claim op of a winner. */
@@ -126,8 +171,7 @@ export async function buildClaimBatch(input: ClaimBatchInput): Promise<ClaimBatc
   const { reward, pool, claimAddress } = input;
   if (reward === 0n) throw rewardsDisabled();
   const byPool = pool / reward;
-  // inferred: no Blend payload cap, the claim goes to the mempool (docs/fidelity.md)
-  let count = Math.min(input.winners.length, maxClaimsByOps());
+  let count = Math.min(input.winners.length, maxClaimsByOps(), maxClaimsByPayload());
   if (BigInt(count) > byPool) count = Number(byPool);
   if (count === 0) throw rewardPoolExhausted();
   const claimed = input.winners.slice(0, count);
@@ -156,10 +200,15 @@ export async function buildClaimBatch(input: ClaimBatchInput): Promise<ClaimBatc
       ),
     ),
   );
+  return { tx: { mantle_tx: tx, ops_proofs: claimProofs(sizes, sigs) }, hash, claimed, fee };
+}
+
+/** The proofs of a claim batch, in op order: `None` per claim of a group, then the group's ZkSig. */
+function claimProofs(sizes: readonly number[], sigs: readonly ZkSignature[]): OpProof[] {
   const proofs: OpProof[] = [];
   sigs.forEach((signature, g) => {
     for (let i = 0; i < sizes[g]!; i++) proofs.push({ type: 'None' });
     proofs.push({ type: 'ZkSig', signature });
   });
-  return { tx: { mantle_tx: tx, ops_proofs: proofs }, hash, claimed, fee };
+  return proofs;
 }

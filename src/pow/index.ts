@@ -8,7 +8,9 @@ export {
   type ClaimBatch,
   changeOutputs,
   claimableOn,
+  claimPayloadSize,
   maxClaimsByOps,
+  maxClaimsByPayload,
   mintedNoteId,
 } from './claims.ts';
 export {

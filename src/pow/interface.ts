@@ -34,7 +34,7 @@ export interface IPow {
   claimable(): Promise<ClaimableRewards>;
   /**
    * Claims the ready tickets to `claimAddress` (else to the neediest auto-claim target): the hash of the
-   * claim transaction added to the mempool, null when no ticket is ready. Throws `PowError`.
+   * claim transaction published through Blend, null when no ticket is ready. Throws `PowError`.
    */
   claim(claimAddress?: Fr): Promise<Uint8Array | null>;
   startMining(): void;

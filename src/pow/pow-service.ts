@@ -4,22 +4,21 @@
  * It starts once the chain is Online (the reference waits for it before it answers anything); commands
  * received before are applied then.
  *
- * Claims: a transaction of the ready tickets whose block is on the tip's branch (claims.ts), added to
- * the mempool (the reference publishes it through Blend, which this node does not run yet). Its tickets
- * are then pending. On each processed block: the tickets outside the reward window are pruned, the
- * pending ones whose nullifier the block's `PoWRewardClaimed` events carry are retired, and the pending
- * ones whose transaction left the mempool without being included go back to ready. The pool a claim
- * may spend is the tip's, less the rewards of the claims still waiting in the mempool (the tip does not
- * show them yet).
+ * Claims: a transaction of the ready tickets whose block is on the tip's branch (claims.ts), published
+ * through Blend in one payload (F `publish_reward_claim`), so that a claim does not show which node
+ * mined the tickets; it reaches a mempool at the Blend exit node, not necessarily this one. Its tickets
+ * are then pending until a block's `PoWRewardClaimed` events carry their nullifiers (retired) or their
+ * window closes (pruned); F cannot see a claim dropped on the way, and neither does this service. A
+ * manual claim may spend the tip's reward pool; an auto-claim tick spends a pool it draws down itself,
+ * claim after claim, since the tip does not show the claims just published (F `drain_ready_rewards`).
  */
 import type { Logger } from 'pino';
+import { BlendError, type IBlend } from '../blend/index.ts';
 import type { IChain, ProcessedBlock, SlotClock } from '../chain/index.ts';
 import { bytesToHex } from '../codec/hex.ts';
 import { type Fr, frToBytes } from '../crypto/field.ts';
 import { gasContextOf } from '../ledger/gas.ts';
-import type { LedgerState } from '../ledger/state.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
-import type { IMempool } from '../mempool/index.ts';
 import { Semaphore } from '../util/semaphore.ts';
 import type { IWallet } from '../wallet/index.ts';
 import { AutoClaimTicker, neediestTarget, type TargetBalance } from './auto-claim.ts';
@@ -27,7 +26,7 @@ import { buildClaimBatch, claimableOn } from './claims.ts';
 import { checkTargetsTracked, type PowSection, targetKey } from './config.ts';
 import { noClaimTarget, PowError } from './errors.ts';
 import type { ClaimableRewards, ClaimTargetStatus, IPow, PowStatus } from './interface.ts';
-import type { PowWinner, WinnerStore } from './winners.ts';
+import type { WinnerStore } from './winners.ts';
 
 export interface PowConfig {
   readonly pow: PowSection;
@@ -44,12 +43,10 @@ export interface MinerControl {
 }
 
 export interface PowDeps {
-  readonly chain: Pick<
-    IChain,
-    'on' | 'off' | 'once' | 'tip' | 'consensusState' | 'config' | 'transactionLocation'
-  >;
+  readonly chain: Pick<IChain, 'on' | 'off' | 'once' | 'tip' | 'consensusState' | 'config'>;
   readonly wallet: Pick<IWallet, 'balance'>;
-  readonly mempool: Pick<IMempool, 'add' | 'has'>;
+  /** Publishes the claim transactions (F `BlendServiceApi::publish` of a transaction payload). */
+  readonly blend: Pick<IBlend, 'disperseTransaction'>;
   /** A ZkSig by secret keys (the proof system's `proveZkSign`): the tickets' keys are not in the key store. */
   readonly signZk: (msg: Fr, secretKeys: readonly Fr[]) => Promise<ZkSignature>;
   readonly store: WinnerStore;
@@ -223,22 +220,16 @@ export class PowService implements IPow {
     return neediestTarget(balances);
   }
 
-  /** The pool claims may spend: the tip's, less the rewards of the claims still waiting in the mempool. */
-  // inferred: for every claim, not only within one auto-claim drain (docs/fidelity.md)
-  #availablePool(state: LedgerState): bigint {
-    let count = 0n;
-    for (const w of this.deps.store.pending())
-      if (w.claimTx !== undefined && this.deps.mempool.has(w.claimTx)) count++;
-    const pool = state.pow.pool - count * state.pow.epoch_reward;
-    return pool > 0n ? pool : 0n;
-  }
-
   // ---- claims
 
+  /**
+   * F `manual_claim`: null when no ticket is ready (expired ones still count: they are pruned by the
+   * claim itself); then the address (given, else the neediest target, else `NoClaimTarget`); then one
+   * claim spending the tip's pool, null when no ready ticket is left within the window on this branch.
+   */
   claim(claimAddress?: Fr): Promise<Uint8Array | null> {
     return this.#serially(async () => {
       const tip = this.deps.chain.tip();
-      await this.#prune(tip.slot);
       if (this.deps.store.ready().length === 0) {
         this.deps.logger.info('no PoW rewards to claim');
         return null;
@@ -253,10 +244,11 @@ export class PowService implements IPow {
         if (address === undefined) throw noClaimTarget();
       }
       try {
-        const r = await this.#claimOnce(address, this.#availablePool(tip.state));
+        await this.#prune(tip.slot);
+        const r = await this.#claimOnce(address, tip.state.pow.pool);
         return r?.hash ?? null;
       } catch (e) {
-        // A stop in progress (the prover or the mempool closed under the claim) is no failure.
+        // A stop in progress (the prover or Blend closed under the claim) is no failure.
         if (!this.#closed)
           this.deps.logger.error({ err: (e as Error).message }, 'failed to claim PoW rewards');
         throw e;
@@ -290,14 +282,13 @@ export class PowService implements IPow {
       winners,
       signZk: this.deps.signZk,
     });
-    // inferred: added to the mempool; F publishes through Blend, which this node does not run yet
-    // (docs/fidelity.md)
     try {
-      await this.deps.mempool.add(batch.tx, 'wallet');
+      await this.deps.blend.disperseTransaction(batch.tx);
     } catch (e) {
+      const tooLarge = e instanceof BlendError && e.code === 'BLEND_TRANSACTION_TOO_LARGE';
       throw new PowError(
         'POW_SUBMIT',
-        `failed to add the claim transaction to the mempool: ${(e as Error).message}`,
+        `${tooLarge ? 'transaction too large for a blend payload' : 'failed to publish to the blend network'}: ${(e as Error).message}`,
       );
     }
     await this.deps.store.markPending(
@@ -312,7 +303,7 @@ export class PowService implements IPow {
         address: hexOf(address),
         fee: batch.fee,
       },
-      'PoW reward claim added to the mempool',
+      'PoW reward claim published through Blend',
     );
     return { hash: batch.hash, pool: pool - BigInt(batch.claimed.length) * reward };
   }
@@ -342,7 +333,7 @@ export class PowService implements IPow {
       const tip = this.deps.chain.tip();
       await this.#prune(tip.slot);
       if (this.deps.store.ready().length === 0) return;
-      let pool = this.#availablePool(tip.state);
+      let pool = tip.state.pow.pool;
       for (;;) {
         try {
           const r = await this.#claimOnce(address, pool);
@@ -368,6 +359,7 @@ export class PowService implements IPow {
     return this.#serially(async () => {
       if (this.#closed) return;
       try {
+        // inferred: pruned on every processed block too (docs/fidelity.md "When expired PoW tickets are pruned")
         await this.#prune(pb.tip.slot);
         const pending = this.deps.store.pending();
         if (pending.length === 0) return;
@@ -381,22 +373,6 @@ export class PowService implements IPow {
           this.deps.logger.info(
             { retired: retired.length, pending: pending.length - retired.length },
             'retired settled PoW claims',
-          );
-        }
-        // A claim whose transaction is neither waiting nor on the chain was dropped: its tickets are ready again.
-        // inferred: F keeps them pending until the window closes (docs/fidelity.md)
-        const dropped: PowWinner[] = pending.filter(
-          (w) =>
-            !settled.has(w.ticket) &&
-            w.claimTx !== undefined &&
-            !this.deps.mempool.has(w.claimTx) &&
-            this.deps.chain.transactionLocation(w.claimTx) === undefined,
-        );
-        if (dropped.length > 0) {
-          await this.deps.store.markReady(dropped.map((w) => w.ticket));
-          this.deps.logger.warn(
-            { tickets: dropped.length, txs: [...new Set(dropped.map((w) => key(w.claimTx!)))] },
-            'PoW claim transactions left the mempool without being included; their tickets are ready again',
           );
         }
       } catch (e) {

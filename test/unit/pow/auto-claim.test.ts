@@ -90,6 +90,25 @@ describe('pow configuration', () => {
 });
 
 describe('auto-claim in the service', () => {
+  test('successive_claims_draw_the_pool_down_to_exhaustion: a tick spends a pool it draws down itself', async () => {
+    // F drain_ready_rewards: the tip still shows the pool the tick's claims spend, so the tick tracks
+    // it: a claim of what the pool pays, then RewardPoolExhausted ends the drain with tickets ready.
+    const h = new PowHarness({
+      targets: [{ public_key: hexOf(A), threshold: 1n << 60n }],
+      tick: { unit: 'slots', value: 1000n },
+    });
+    const reward = h.c.state.pow.epoch_reward;
+    h.c.state = { ...h.c.state, pow: { ...h.c.state.pow, pool: 3n * reward } };
+    h.service.stopAutoClaim();
+    await h.addWinners(5);
+    h.service.startAutoClaim(); // the first slot seen fires at once
+    await until(() => h.pool.size === 1);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(h.pool.size, 1, 'one claim: the drawn-down pool pays no second one');
+    assert.deepEqual([h.store.pending().length, h.store.ready().length], [3, 2]);
+    await h.service.close();
+  });
+
   test('each tick drains the ready tickets into the neediest target; once all are satisfied it disarms and mining stops', async () => {
     const h = new PowHarness({
       targets: [

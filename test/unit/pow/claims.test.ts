@@ -1,15 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { MAX_PAYLOAD_BODY_SIZE } from '../../../src/blend/index.ts';
 import { zkPublicKey } from '../../../src/crypto/zk-keys.ts';
 import { checkTx } from '../../../src/ledger/apply.ts';
 import { LedgerError } from '../../../src/ledger/errors.ts';
 import { gasContextOf, minimumTotalGasCost } from '../../../src/ledger/gas.ts';
 import { Opcode } from '../../../src/mantle/ops.ts';
+import { encodeTxGossip } from '../../../src/network/index.ts';
 import {
   buildClaimBatch,
   changeOutputs,
   claimableOn,
+  claimPayloadSize,
   maxClaimsByOps,
+  maxClaimsByPayload,
   PowError,
 } from '../../../src/pow/index.ts';
 import { insecureTestZkSign } from '../../../src/zk/insecure-test-proofs.ts';
@@ -143,6 +147,35 @@ describe('PoW claim transaction', () => {
 
   test('at most 247 claims fit the 255 ops (with their 8 transfers)', () => {
     assert.equal(maxClaimsByOps(), 247);
+  });
+
+  test('build_reward_claim_tx_caps_claims_to_what_a_blend_payload_carries', async () => {
+    // F: more tickets and pool room than any cap allows; the payload budget binds before the op budget,
+    // and the transaction fits the Blend payload a claim is published in.
+    const cap = maxClaimsByPayload();
+    assert.ok(cap < maxClaimsByOps(), 'the payload budget binds before the op budget');
+    assert.ok(claimPayloadSize(cap) <= MAX_PAYLOAD_BODY_SIZE);
+    assert.ok(claimPayloadSize(cap + 1) > MAX_PAYLOAD_BODY_SIZE);
+    // The batch is built without the ledger: winners of any key do (no ticket search needed).
+    const c = new TestChain();
+    const winners = Array.from({ length: cap + 50 }, (_, i) => {
+      const secretKey = BigInt(i + 1);
+      return {
+        ticket: BigInt(i),
+        blockId: c.tip,
+        blockSlot: 0n,
+        epochNonce: 0n,
+        secretKey,
+        publicKey: zkPublicKey(secretKey),
+      };
+    });
+    const b = await batchOn(c, winners, 1000n * c.state.pow.epoch_reward);
+    assert.equal(b.claimed.length, cap);
+    assert.ok(encodeTxGossip(b.tx).length <= MAX_PAYLOAD_BODY_SIZE);
+    assert.equal(encodeTxGossip(b.tx).length, claimPayloadSize(cap), 'the probe measures the real batch');
+    const claims = b.tx.mantle_tx.ops.filter((o) => o.opcode === Opcode.ClaimPowReward).length;
+    assert.equal(claims, cap);
+    assert.equal(b.tx.mantle_tx.ops.length - claims, Math.ceil(cap / 32));
   });
 
   test('only tickets of blocks on the branch are claimed', () => {

@@ -62,7 +62,10 @@ export class PowHarness {
   readonly events = new EventEmitter();
   consensusState: 'Bootstrapping' | 'Online';
   rateNum = 1n;
+  /** The claim transactions published through Blend and not included yet. */
   readonly pool = new Map<string, SignedMantleTx>();
+  /** When set, Blend refuses what it is given with this error. */
+  blendFails: Error | undefined;
   readonly included = new Set<string>();
   readonly balances = new Map<bigint, bigint>();
   balanceFails = false;
@@ -112,13 +115,14 @@ export class PowHarness {
             return b === undefined ? undefined : { tip: h.c.tip, balance: b, notes: [], address: pk };
           },
         },
-        mempool: {
-          add: async (tx: SignedMantleTx) => {
+        // Blend: what it is given lands in `pool`, the transactions a leader includes next.
+        blend: {
+          disperseTransaction: async (tx: SignedMantleTx) => {
+            if (h.blendFails) throw h.blendFails;
             const hash = txHash(tx.mantle_tx);
             h.pool.set(hex(hash), tx);
-            return { hash, outcome: 'added' as const };
+            return hash;
           },
-          has: (hash: Uint8Array) => h.pool.has(hex(hash)),
         },
         signZk: async (msg, sks) => insecureTestZkSign(msg, [...sks]),
         store: this.store,

@@ -102,7 +102,7 @@ describe('PoW service', () => {
     );
   });
 
-  test('claim: null without tickets; with tickets, a transaction to the address in the mempool, pending until settled', async () => {
+  test('claim: null without tickets; with tickets, a transaction to the address published through Blend, pending until settled', async () => {
     const h = new PowHarness();
     assert.equal(await h.service.claim(A), null);
     const ws = await h.addWinners(2);
@@ -156,29 +156,67 @@ describe('PoW service', () => {
     await h.service.close();
   });
 
-  test('the pool is tracked locally while claims wait in the mempool', async () => {
+  test('a manual claim spends the tip pool as it stands (F manual_claim reads current_reward_pool)', async () => {
+    // F a_pool_that_never_falls_would_authorise_claims_forever: the tip's pool does not fall until a
+    // claim settles, so each manual claim may spend it again.
     const h = new PowHarness();
     const reward = h.c.state.pow.epoch_reward;
     h.c.state = { ...h.c.state, pow: { ...h.c.state.pow, pool: 3n * reward } };
     await h.addWinners(5);
     assert.ok(await h.service.claim(A));
     assert.equal(h.store.pending().length, 3, 'the pool paid three');
+    assert.ok(await h.service.claim(A));
+    assert.equal(h.store.pending().length, 5);
+    assert.equal(h.pool.size, 2, 'two claims published through Blend');
+    h.c.state = { ...h.c.state, pow: { ...h.c.state.pow, pool: reward - 1n } };
+    await h.addWinners(1);
     await assert.rejects(h.service.claim(A), /no claims fit within the reward pool/);
-    assert.equal(h.store.ready().length, 2);
+    assert.equal(h.store.ready().length, 1);
     await h.service.close();
   });
 
-  test('a claim transaction that left the mempool without being included puts its tickets back to ready', async () => {
+  test("a claim that is not in this node's mempool stays pending: it went through Blend (F keeps it until its window closes)", async () => {
     const h = new PowHarness();
     await h.addWinners(2);
     await h.service.claim(A);
     assert.equal(h.store.pending().length, 2);
+    h.pool.clear(); // it reached a mempool elsewhere, or was lost on the way: this node cannot tell
     await h.processed();
-    assert.equal(h.store.pending().length, 2, 'still in the mempool: still pending');
-    h.pool.clear();
-    await h.processed();
-    assert.equal(h.store.pending().length, 0);
-    assert.equal(h.store.ready().length, 2);
+    assert.equal(h.store.pending().length, 2, 'still pending');
+    assert.equal(h.store.ready().length, 0);
+    await h.service.close();
+  });
+
+  test('a claim Blend refuses fails with the reference text; the tickets stay ready', async () => {
+    const h = new PowHarness();
+    await h.addWinners(1);
+    h.blendFails = new Error('the Blend service is stopping');
+    await assert.rejects(h.service.claim(A), (e: unknown) => {
+      assert.ok(e instanceof PowError);
+      assert.equal(e.message, 'failed to publish to the blend network: the Blend service is stopping');
+      return true;
+    });
+    assert.equal(h.store.ready().length, 1);
+    await h.service.close();
+  });
+
+  test('manual claim with only expired tickets: without an address and no target below its threshold, NoClaimTarget; with an address, null (F manual_claim)', async () => {
+    // F checks the ready set before it prunes: expired tickets still make it non-empty, so the address
+    // is resolved first; the claim then prunes them and finds nothing to claim.
+    const h = new PowHarness();
+    const window = BigInt(h.c.ctx.config.pow.slot_window);
+    await h.addWinners(2);
+    h.c.apply([], 5n + window + 1n); // the tip leaves their window; no block was processed yet
+    await assert.rejects(h.service.claim(), (e: unknown) => {
+      assert.ok(e instanceof PowError);
+      assert.equal(e.code, 'POW_NO_CLAIM_TARGET');
+      assert.equal(e.message, 'no claim address given and no auto-claim target is below its threshold');
+      return true;
+    });
+    assert.equal(h.store.size(), 2, 'nothing pruned before the address is known');
+    assert.equal(await h.service.claim(A), null);
+    assert.equal(h.store.size(), 0, 'pruned by the claim');
+    assert.equal(h.pool.size, 0);
     await h.service.close();
   });
 
