@@ -142,12 +142,15 @@ function networkNames(root: Obj, name: string, p: string): NetworkNames {
   const dflt = (suffix: string) => `/logos-blockchain-${name}/${suffix}/1.0.0`;
   const get = (o: Obj, key: string, path: string, suffix: string) =>
     o[key] === undefined ? dflt(suffix) : protocolName(o[key], `${path}.${key}`);
+  // F: a gossip topic is any `String` (`gossipsub_protocol`, `pubsub_topic`), not a protocol name.
+  const topic = (o: Obj, key: string, path: string, suffix: string) =>
+    o[key] === undefined ? dflt(suffix) : str(o[key], `${path}.${key}`);
   return {
     kademlia_protocol_name: get(n, 'kademlia_protocol_name', `${p}.network`, 'kad'),
     identify_protocol_name: get(n, 'identify_protocol_name', `${p}.network`, 'identify'),
     chain_sync_protocol_name: get(n, 'chain_sync_protocol_name', `${p}.network`, 'chainsync'),
-    block_topic: get(c, 'gossipsub_protocol', `${p}.cryptarchia`, 'cryptarchia'),
-    tx_topic: get(m, 'pubsub_topic', `${p}.mempool`, 'mempool'),
+    block_topic: topic(c, 'gossipsub_protocol', `${p}.cryptarchia`, 'cryptarchia'),
+    tx_topic: topic(m, 'pubsub_topic', `${p}.mempool`, 'mempool'),
   };
 }
 

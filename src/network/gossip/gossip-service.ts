@@ -37,7 +37,6 @@ import {
 import { ProposalError } from '../wire/proposal-errors.ts';
 import { decodeTxGossip, encodeTxGossip } from '../wire/tx-gossip.ts';
 import type { GossipConfig } from './config.ts';
-import { GossipError } from './errors.ts';
 import type { GossipCounters, IGossip, OrphanSink } from './interface.ts';
 import { applyWithFutureBlockRetry } from './retry.ts';
 
@@ -89,20 +88,24 @@ export class GossipService implements IGossip {
     if (e.origin !== 'network') this.publishTx(e.tx);
   };
 
+  /**
+   * Proposals and transactions on one topic: each message is tried as both, so a message that does not
+   * decode as one kind is no fault of its sender (it may be of the other kind).
+   */
+  private readonly sharedTopic: boolean;
+
   private constructor(
     private readonly config: GossipConfig,
     private readonly deps: GossipDeps,
   ) {
+    this.sharedTopic = config.blockTopic === config.txTopic;
     this.signal = deps.signal ? AbortSignal.any([deps.signal, this.stop.signal]) : this.stop.signal;
   }
 
   static init(config: GossipConfig, deps: GossipDeps): GossipService {
+    // F takes any string as a topic (`gossipsub_protocol`, `pubsub_topic`: `String`), one topic for both
+    // kinds of message included.
     const { blockTopic, txTopic } = config;
-    if (blockTopic === '' || txTopic === '' || blockTopic === txTopic)
-      throw new GossipError('GOSSIP_TOPICS', 'the block and transaction topics must be two non-empty names', {
-        blockTopic,
-        txTopic,
-      });
     const s = new GossipService(config, deps);
     deps.network.subscribe(blockTopic, (data, from) => {
       try {
@@ -234,7 +237,7 @@ export class GossipService implements IGossip {
       if (!(e instanceof WireError)) throw e;
       this.deps.logger.debug({ peer: from, err: e.message }, 'undecodable proposal');
       this.counters.proposalsRejected++;
-      this.penalize(from, 'proposal', e);
+      if (!this.sharedTopic) this.penalize(from, 'proposal', e);
       return;
     }
     if (this.proposals.length >= this.config.maxPendingProposals) {
@@ -379,7 +382,7 @@ export class GossipService implements IGossip {
       if (!(e instanceof WireError)) throw e;
       this.counters.txsRejected++;
       this.deps.logger.debug({ peer: from, err: e.message }, 'undecodable transaction');
-      this.penalize(from, 'transaction', e);
+      if (!this.sharedTopic) this.penalize(from, 'transaction', e);
       return;
     }
     if (

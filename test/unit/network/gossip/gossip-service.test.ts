@@ -15,7 +15,7 @@ import { Ed25519Signer } from '../../../../src/crypto/ed25519.ts';
 import { LedgerError } from '../../../../src/ledger/errors.ts';
 import { type SignedMantleTx, txHash } from '../../../../src/mantle/tx.ts';
 import type { AddResult, MempoolEvents, TxOrigin } from '../../../../src/mempool/index.ts';
-import { GossipError, GossipService, gossipConfig } from '../../../../src/network/gossip/index.ts';
+import { GossipService, gossipConfig } from '../../../../src/network/gossip/index.ts';
 import {
   decodeProposal,
   encodeProposal,
@@ -119,22 +119,43 @@ function setup(
 
 const idOf = (b: Block) => bytesToHex(headerId(b.header));
 
-test('topics must be two non-empty names', () => {
-  const bus = new FakeNetworkBus();
-  const deps = {
-    network: bus.node(),
-    chain: fakeChain(() => undefined).chain,
-    mempool: new FakeMempool(),
-    orphans: orphans(),
-    ibd: Promise.resolve(),
-    logger: silent,
-  };
-  for (const [b, t] of [
-    ['', TXS],
-    [BLOCKS, ''],
-    [BLOCKS, BLOCKS],
-  ] as const)
-    assert.throws(() => GossipService.init(gossipConfig({ blockTopic: b, txTopic: t }), deps), GossipError);
+// F: `gossipsub_protocol` and `pubsub_topic` are any `String` (its tests use "my-custom-topic").
+test('any string is a topic: empty, without a slash, or one topic for both kinds', async () => {
+  for (const [blockTopic, txTopic] of [
+    ['', 'my-custom-topic'],
+    ['my-custom-topic', ''],
+    ['shared topic', 'shared topic'],
+  ] as const) {
+    const bus = new FakeNetworkBus();
+    const [net, peer] = bus.mesh(2) as [
+      ReturnType<FakeNetworkBus['node']>,
+      ReturnType<FakeNetworkBus['node']>,
+    ];
+    const fc = fakeChain(() => undefined);
+    const mempool = new FakeMempool();
+    const gossip = GossipService.init(gossipConfig({ blockTopic, txTopic }), {
+      network: net,
+      chain: fc.chain,
+      mempool,
+      orphans: orphans(),
+      ibd: Promise.resolve(),
+      logger: silent,
+    });
+    const b = makeBlock(5n);
+    await peer.publish(blockTopic, encodeProposal(toProposal(b)));
+    await peer.publish(txTopic, encodeTxGossip(TX));
+    await waitUntil(
+      () => gossip.counters.proposalsApplied === 1 && mempool.added.length === 1,
+      2_000,
+      `the proposal applied and the transaction added on ${JSON.stringify([blockTopic, txTopic])}`,
+    );
+    assert.deepEqual(fc.submitted, [idOf(b)]);
+    assert.deepEqual(mempool.added, ['network']);
+    // On a shared topic each message is also tried as the other kind: that is no fault of the sender.
+    assert.deepEqual(net.penalties, []);
+    await gossip.close();
+    bus.close();
+  }
 });
 
 test('a received proposal is rebuilt from the mempool and applied', async () => {

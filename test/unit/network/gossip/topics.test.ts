@@ -1,6 +1,6 @@
 /**
  * The gossip topics a deployment names (`cryptarchia.gossipsub_protocol`, `mempool.pubsub_topic`), their
- * default when it names none, and the refusal of an empty name.
+ * default when it names none, and any string taken as a topic (as F).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -24,13 +24,19 @@ test('a deployment naming no topic gets names made of its own name', () => {
   assert.equal(n.tx_topic, '/logos-blockchain-fast-test/mempool/1.0.0');
 });
 
-test('a topic that is not a protocol name is refused with its key', () => {
-  assert.throws(
-    () => parseDeployment(YAML.replace(/gossipsub_protocol: .*/, "gossipsub_protocol: ''"), 'd'),
-    (e) => e instanceof DeploymentError && e.message.includes('d.cryptarchia.gossipsub_protocol'),
-  );
+// F: `gossipsub_protocol` and `pubsub_topic` are `String`s; its config-override test sets
+// `mempool.pubsub_topic` to "my-custom-topic".
+test('any string is a topic, as in F ("my-custom-topic", empty); a value that is not a string is refused with its key', () => {
+  const custom = parseDeployment(YAML.replace(/pubsub_topic: .*/, 'pubsub_topic: my-custom-topic'), 'd');
+  assert.equal(custom.network.tx_topic, 'my-custom-topic');
+  const empty = parseDeployment(YAML.replace(/gossipsub_protocol: .*/, "gossipsub_protocol: ''"), 'd');
+  assert.equal(empty.network.block_topic, '');
   assert.throws(
     () => parseDeployment(YAML.replace(/pubsub_topic: .*/, 'pubsub_topic: 5'), 'd'),
     (e) => e instanceof DeploymentError && e.message.includes('d.mempool.pubsub_topic'),
+  );
+  assert.throws(
+    () => parseDeployment(YAML.replace(/gossipsub_protocol: .*/, 'gossipsub_protocol: [a]'), 'd'),
+    (e) => e instanceof DeploymentError && e.message.includes('d.cryptarchia.gossipsub_protocol'),
   );
 });
