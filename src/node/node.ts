@@ -32,6 +32,7 @@ import { deferred } from '../util/deferred.ts';
 import { leaderKeys, Wallet } from '../wallet/index.ts';
 import {
   CIRCUITS,
+  CIRCUITS_ENV,
   type CircuitFolder,
   chooseCircuitsDir,
   createProofSystem,
@@ -577,6 +578,10 @@ function loadCircuits(opts: NodeOptions, log: Logger): CircuitFolder {
     config: opts.config.proofs.circuits ?? undefined,
     configBaseDir: opts.baseDir,
   });
+  if (from === 'shipped' && opts.deployment.circuits === 'reference')
+    throw new ConfigError(
+      `deployment ${opts.deployment.name}: this node cannot verify this network's proofs with its own circuits: they are made with the reference's circuit keys. Give the reference's circuits release folder (logos-blockchain-circuits, unpacked) with --circuits, proofs.circuits or ${CIRCUITS_ENV}`,
+    );
   let folder: CircuitFolder;
   try {
     folder = loadCircuitFolder(dir);
