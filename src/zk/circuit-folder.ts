@@ -206,6 +206,8 @@ export const CIRCUITS_ENV = 'LBC_ROOT_DIR';
 export type CircuitsSource = 'option' | 'config' | typeof CIRCUITS_ENV | 'shipped';
 
 /**
+ * inferred: the run-time choice of folder is this node's own (docs/fidelity.md); the reference reads
+ * `LBC_ROOT_DIR` when it is built.
  * Which circuits folder to use: `--circuits`, then the config's `proofs.circuits`, then `LBC_ROOT_DIR`,
  * then the shipped folder. Relative paths are taken from `baseDir` (the config's folder) for the
  * config key and from the working directory otherwise.
