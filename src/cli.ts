@@ -79,7 +79,11 @@ export function buildCli(): Command {
     .command('start', { isDefault: true })
     .description('run a node (without --config: the local devnet, state in ./.devnet)')
     .option('-c, --config <path>', 'user_config.yaml')
-    .option('-d, --deployment <name|path>', 'devnet, reference or a deployment file', 'devnet')
+    .option(
+      '-d, --deployment <name|path>',
+      'devnet, reference, testnet (the public testnet) or a deployment file',
+      'devnet',
+    )
     .option(
       '--circuits <dir>',
       "circuits folder in the reference layout (before proofs.circuits and LBC_ROOT_DIR; default: this node's own circuits)",

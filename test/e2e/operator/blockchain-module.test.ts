@@ -26,6 +26,8 @@ import { call, moduleIn, useLoopbackAndFundedKey, value } from '../../utils/bloc
 import { FIXTURE } from '../../utils/keystore-fixture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'logos-bcmod-'));
+/** The genesis header id of deployments/testnet.yaml (test/spec/testnet-deployment.test.ts). */
+const TESTNET_GENESIS_ID = '5ce0d8e56d092c31bd9bceebed47050cecc38a37f498bbc421faf368ad25b460';
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 async function peerId(seedHex: string): Promise<string> {
@@ -227,14 +229,18 @@ describe('blockchain module: a devnet node', () => {
       delete process.env.LB_CONFIG_PATH;
     }
     assert.match(
-      (await call(m, 'start', 'user_config.yaml', 'testnet')).error!,
-      /cannot join the public network/,
+      (await call(m, 'start', 'user_config.yaml', 'mainnet')).error!,
+      /there is no mainnet deployment/,
     );
     await assertNotRunning(m);
 
-    assert.equal(await value(m, 'start', 'user_config.yaml', ''), null);
+    // The devnet by name: an empty deployment is the public testnet (see below).
+    assert.equal(await value(m, 'start', 'user_config.yaml', 'devnet'), null);
     try {
-      assert.equal((await call(m, 'start', 'user_config.yaml', '')).error, 'The node is already running.');
+      assert.equal(
+        (await call(m, 'start', 'user_config.yaml', 'devnet')).error,
+        'The node is already running.',
+      );
       assert.equal(
         (await call(m, 'purge_state')).error,
         'The node is running. Stop it before purging its state.',
@@ -373,6 +379,40 @@ describe('blockchain module: a devnet node', () => {
     assert.equal(await m.methods.does_state_exist!(), true);
     assert.equal(await value(m, 'purge_state'), null);
     assert.equal(await m.methods.does_state_exist!(), false);
+    await m.close();
+  });
+});
+
+describe('blockchain module: an empty deployment', () => {
+  test('start with "" runs the reference\'s public testnet (its genesis is the tip and the LIB)', async () => {
+    const cwd = mkdtempSync(join(dir, 'testnet-'));
+    const m = await moduleIn(cwd);
+    await value(
+      m,
+      'generate_user_config',
+      JSON.stringify({ net_port: 0, blend_port: 0, http_addr: '127.0.0.1:0', skip_ibd: true }),
+    );
+    useLoopbackAndFundedKey(
+      join(cwd, 'user_config.yaml'),
+      fundedDevnetKeys()[0]!,
+      '/ip4/127.0.0.1/udp/0/quic-v1',
+    );
+    const r = await call(m, 'start', 'user_config.yaml', '');
+    if (r.success) {
+      try {
+        const info = JSON.parse((await value(m, 'get_cryptarchia_info')) as string) as {
+          lib: string;
+          height: number;
+        };
+        assert.equal(info.lib, TESTNET_GENESIS_ID);
+        assert.equal(info.height, 0);
+      } finally {
+        assert.equal(await value(m, 'stop'), null);
+      }
+    } else {
+      // A node that cannot verify the testnet's proofs without the reference's circuits refuses to start.
+      assert.match(r.error!, /circuit/i);
+    }
     await m.close();
   });
 });

@@ -195,7 +195,8 @@ describe('the operator guide, end to end', { timeout: 240_000 }, () => {
     // Loopback only, and the faucet's part: a funded devnet key in the wallet pays the SDP fee.
     useLoopbackAndFundedKey(config, funded, `/ip4/127.0.0.1/udp/${ports.blend}/quic-v1`);
 
-    assert.equal(await value(session, dir, 'blockchain_module', 'start', config, ''), null);
+    // The guide passes "" (the public testnet); this local check runs the devnet by name.
+    assert.equal(await value(session, dir, 'blockchain_module', 'start', config, 'devnet'), null);
     const info = JSON.parse(
       (await value(session, dir, 'blockchain_module', 'get_cryptarchia_info')) as string,
     ) as { mode: string };

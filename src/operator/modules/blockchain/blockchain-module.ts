@@ -25,8 +25,13 @@ import { generateUserConfig } from './user-config.ts';
 export const NOT_RUNNING = 'The node is not running.';
 export const ALREADY_RUNNING = 'The node is already running.';
 export const NO_CONFIG_PATH = 'Config path was not specified and LB_CONFIG_PATH is not set.';
-/** The deployment of `start(path, "")`: the one `logos-node start` runs by default. */
-export const DEFAULT_DEPLOYMENT = 'devnet';
+/**
+ * The deployment of `start(path, "")`: the reference's built-in one, its public testnet (the module
+ * hands the bindings no deployment path and they take `DeploymentSettings::default()`, the testnet
+ * settings; F: c-bindings/src/api/lifecycle.rs `get_deployment_config`, nodes/node/binary/src/config/
+ * deployment/mod.rs).
+ */
+export const DEFAULT_DEPLOYMENT = 'testnet';
 
 interface Running {
   readonly node: LogosNode;
@@ -62,7 +67,7 @@ export class BlockchainModule {
     path = resolve(this.ctx.cwd, path);
     const dep = text(deployment);
     const config = readConfigFile(path);
-    const dp = loadDeployment(dep === '' ? DEFAULT_DEPLOYMENT : resolveDeployment(dep, this.ctx.cwd));
+    const dp = loadDeployment(deploymentArgument(dep, this.ctx.cwd));
     const baseDir = dirname(path);
     const log = this.ctx.logger;
     // A fatal error (e.g. a full disk) may come while the node is still starting: it stops once started.
@@ -340,7 +345,11 @@ function metadataBytes(v: Json): number[] {
   return [...hexToBytes(t)];
 }
 
-/** A deployment argument: a name this node ships (`devnet`, `reference`) or a file, relative to `cwd`. */
-function resolveDeployment(dep: string, cwd: string): string {
+/**
+ * What `start`'s deployment argument names: `""` the default (the testnet), a name this node ships
+ * (`devnet`, `reference`, `testnet`) or a file, relative to `cwd`.
+ */
+export function deploymentArgument(dep: string, cwd: string): string {
+  if (dep === '') return DEFAULT_DEPLOYMENT;
   return ['devnet', 'reference', 'testnet', 'mainnet'].includes(dep) ? dep : resolve(cwd, dep);
 }
