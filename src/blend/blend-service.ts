@@ -11,7 +11,9 @@
  *   delivered (dispatcher.ts); cover messages fill the rounds at the deployment's frequency.
  * - Edge otherwise: its messages are sent to `replication_factor` core nodes.
  * A node that leaves the core role keeps its old epoch's swarm connections and scheduler for the
- * transition period (one average block), to release what it still holds (modes.ts).
+ * transition period (one average block), to release what it still holds, whatever its new role
+ * (modes.ts `coreEpochServes`; an edge node's swarm runs beside the old core swarm meanwhile).
+ * Before the first epoch's mode is known (consensus not Online yet), what this node sends waits.
  *
  * Its own messages: a proposal is wrapped with proofs of leadership quota from the slot's win, one
  * copy per `data_replication_factor + 1`; a dispersed transaction waits (`/blend/transactions/pending`)
@@ -54,7 +56,7 @@ import {
   MAX_PAYLOAD_BODY_SIZE,
   PayloadType,
 } from './message/index.ts';
-import { chooseMode, initialMode, type ModeState, next as nextMode } from './modes.ts';
+import { chooseMode, coreEpochServes, initialMode, type ModeState, next as nextMode } from './modes.ts';
 import { BlendSwarm } from './network/index.ts';
 import { EpochProcessor, type LayerProof } from './processor.ts';
 import { PuzzleSolver } from './puzzle-solver.ts';
@@ -145,6 +147,15 @@ const noTraffic = (): TrafficCounts => ({ wrapped: 0, cover: 0, sent: 0, receive
 export class BlendService implements IBlend, ProposalPublisher {
   private closed = false;
   private started = false;
+  /**
+   * Whether the first epoch's mode is known. Before (consensus not Online yet), what this node sends
+   * waits for it, as F's requests wait in the queue of a Blend service that starts only once the chain
+   * is Online (`services/blend/src/lib.rs` `run`): nothing leaves this node in the clear before Blend
+   * knows whether the epoch mixes.
+   */
+  private ready = false;
+  /** Proposals made before the first epoch's mode was known, published once it is. */
+  private readonly heldProposals: { block: Block; win: LeadershipWin }[] = [];
   private timer: NodeJS.Timeout | undefined;
   private modeState: ModeState = 'Broadcast';
   /** The chain's epochs, and Blend's rounds, windows and transition period derived from them. */
@@ -160,6 +171,12 @@ export class BlendService implements IBlend, ProposalPublisher {
   private swarm: BlendSwarm | null = null;
   /** The role the swarm was started for: an edge node's listens on the loopback only. */
   private swarmRole: BlendMode | null = null;
+  /**
+   * The previous epoch's core swarm of a node that left the core role for the edge role: it goes on
+   * releasing what the old core epoch holds until the transition period ends (F `Instance::EdgeAfterCore`
+   * keeps the previous `CoreMode` running), while the edge swarm serves the new epoch.
+   */
+  private oldSwarm: BlendSwarm | null = null;
   private readonly pending: PendingTx[] = [];
   private powBusy = false;
   private readonly puzzle = new PuzzleSolver();
@@ -250,7 +267,7 @@ export class BlendService implements IBlend, ProposalPublisher {
     // whatever the mode (the API builds the payload before the service sees it).
     const body = encodeTxGossip(tx);
     if (body.length > MAX_PAYLOAD_BODY_SIZE) throw transactionTooLarge(body.length, MAX_PAYLOAD_BODY_SIZE);
-    if (this.mode() === 'broadcast') {
+    if (this.ready && this.mode() === 'broadcast') {
       // No mixing: the transaction goes to this node's mempool (which gossips it).
       try {
         await this.deps.mempool.add(tx, 'api');
@@ -278,6 +295,14 @@ export class BlendService implements IBlend, ProposalPublisher {
 
   publishProposal(block: Block, win: LeadershipWin): void {
     if (this.closed) return;
+    if (!this.ready) {
+      this.heldProposals.push({ block, win });
+      this.deps.logger.debug(
+        { slot: Number(block.header.slot) },
+        'proposal waits for Blend to know the epoch',
+      );
+      return;
+    }
     if (this.mode() === 'broadcast' || this.processor === null) {
       this.deps.gossip.publishBlock(block);
       return;
@@ -299,8 +324,11 @@ export class BlendService implements IBlend, ProposalPublisher {
     if (this.timer) clearTimeout(this.timer);
     await this.puzzle.close();
     const swarm = this.swarm;
+    const old = this.oldSwarm;
     this.swarm = null;
+    this.oldSwarm = null;
     if (swarm !== null) await swarm.stop();
+    if (old !== null) await old.stop();
   }
 
   // ---------- slots, epochs and modes ----------
@@ -329,8 +357,10 @@ export class BlendService implements IBlend, ProposalPublisher {
     if (this.closed) return;
     const epoch = epochOf(slot, this.epochs);
     const event = this.tracker.onSlot(slot, epoch);
-    if (event?.kind === 'NewEpoch') await this.onNewEpoch(slot, epoch, event.first);
-    else if (event?.kind === 'TransitionPeriodExpired') this.onTransitionEnd();
+    if (event?.kind === 'NewEpoch') {
+      await this.onNewEpoch(slot, epoch, event.first);
+      if (!this.ready) this.becomeReady();
+    } else if (event?.kind === 'TransitionPeriodExpired') this.onTransitionEnd();
     await this.onRound(slot);
   }
 
@@ -404,6 +434,19 @@ export class BlendService implements IBlend, ProposalPublisher {
     void this.solvePending();
   }
 
+  /** The first epoch's mode is known: what waited for it is sent as that mode sends it. */
+  private becomeReady(): void {
+    this.ready = true;
+    const held = this.heldProposals.splice(0);
+    for (const p of held) this.publishProposal(p.block, p.win);
+    if (held.length > 0 || this.pending.length > 0)
+      this.deps.logger.info(
+        { proposals: held.length, transactions: this.pending.length, mode: this.mode() },
+        'Blend is ready: what waited for it is sent',
+      );
+    void this.solvePending();
+  }
+
   /** The traffic of the epoch that ends (or of the part of it before the node stops), at info level. */
   private logTraffic(): void {
     if (this.trafficEpoch === null) return;
@@ -444,6 +487,14 @@ export class BlendService implements IBlend, ProposalPublisher {
     if (this.oldCore !== null) this.submitActivity(this.oldCore);
     this.oldCore = null;
     this.swarm?.finishTransition();
+    if (this.oldSwarm !== null) {
+      const s = this.oldSwarm;
+      this.oldSwarm = null;
+      s.stop().catch((e: Error) =>
+        this.deps.logger.warn({ err: e.message }, 'stopping the old epoch Blend swarm failed'),
+      );
+      this.deps.logger.info('the old epoch Blend swarm stopped (transition period over)');
+    }
     if (this.mode() === 'broadcast' && this.swarm !== null && this.core === null) {
       const s = this.swarm;
       this.swarm = null;
@@ -511,10 +562,16 @@ export class BlendService implements IBlend, ProposalPublisher {
       return;
     }
     if (this.swarm !== null) {
-      // From edge to core: the swarm listens on the configured address from now on.
       const s = this.swarm;
       this.swarm = null;
-      await s.stop();
+      if (this.swarmRole === 'core' && this.oldCore !== null) {
+        // From core to edge: the old core swarm serves the old epoch until the transition ends.
+        this.oldSwarm?.stop().catch(() => {});
+        this.oldSwarm = s;
+      } else {
+        // From edge to core: the swarm listens on the configured address from now on.
+        await s.stop();
+      }
     }
     if (mode === 'broadcast' || this.config.signingSeed === null) return;
     const b = this.config.blend;
@@ -597,19 +654,32 @@ export class BlendService implements IBlend, ProposalPublisher {
       if (ce === null) continue;
       const info = ce.scheduler.onRound(round);
       if (info === null) continue;
-      for (const d of info.dataMessages) this.send(d);
+      for (const d of info.dataMessages) this.send(d, ce);
       const { processed, cover } = roundComponents(info.releaseType);
       for (const p of processed) {
-        if (p.kind === 'message') this.send(p.bytes);
+        if (p.kind === 'message') this.send(p.bytes, ce);
         else this.dispatcher.dispatch(p.type, p.body);
       }
       if (cover && ce === this.core) await this.sendCover(ce);
     }
   }
 
-  private send(bytes: Uint8Array): void {
-    if (this.swarm === null || this.mode() !== 'core') return;
-    if (this.swarm.publish(bytes) > 0) this.traffic.sent++;
+  /** Floods a message of a core epoch to that epoch's core peers. */
+  private send(bytes: Uint8Array, ce: CoreEpoch): void {
+    const swarm = this.swarmOf(ce);
+    if (swarm !== null && swarm.publish(bytes) > 0) this.traffic.sent++;
+  }
+
+  /**
+   * The swarm a core epoch's messages go out through: the core swarm for the current epoch while this
+   * node is core; for the previous epoch through the transition period, whatever the new role, so that
+   * no message it holds is dropped (F: the previous `CoreMode` runs on in `…AfterCore` states).
+   */
+  private swarmOf(ce: CoreEpoch): BlendSwarm | null {
+    const previous = ce === this.oldCore;
+    if (!coreEpochServes(this.modeState, previous ? 'previous' : 'current')) return null;
+    if (previous && this.oldSwarm !== null) return this.oldSwarm;
+    return this.swarmRole === 'core' ? this.swarm : null;
   }
 
   /**
@@ -662,7 +732,7 @@ export class BlendService implements IBlend, ProposalPublisher {
     const out = await ce.processor.unwrap(bytes);
     if (out.kind === 'not-for-us') {
       if (data && ce.scheduler instanceof EpochMessageScheduler) ce.scheduler.queueDataMessage(bytes);
-      else this.send(bytes);
+      else this.send(bytes, ce);
       return;
     }
     ce.tokens.push(...out.tokens);
@@ -792,7 +862,7 @@ export class BlendService implements IBlend, ProposalPublisher {
    * waiting for the next epoch.
    */
   private async solvePending(): Promise<void> {
-    if (this.powBusy || this.closed) return;
+    if (this.powBusy || this.closed || !this.ready) return;
     this.powBusy = true;
     try {
       while (this.pending.length > 0 && !this.closed) {

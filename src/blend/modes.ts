@@ -63,6 +63,16 @@ export function running(state: ModeState): BlendMode[] {
   }
 }
 
+/**
+ * Whether a core epoch's messages still go out in `state`: the current epoch's while the node is core;
+ * the previous epoch's also in `EdgeAfterCore` and `BroadcastAfterCore`, whose previous core instance
+ * runs on through the transition period to release what it holds (F `Instance::…AfterCore { prev }`;
+ * it stops when the period ends, `handle_transition_period_expired`).
+ */
+export function coreEpochServes(state: ModeState, epoch: 'current' | 'previous'): boolean {
+  return epoch === 'current' ? state === 'Core' : running(state).includes('core');
+}
+
 const STATE_OF: Record<BlendMode, ModeState> = { core: 'Core', edge: 'Edge', broadcast: 'Broadcast' };
 
 /** The first state, for the mode of the first epoch (F: `Instance::new`). */

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import {
   type BlendMode,
   chooseMode,
+  coreEpochServes,
   initialMode,
   type ModeState,
   type ModeTransition,
@@ -137,4 +138,22 @@ test('every transition stops only what runs and leaves the new state running wha
       assert.deepEqual(after, [...running(t.state)].sort(), `${s} → ${t.state}`);
     }
   }
+});
+
+test('leaving the core role keeps the old epoch releasing its messages until the transition ends', () => {
+  // F: `EdgeAfterCore` and `BroadcastAfterCore` keep the previous `CoreMode` running, so what the old
+  // epoch holds still leaves through it; the end of the transition stops it.
+  for (const to of ['edge', 'broadcast'] as const) {
+    const left = next('Core', epochFor(to)).state;
+    assert.equal(coreEpochServes(left, 'previous'), true, `${left}: the old epoch goes on`);
+    assert.equal(coreEpochServes(left, 'current'), false, `${left}: no core epoch of its own`);
+    const after = next(left, { kind: 'TransitionEnded' }).state;
+    assert.equal(coreEpochServes(after, 'previous'), false, `${after}: the old epoch is over`);
+  }
+  assert.deepEqual(
+    [coreEpochServes('Core', 'current'), coreEpochServes('Core', 'previous')],
+    [true, true],
+    'a core node serves both epochs through a transition',
+  );
+  for (const s of ['Edge', 'Broadcast'] as const) assert.equal(coreEpochServes(s, 'previous'), false);
 });

@@ -1,0 +1,84 @@
+/**
+ * The Blend service before consensus is Online: what this node sends through Blend waits for it
+ * instead of leaving the node in the clear (F: requests wait in the queue of a Blend service that
+ * starts only once the chain is Online, `services/blend/src/lib.rs` `run`). Once the first epoch's
+ * mode is known (here Broadcast: no Blend membership), the waiting transaction goes to the mempool and
+ * the waiting proposal to gossip.
+ */
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import { BlendService, DEFAULT_BLEND, type LeadershipWin } from '../../../src/blend/index.ts';
+import type { Block } from '../../../src/block/block.ts';
+import { SlotClock } from '../../../src/chain/clock.ts';
+import type { IChain } from '../../../src/chain/index.ts';
+import { bytesToHex } from '../../../src/codec/hex.ts';
+import { type SignedMantleTx, txHash } from '../../../src/mantle/tx.ts';
+import type { AddResult, IMempool, TxOrigin } from '../../../src/mempool/index.ts';
+import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
+import { FAST } from '../../mocks/fast-deployment.ts';
+import { genesisNotes, KEYS, TestChain, transfer } from '../../mocks/ledger.ts';
+import { waitUntil } from '../../utils/api-node.ts';
+
+class Chain extends EventEmitter {
+  consensusState: 'Bootstrapping' | 'Online' = 'Bootstrapping';
+  readonly t = new TestChain(FAST);
+  get config() {
+    return this.t.ctx.config;
+  }
+  tip() {
+    return { id: this.t.tip, slot: this.t.state.slot, height: 0, state: this.t.state };
+  }
+}
+
+test('Blend requests made before consensus is Online wait for Blend, then go as the first epoch sends them', async () => {
+  const chain = new Chain();
+  const added: { tx: SignedMantleTx; origin: TxOrigin }[] = [];
+  const mempool = {
+    add: async (tx: SignedMantleTx, origin: TxOrigin): Promise<AddResult> => {
+      added.push({ tx, origin });
+      return { hash: txHash(tx.mantle_tx), outcome: 'added' };
+    },
+  } as unknown as IMempool;
+  const published: Block[] = [];
+  const stop = new AbortController();
+  const blend = await BlendService.init(
+    { blend: DEFAULT_BLEND, deployment: FAST.blend, signingSeed: null, zkSecret: null },
+    {
+      chain: chain as unknown as IChain,
+      clock: new SlotClock(Date.now(), FAST.slot_duration_ms),
+      mempool,
+      gossip: { publishBlock: (b) => void published.push(b), relayProposal: () => {} },
+      prover: INSECURE_TEST_PROOFS,
+      verifier: INSECURE_TEST_PROOFS,
+      logger: pino({ level: 'silent' }),
+      signal: stop.signal,
+    },
+  );
+  try {
+    const tx = transfer(
+      chain.t.state,
+      [genesisNotes(chain.t.genesis)[0]!],
+      [{ value: 5n, pk: KEYS[1]!.publicKey }],
+    ).tx;
+    const hash = await blend.disperseTransaction(tx);
+    assert.equal(bytesToHex(hash), bytesToHex(txHash(tx.mantle_tx)));
+    const block = chain.t.block([], 1n);
+    blend.publishProposal(block, {} as LeadershipWin);
+    await new Promise((r) => setTimeout(r, 3 * FAST.slot_duration_ms));
+    assert.deepEqual([added.length, published.length], [0, 0], 'nothing leaves this node before Online');
+    assert.deepEqual(blend.pendingTransactions().map(bytesToHex), [bytesToHex(hash)]);
+
+    chain.consensusState = 'Online';
+    chain.emit('online');
+    await waitUntil(() => added.length === 1 && published.length === 1, 5_000, 'sent once Blend is ready');
+    assert.equal(blend.mode(), 'broadcast');
+    assert.deepEqual(added[0]!.tx, tx);
+    assert.equal(published[0], block);
+    assert.deepEqual(blend.pendingTransactions(), []);
+  } finally {
+    stop.abort();
+    await blend.close();
+  }
+});
