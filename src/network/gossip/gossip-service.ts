@@ -13,8 +13,8 @@
  * Transactions received are decoded (size-checked) and added to the mempool as `network` ones (never
  * published again: gossipsub forwards them). Transactions added locally (API, wallet, reorg) and local
  * resubmissions are published; so are the proposals of the blocks the leader made (`publishBlock`).
- * Peers are penalised (beyond the reference, which has no peer scoring): `minor` for undecodable or
- * useless data, `major` for invalid signed data. The node never penalises itself.
+ * Peers are penalised (beyond the reference, which has no peer scoring) as `relayed` only (see
+ * `penalize`): gossip alone never gets a peer banned. The node never penalises itself.
  */
 import type { Logger } from 'pino';
 import type { Block } from '../../block/block.ts';

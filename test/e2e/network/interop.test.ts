@@ -35,14 +35,17 @@ after(async () => {
 async function identified(of: NetworkService, peer: NetworkService) {
   const store = libp2pOf(of).peerStore;
   const id = libp2pOf(peer).peerId;
-  let p = await store.get(id);
+  const known = async () => store.get(id).catch(() => undefined);
   await waitUntil(
-    () => p.protocols.length > 0 && p.metadata.has('ProtocolVersion'),
+    async () => {
+      const p = await known();
+      return p !== undefined && p.protocols.length > 0 && p.metadata.has('ProtocolVersion');
+    },
     10_000,
     'identify done',
     50,
-  ).catch(() => {});
-  p = await store.get(id);
+  );
+  const p = await store.get(id);
   return { protocols: p.protocols, version: Buffer.from(p.metadata.get('ProtocolVersion') ?? []).toString() };
 }
 
@@ -59,6 +62,33 @@ test('identify runs on /ipfs/id/1.0.0 and sends the deployment identify name as 
     assert.equal(version, PROTOCOLS.identify);
   }
   assert.ok(libp2pOf(a).getProtocols().includes('/ipfs/id/1.0.0'));
+});
+
+// F `services/network/src/backends/libp2p/swarm/identify.rs`: a peer goes into Kademlia when it lists a
+// Kademlia protocol name; its protocol version is not looked at (nor by rust-libp2p identify itself).
+test('a peer whose identify protocol version differs is still identified and added to Kademlia', async () => {
+  const c = await startLoopbackNetwork([`${a.info().listen_addresses[0]}/p2p/${a.peerId}`], undefined, {
+    ...PROTOCOLS,
+    identify: '/another-deployment/identify/1.0.0',
+  });
+  try {
+    const { version, protocols } = await identified(a, c);
+    assert.equal(version, '/another-deployment/identify/1.0.0');
+    assert.ok(protocols.includes(PROTOCOLS.kademlia));
+    const dht = libp2pOf(a).services.dht as {
+      routingTable: { find(p: unknown): Promise<unknown> };
+    };
+    const cId = libp2pOf(c).peerId;
+    await waitUntil(
+      async () => (await dht.routingTable.find(cId)) !== undefined,
+      10_000,
+      'c in the routing table of a',
+      100,
+    );
+    assert.ok(a.connectedPeers().includes(c.peerId));
+  } finally {
+    await c.close();
+  }
 });
 
 test('the AutoNAT v2 dial-request and dial-back protocols are served', () => {

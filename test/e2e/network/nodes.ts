@@ -2,17 +2,18 @@
 import type { Logger } from 'pino';
 import pino from 'pino';
 import { DEFAULT_NETWORK, NetworkService } from '../../../src/network/index.ts';
-import type { LogosLibp2p } from '../../../src/network/libp2p-node.ts';
+import type { LogosLibp2p, ProtocolNames } from '../../../src/network/libp2p-node.ts';
 
 export const TEST_PROTOCOLS = {
   kademlia: '/logos-blockchain-test/kad/1.0.0',
   identify: '/logos-blockchain-test/identify/1.0.0',
 };
 
-/** A network service on 127.0.0.1 (any free port) dialling `initialPeers`. */
+/** A network service on 127.0.0.1 (any free port) dialling `initialPeers`, on the test names by default. */
 export function startLoopbackNetwork(
   initialPeers: string[] = [],
   logger: Logger = pino({ level: 'silent' }),
+  protocols: ProtocolNames = TEST_PROTOCOLS,
 ): Promise<NetworkService> {
   const d = DEFAULT_NETWORK.backend;
   return NetworkService.init(
@@ -20,7 +21,7 @@ export function startLoopbackNetwork(
       network: {
         backend: { swarm: { ...d.swarm, host: '127.0.0.1', port: 0 }, initial_peers: initialPeers },
       },
-      protocols: TEST_PROTOCOLS,
+      protocols,
     },
     { logger, signal: new AbortController().signal },
   );
