@@ -160,7 +160,7 @@ export class OpsService implements IOps {
       wallet.release(funded);
       throw e;
     }
-    // Releases the funded notes itself when signing or the mempool fails.
+    // The wallet releases the funded notes itself when signing fails (a mempool refusal keeps them, as F).
     return { hash: await wallet.submitFunded(ready), fee: funded.fee };
   }
 

@@ -71,15 +71,22 @@ export interface TransferRequest {
 export interface IWallet {
   /** The key's notes at a block (default the tip); undefined when it holds none there. */
   balance(pk: Fr, tip?: Uint8Array): WalletBalance | undefined;
-  /** Funds a builder as F `fund_tx` and reserves the notes it spends. Throws `WalletError`. */
+  /**
+   * Funds a builder as F `fund_tx` and reserves the notes it spends (kept even when its transfer proof
+   * cannot be signed, as F). Throws `WalletError`.
+   */
   fund(req: FundRequest): Promise<FundedTx>;
   /** Signs every op of a funded transaction with the node's keys (F `SignTx`). Throws `WalletError`. */
   sign(funded: FundedTx): Promise<SignedMantleTx>;
-  /** Fund, sign and add to the mempool; returns the tx hash. */
+  /**
+   * Fund, sign and add to the mempool; returns the tx hash. A failed signature releases the notes; a
+   * mempool refusal keeps them reserved (until expiry), as F.
+   */
   submit(req: FundRequest): Promise<Uint8Array>;
   /**
    * Signs a funded transaction (e.g. after adding a proof over its hash to `builder.opProofs`) and adds
-   * it to the mempool; returns the tx hash. On failure its notes are released.
+   * it to the mempool; returns the tx hash. A failed signature releases its notes; a mempool refusal
+   * keeps them reserved (until expiry), as F.
    */
   submitFunded(funded: FundedTx): Promise<Uint8Array>;
   /** Releases the notes a funded transaction reserved (it will not be submitted). */

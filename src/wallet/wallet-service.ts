@@ -8,10 +8,13 @@
  * request. When the LIB advances, states below it and of pruned forks are dropped and the LIB's notes
  * are persisted (wallet-store.ts), so a restart starts from them instead of scanning the ledger.
  *
- * Reservations (F `PendingNotes`): the notes a funded transaction spends are reserved at once (the
- * funding step runs synchronously, so two requests never pick the same note); released when signing or
- * submission fails; otherwise dropped after `pending_note_expiry_blocks` blocks of LIB progress. They
- * are not persisted (as F).
+ * Reservations (F `PendingNotes`, `services/wallet/src/states.rs`): the notes a funded transaction
+ * spends are reserved at once (the funding step runs synchronously, so two requests never pick the same
+ * note). As F, a reservation is released only when signing the transaction fails (F `SignTx`, and the
+ * leader claim it builds), else after `pending_note_expiry_blocks` blocks of LIB progress: not when
+ * the transaction is included (its notes are spent then), not when the mempool refuses it, not when
+ * `/wallet/fund` fails to sign its transfer proof (F funds with `FundTx`, then signs with
+ * `SignTxWithZk`, which releases nothing). They are not persisted (as F).
  */
 import type { Logger } from 'pino';
 import { type BlockRef, headerIdText, type IChain } from '../chain/index.ts';
@@ -291,16 +294,13 @@ export class Wallet implements IWallet {
   }
 
   async fund(req: FundRequest): Promise<FundedTx> {
-    const { tip, builder, reserved } = this.#fundNow(req);
-    try {
-      const tx = buildTx(builder);
-      const pks = builder.ledgerInputs.map((u) => u.note.pk);
-      const transferProof = pks.length === 0 ? null : await this.#kms.signZk(txHashFr(tx), pks);
-      return { tip, builder, tx, transferProof, fee: txFee(builder) };
-    } catch (e) {
-      this.#release(reserved);
-      throw e;
-    }
+    // F: the notes stay reserved when the transfer proof cannot be signed (`fund` in
+    // `nodes/node/binary/src/api/handlers.rs` signs it after `FundTx` reserved them).
+    const { tip, builder } = this.#fundNow(req);
+    const tx = buildTx(builder);
+    const pks = builder.ledgerInputs.map((u) => u.note.pk);
+    const transferProof = pks.length === 0 ? null : await this.#kms.signZk(txHashFr(tx), pks);
+    return { tip, builder, tx, transferProof, fee: txFee(builder) };
   }
 
   async sign(funded: FundedTx): Promise<SignedMantleTx> {
@@ -315,27 +315,25 @@ export class Wallet implements IWallet {
 
   async submit(req: FundRequest): Promise<Uint8Array> {
     const { tip, builder, reserved } = this.#fundNow(req);
+    const ledger = this.#chain.stateOf(tip) ?? this.#chain.tip().state;
+    let signed: SignedMantleTx;
     try {
-      const ledger = this.#chain.stateOf(tip) ?? this.#chain.tip().state;
-      const signed = await signTx(builder, ledger, this.#kms, null);
-      // A transaction already pending is a success (the same transaction was submitted before).
-      const { hash } = await this.#mempool.add(signed, 'wallet');
-      return hash;
+      signed = await signTx(builder, ledger, this.#kms, null);
     } catch (e) {
       this.#release(reserved);
       throw e;
     }
+    // A transaction already pending is a success (the same transaction was submitted before). A
+    // refusal keeps the notes reserved, as F's `transfer_funds` handler does.
+    const { hash } = await this.#mempool.add(signed, 'wallet');
+    return hash;
   }
 
   async submitFunded(funded: FundedTx): Promise<Uint8Array> {
     const signed = await this.sign(funded);
-    try {
-      const { hash } = await this.#mempool.add(signed, 'wallet');
-      return hash;
-    } catch (e) {
-      this.release(funded);
-      throw e;
-    }
+    // A refusal keeps the notes reserved (F releases them only when signing fails).
+    const { hash } = await this.#mempool.add(signed, 'wallet');
+    return hash;
   }
 
   release(funded: FundedTx): void {

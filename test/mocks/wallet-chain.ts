@@ -153,6 +153,7 @@ export async function startWallet(
   kv = new MemKv(),
   mempool = new FakeMempool(),
   expiry = 4,
+  keyStore: KeyStore = kms,
 ) {
   const wallet = await Wallet.init(
     {
@@ -163,7 +164,7 @@ export async function startWallet(
     {
       chain: chain as unknown as IChain,
       mempool: mempool as unknown as IMempool,
-      kms,
+      kms: keyStore,
       store: new WalletStore(kv),
       logger: pino({ level: 'silent' }),
       signal: new AbortController().signal,

@@ -1,16 +1,19 @@
 /**
  * The wallet service against a fake chain (ledger states with notes only) and a fake mempool: note
  * tracking per block across a fork and a restart from the persisted LIB notes, balances (channel notes
- * out, locked notes in), reservations (never funded twice, released on failure, expiring with LIB
- * progress), the 32-input limit and the fee cap refused with nothing reserved.
+ * out, locked notes in), reservations (never funded twice, released when signing fails, kept when the
+ * mempool refuses or a transfer proof cannot be signed, expiring with LIB progress, as F), the 32-input
+ * limit and the fee cap refused with nothing reserved.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import type { Fr } from '../../../src/crypto/field.ts';
+import { DEFAULT_KMS, KeyStore } from '../../../src/kms/index.ts';
 import type { NoteRecord } from '../../../src/ledger/state.ts';
 import { Bucket } from '../../../src/storage/buckets.ts';
 import { addLedgerOutputs, newBuilder, WalletError } from '../../../src/wallet/index.ts';
+import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
 import { A, B, bid, FakeChain, ledger, notes, rec, startWallet } from '../../mocks/wallet-chain.ts';
 
 test('balances follow each fork; channel notes are not counted, SDP-locked notes are', async () => {
@@ -109,19 +112,57 @@ test('transfers: fee from the largest note, change to the change key, reserved n
   await wallet.close();
 });
 
-test('failed submission releases the reservation; fee cap and 32-input limit reserve nothing', async () => {
-  const many = notes(
-    Array.from({ length: 40 }, (_, i) => [BigInt(i + 1), rec(100, A)] as [bigint, NoteRecord]),
-  );
-  const chain = new FakeChain(ledger(many.set(100n, rec(5000, B))));
-  const { wallet, mempool } = await startWallet(chain);
+test('a mempool refusal keeps the reservation until LIB progress expires it (F transfer_funds, PendingNotes)', async () => {
+  const chain = new FakeChain(ledger(notes([[100n, rec(5000, B)]])));
+  const { wallet, mempool } = await startWallet(chain, undefined, undefined, 2);
   mempool.fail = true;
   await assert.rejects(
     wallet.transfer({ changePk: B, fundingPks: [B], recipientPk: A, amount: 1n }),
     /pool full/,
   );
-  assert.ok(!wallet.isReserved(100n));
+  assert.ok(wallet.isReserved(100n), 'F releases nothing when the mempool refuses');
   mempool.fail = false;
+  await assert.rejects(
+    wallet.transfer({ changePk: B, fundingPks: [B], recipientPk: A, amount: 1n }),
+    /Wallet does not have enough funds, available=0/,
+  );
+  // pending_note_does_not_expire_without_lib_progress / pending_note_expires_after_enough_lib_progress
+  // (F expiry 2 blocks here): one block of LIB progress keeps it, the second releases it.
+  chain.add(1, 0, notes([[100n, rec(5000, B)]]));
+  chain.add(2, 1, notes([[100n, rec(5000, B)]]));
+  chain.setLib(1);
+  assert.ok(wallet.isReserved(100n));
+  chain.setLib(2);
+  assert.ok(!wallet.isReserved(100n));
+  await wallet.transfer({ changePk: B, fundingPks: [B], recipientPk: A, amount: 1n });
+  assert.equal(mempool.added.length, 1);
+  await wallet.close();
+});
+
+test('a /wallet/fund whose transfer proof cannot be signed keeps its reservation (F FundTx, then SignTxWithZk)', async () => {
+  const chain = new FakeChain(ledger(notes([[1n, rec(5000, A)]])));
+  // A key store without A's key: the wallet tracks A's notes but cannot sign for them.
+  const { wallet } = await startWallet(
+    chain,
+    undefined,
+    undefined,
+    4,
+    KeyStore.init(DEFAULT_KMS, { proofs: INSECURE_TEST_PROOFS }),
+  );
+  await assert.rejects(
+    wallet.fund({ builder: newBuilder(), changePk: A, fundingPks: [A], priorityFeePercent: 0n }),
+    /NotRegisteredKeyId/,
+  );
+  assert.ok(wallet.isReserved(1n));
+  await wallet.close();
+});
+
+test('fee cap and 32-input limit reserve nothing', async () => {
+  const many = notes(
+    Array.from({ length: 40 }, (_, i) => [BigInt(i + 1), rec(100, A)] as [bigint, NoteRecord]),
+  );
+  const chain = new FakeChain(ledger(many.set(100n, rec(5000, B))));
+  const { wallet } = await startWallet(chain);
   await assert.rejects(
     wallet.fund({
       builder: newBuilder(),
