@@ -1,7 +1,8 @@
 /**
  * What an exit node does with a payload it unwrapped (F `services/blend/src/core/dispatcher/libp2p.rs`):
  * a block proposal is published on the block topic (and handled here), a transaction — encoded as
- * the mempool gossips it — goes to this node's mempool, which gossips it. A payload that does not
+ * the mempool gossips it — goes to this node's mempool with the origin `blend`, a `MempoolMsg::Add` in
+ * F's terms: gossiped when added, and gossiped again when already pending. A payload that does not
  * decode is logged and dropped: its sender is hidden by design, so nobody is blamed.
  */
 import type { Logger } from 'pino';

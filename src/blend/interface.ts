@@ -27,7 +27,8 @@ export interface IBlend {
   info(): BlendNetworkInfo | null;
   /**
    * Sends a signed transaction through the mix network instead of this node's mempool (in broadcast
-   * mode, straight to the mempool). Resolves with its hash once accepted for blending, not sent.
+   * mode, straight to the mempool; before the first epoch's mode is known, it waits for it). Resolves
+   * with its hash once accepted for blending, not sent.
    * Throws `BlendError` (`BLEND_TRANSACTION_TOO_LARGE`, `BLEND_MEMPOOL`).
    */
   disperseTransaction(tx: SignedMantleTx): Promise<Uint8Array>;
