@@ -359,7 +359,8 @@ export class PowService implements IPow {
     return this.#serially(async () => {
       if (this.#closed) return;
       try {
-        // inferred: pruned on every processed block too (docs/fidelity.md "When expired PoW tickets are pruned")
+        // F (the later service.rs, @01976c8 `retire_settled_claims`): expired tickets are pruned at each
+        // processed block, so that they do not hold the miner's room once mining waits on the pool.
         await this.#prune(pb.tip.slot);
         const pending = this.deps.store.pending();
         if (pending.length === 0) return;
