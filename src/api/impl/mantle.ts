@@ -87,6 +87,8 @@ export const mantleHandlers: Handlers<typeof mantleRoutes, Pick<ApiContext, 'cha
     } catch (e) {
       // F: preverification runs while the body is decoded (a 422); the pool's own refusals are 500s.
       if (e instanceof LedgerError) throw new Rejection(422, BODY_REJECTED + preverifyText(e, tx));
+      // inferred: a full pool (`MEMPOOL_FULL`, a bound F's unbounded pool does not have) answers 500
+      // with the pool's text, as F's other pool refusals (docs/fidelity.md)
       if (e instanceof MempoolError) throw new ApiError(500, e.message);
       throw e;
     }
