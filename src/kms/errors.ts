@@ -4,7 +4,7 @@ import { LogosError } from '../errors/base.ts';
 export type KmsErrorCode =
   /** No key of the store has this public key (and kind). */
   | 'KMS_KEY_NOT_FOUND'
-  /** A ZK signature over more keys than the circuit takes (32), or over none. */
+  /** A ZK signature over more keys than the circuit takes (32), or over none (F's texts). */
   | 'KMS_KEY_COUNT';
 
 export interface KmsErrorMeta {

@@ -114,13 +114,20 @@ export class KeyStore implements IKms {
   }
 
   async signZk(msg: Fr, pks: readonly Fr[]): Promise<ZkSignature> {
-    // inferred: the text of a key count out of 1..32 (the HTTP endpoint refuses more than 32 keys
-    // while decoding the body, as F) (docs/fidelity.md)
-    if (pks.length === 0 || pks.length > MAX_ZK_SIGNING_KEYS)
+    // F `sign_zksig` bounds the keys first (`ZkPublicKeys::try_from_iter`, whose error counts one past
+    // the bound whatever the length); the HTTP endpoint refuses more while decoding its body.
+    if (pks.length > MAX_ZK_SIGNING_KEYS)
       throw new KmsError(
         'KMS_KEY_COUNT',
-        `a ZK signature takes 1 to ${MAX_ZK_SIGNING_KEYS} keys, got ${pks.length}`,
+        `Item count ${MAX_ZK_SIGNING_KEYS + 1} exceeds static maximum of ${MAX_ZK_SIGNING_KEYS}`,
         { count: pks.length },
+      );
+    // F: the KMS key enum's `sign_multiple` refuses an empty key list (`kms/macros/src/lib.rs`).
+    if (pks.length === 0)
+      throw new KmsError(
+        'KMS_KEY_COUNT',
+        'KMS API error: Failed to get multiple signature: KeyError(UnsupportedKey("Multi-key signature requires at least two keys."))',
+        { count: 0 },
       );
     const secrets = pks.map((pk) => {
       const sk = this.#zkOf(pk);

@@ -123,6 +123,14 @@ describe('wallet endpoints', () => {
     );
     const max = await post('/wallet/sign/zk', { tx_hash: ZERO, pks: Array(32).fill(k0.publicKey) });
     assert.equal(max.status, 200, max.text);
+    // No key at all passes the bound (F `UpperBoundedVec`) and is refused by F's KMS.
+    const none = await post('/wallet/sign/zk', { tx_hash: ZERO, pks: [] });
+    assert.equal(none.status, 500);
+    assert.deepEqual(JSON.parse(none.text), {
+      code: 500,
+      message:
+        'KMS API error: Failed to get multiple signature: KeyError(UnsupportedKey("Multi-key signature requires at least two keys."))',
+    });
   });
 
   test('bad input is refused with the reference statuses and reserves nothing', async () => {

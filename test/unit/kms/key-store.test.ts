@@ -94,11 +94,19 @@ test('preload_backend / key_not_registered: signing by public key uses the key u
   await assert.rejects(s.signZk(5n, [zkPk + 1n]), {
     message: `KMS API error: Failed to get multiple signature: NotRegisteredKeyId("${zkKeyId(zkPk + 1n)}")`,
   });
+  // F `sign_zksig`: `ZkPublicKeys::try_from_iter` counts one past the bound, whatever the length.
   await assert.rejects(
-    s.signZk(5n, Array(33).fill(zkPk)),
-    (e) => e instanceof KmsError && e.code === 'KMS_KEY_COUNT',
+    s.signZk(5n, Array(40).fill(zkPk)),
+    (e) =>
+      e instanceof KmsError &&
+      e.code === 'KMS_KEY_COUNT' &&
+      e.message === 'Item count 33 exceeds static maximum of 32',
   );
-  await assert.rejects(s.signZk(5n, []), /1 to 32 keys, got 0/);
+  // F: the KMS key enum's `sign_multiple` refuses an empty key list.
+  await assert.rejects(s.signZk(5n, []), {
+    message:
+      'KMS API error: Failed to get multiple signature: KeyError(UnsupportedKey("Multi-key signature requires at least two keys."))',
+  });
 });
 
 test('keys under other ids do not sign by public key; a key stored under another key does not sign for it', async () => {
