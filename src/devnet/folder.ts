@@ -7,15 +7,28 @@
  * A folder that holds a devnet of another size is refused unless `reset` is asked; a folder that is not
  * empty and holds no `devnet.json` is never used nor deleted.
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { DevnetError } from './errors.ts';
 import {
   devnetDeploymentYaml,
   genesisDeclarations,
   HOST,
+  IBD_PEERS_MODES,
+  type IbdPeersMode,
   type NodePlan,
   nodeConfigYaml,
+  parseNodeList,
+  parsePeerLists,
   planDevnet,
 } from './plan.ts';
 
@@ -30,6 +43,12 @@ export interface DevnetMeta {
   readonly p2p_port_base: number;
   /** Absent in a folder written before the option existed: 127.0.0.1. */
   readonly p2p_host?: string;
+  /** Node index → the indices of its initial peers, for the nodes `--peers` named (the others: every other node). */
+  readonly peers?: Readonly<Record<string, readonly number[]>>;
+  /** Absent: `first`. */
+  readonly ibd_peers?: IbdPeersMode;
+  /** Seconds; absent: the devnet default (plan.ts). */
+  readonly prolonged_bootstrap_period?: number;
 }
 
 export interface DevnetFolderOptions {
@@ -44,11 +63,25 @@ export interface DevnetFolderOptions {
   readonly p2pHost?: string;
   /** For a new devnet: how many nodes (the first ones) the genesis declares as Blend core nodes; default all. */
   readonly coreNodes?: number;
+  /** For a new devnet: its genesis this many seconds after `nowMs` (default 0: at once). */
+  readonly genesisDelayS?: number;
+  /** `--peers` values (`<node>=<nodes>`); merged into the folder's lists and kept. */
+  readonly peers?: readonly string[];
+  /** Kept for the next runs. */
+  readonly ibdPeers?: IbdPeersMode;
+  /** Every node's prolonged bootstrap period in seconds; kept for the next runs. */
+  readonly prolongedBootstrapS?: number;
+  /** `--only`: the nodes this run starts (`0,2`); default all. */
+  readonly only?: string;
+  /** `--copy-state` values (`<from>:<to>`): node `to`'s state replaced by a copy of stopped node `from`'s. */
+  readonly copyState?: readonly string[];
+  /** Whether a node of the plan is running now (its API port is taken); the state copy refuses running nodes. */
+  readonly isRunning?: (plan: NodePlan) => Promise<boolean>;
   readonly reset: boolean;
   /** The text of deployments/devnet.yaml. */
   readonly baseDeployment: string;
   readonly nowMs: number;
-  /** Run on the plan before anything is deleted or written (the port check). */
+  /** Run on the nodes this run starts before anything is deleted or written (the port check). */
   readonly check?: (plans: readonly NodePlan[]) => Promise<void>;
 }
 
@@ -60,6 +93,8 @@ export interface PreparedDevnet {
   readonly configPaths: readonly string[];
   /** True when this run created the devnet (a new genesis). */
   readonly created: boolean;
+  /** The indices of the nodes this run starts, in order. */
+  readonly start: readonly number[];
 }
 
 export function readMeta(dir: string): DevnetMeta | undefined {
@@ -72,12 +107,20 @@ export function readMeta(dir: string): DevnetMeta | undefined {
     throw new DevnetError('DEVNET_FOLDER', `${path}: not valid JSON (${(e as Error).message})`);
   }
   const ok = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+  const peersOk =
+    m.peers === undefined ||
+    (typeof m.peers === 'object' &&
+      m.peers !== null &&
+      Object.values(m.peers).every((l) => Array.isArray(l) && l.every(ok)));
   if (
     !ok(m.nodes) ||
     !ok(m.genesis_time) ||
     !ok(m.api_port_base) ||
     !ok(m.p2p_port_base) ||
-    (m.p2p_host !== undefined && typeof m.p2p_host !== 'string')
+    (m.p2p_host !== undefined && typeof m.p2p_host !== 'string') ||
+    !peersOk ||
+    (m.ibd_peers !== undefined && !IBD_PEERS_MODES.includes(m.ibd_peers)) ||
+    (m.prolonged_bootstrap_period !== undefined && !ok(m.prolonged_bootstrap_period))
   )
     throw new DevnetError(
       'DEVNET_FOLDER',
@@ -111,13 +154,41 @@ export async function prepareDevnetFolder(o: DevnetFolderOptions): Promise<Prepa
   const plans = await planDevnet({ nodes, apiPortBase, p2pPortBase, p2pHost });
   // Checked before anything is written (the declarations are only written with a new genesis).
   genesisDeclarations(plans, o.coreNodes ?? nodes);
-  await o.check?.(plans);
+  const kept = o.reset ? undefined : previous;
+  if (kept !== undefined && o.genesisDelayS !== undefined)
+    throw new DevnetError(
+      'DEVNET_OPTION',
+      `--genesis-delay: ${o.dir} holds a chain whose genesis is fixed (use --reset for a new chain)`,
+    );
+  const delay = o.genesisDelayS ?? 0;
+  if (!Number.isInteger(delay) || delay < 0 || delay > 86_400)
+    throw new DevnetError(
+      'DEVNET_OPTION',
+      `--genesis-delay: expected whole seconds from 0 to 86400, got ${delay}`,
+    );
+  const peers: Record<string, readonly number[]> = { ...(kept?.peers ?? {}) };
+  for (const [node, list] of parsePeerLists(o.peers ?? [], nodes)) peers[String(node)] = list;
+  const ibd = o.ibdPeers ?? kept?.ibd_peers ?? 'first';
+  if (!IBD_PEERS_MODES.includes(ibd))
+    throw new DevnetError(
+      'DEVNET_OPTION',
+      `--ibd-peers: expected one of ${IBD_PEERS_MODES.join(', ')}, got ${JSON.stringify(ibd)}`,
+    );
+  const bootstrapS = o.prolongedBootstrapS ?? kept?.prolonged_bootstrap_period;
+  if (bootstrapS !== undefined && (!Number.isInteger(bootstrapS) || bootstrapS < 0))
+    throw new DevnetError('DEVNET_OPTION', `--bootstrap-period: expected whole seconds, got ${bootstrapS}`);
+  const start = o.only === undefined ? plans.map((p) => p.index) : parseNodeList(o.only, nodes, '--only');
+  const copies = (o.copyState ?? []).map((spec) => parseCopy(spec, nodes));
+  await o.check?.(start.map((i) => plans[i]!));
   if (meta !== undefined && o.reset) {
     rmSync(o.dir, { recursive: true, force: true });
     meta = undefined;
   }
   const created = meta === undefined;
-  const genesisTime = meta?.genesis_time ?? Math.floor(o.nowMs / 1000);
+  if (created && copies.length > 0)
+    throw new DevnetError('DEVNET_OPTION', '--copy-state: a new chain has no node state to copy');
+  for (const c of copies) await copyNodeState(o.dir, plans[c.from]!, plans[c.to]!, o.isRunning);
+  const genesisTime = meta?.genesis_time ?? Math.floor(o.nowMs / 1000) + delay;
   const deploymentPath = join(o.dir, DEPLOYMENT_FILE);
   mkdirSync(o.dir, { recursive: true, mode: 0o700 });
   if (created || !existsSync(deploymentPath)) {
@@ -138,15 +209,66 @@ export async function prepareDevnetFolder(o: DevnetFolderOptions): Promise<Prepa
     api_port_base: apiPortBase,
     p2p_port_base: p2pPortBase,
     p2p_host: p2pHost,
+    ...(Object.keys(peers).length > 0 ? { peers } : {}),
+    ...(ibd !== 'first' ? { ibd_peers: ibd } : {}),
+    ...(bootstrapS !== undefined ? { prolonged_bootstrap_period: bootstrapS } : {}),
   };
   writeFileSync(join(o.dir, META_FILE), `${JSON.stringify(newMeta, null, 2)}\n`);
   const configPaths = plans.map((p) => {
     const nodeDir = join(o.dir, p.name);
     mkdirSync(nodeDir, { recursive: true, mode: 0o700 });
     const path = join(nodeDir, 'user_config.yaml');
-    writeFileSync(path, nodeConfigYaml(p, plans), { mode: 0o600 });
+    const own = peers[String(p.index)];
+    writeFileSync(
+      path,
+      nodeConfigYaml(p, plans, {
+        ...(own !== undefined ? { peers: own } : {}),
+        ibd,
+        ...(bootstrapS !== undefined ? { prolongedBootstrapS: bootstrapS } : {}),
+      }),
+      { mode: 0o600 },
+    );
     chmodSync(path, 0o600);
     return path;
   });
-  return { dir: o.dir, meta: newMeta, plans, deploymentPath, configPaths, created };
+  return { dir: o.dir, meta: newMeta, plans, deploymentPath, configPaths, created, start };
+}
+
+/** Parses a `--copy-state` value, `<from>:<to>` (two distinct nodes of the devnet). */
+export function parseCopy(spec: string, nodes: number): { from: number; to: number } {
+  const m = /^\s*(\d+)\s*:\s*(\d+)\s*$/.exec(spec);
+  const from = Number(m?.[1]);
+  const to = Number(m?.[2]);
+  if (m === null || from >= nodes || to >= nodes || from === to)
+    throw new DevnetError(
+      'DEVNET_OPTION',
+      `--copy-state ${JSON.stringify(spec)}: expected <from>:<to>, two different nodes from 0 to ${nodes - 1}`,
+    );
+  return { from, to };
+}
+
+/**
+ * A folder snapshot: node `to`'s state folder replaced by a copy of node `from`'s (its chain, wallet
+ * and mempool), so that `to` starts where `from` stopped, with its own keys and peer id. Both must be
+ * stopped (a running node's store may be half written), and `from` must have a state.
+ */
+export async function copyNodeState(
+  dir: string,
+  from: NodePlan,
+  to: NodePlan,
+  isRunning?: (plan: NodePlan) => Promise<boolean>,
+): Promise<void> {
+  const src = join(dir, from.name, 'state');
+  if (!existsSync(src))
+    throw new DevnetError('DEVNET_FOLDER', `--copy-state: ${from.name} has no state to copy (${src})`);
+  for (const p of [from, to])
+    if ((await isRunning?.(p)) === true)
+      throw new DevnetError(
+        'DEVNET_FOLDER',
+        `--copy-state: ${p.name} is running (its API port ${p.apiPort} is in use): stop it first`,
+      );
+  const dst = join(dir, to.name, 'state');
+  rmSync(dst, { recursive: true, force: true });
+  mkdirSync(join(dir, to.name), { recursive: true, mode: 0o700 });
+  cpSync(src, dst, { recursive: true, preserveTimestamps: true });
 }

@@ -6,9 +6,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type PreparedDevnet, prepareDevnetFolder } from './folder.ts';
-import { DEFAULT_API_PORT_BASE, DEFAULT_P2P_PORT_BASE, type NodePlan } from './plan.ts';
-import { checkPortsFree } from './ports.ts';
+import { DevnetError } from './errors.ts';
+import { type PreparedDevnet, prepareDevnetFolder, readMeta } from './folder.ts';
+import { DEFAULT_API_PORT_BASE, DEFAULT_P2P_PORT_BASE, type IbdPeersMode, type NodePlan } from './plan.ts';
+import { checkPortsFree, tcpFree } from './ports.ts';
 import { superviseDevnet } from './supervisor.ts';
 
 export { DevnetError } from './errors.ts';
@@ -16,6 +17,8 @@ export {
   DEFAULT_API_PORT_BASE,
   DEFAULT_P2P_PORT_BASE,
   genesisNotes,
+  IBD_PEERS_MODES,
+  type IbdPeersMode,
   MAX_NODES,
   MIN_NODES,
   type NodePlan,
@@ -37,6 +40,24 @@ export interface DevnetOptions {
   readonly p2pHost?: string;
   /** For a new devnet: how many nodes the genesis declares as Blend core nodes (default all). */
   readonly coreNodes?: number;
+  /** For a new devnet: the genesis this many seconds from now (default now). */
+  readonly genesisDelayS?: number;
+  /** For a new devnet: the deployment file it is made from (default deployments/devnet.yaml). */
+  readonly deploymentFile?: string;
+  /** `--peers` values, `<node>=<nodes>` (kept in the folder). */
+  readonly peers?: readonly string[];
+  /** Kept in the folder. */
+  readonly ibdPeers?: IbdPeersMode;
+  /** Every node's prolonged bootstrap period, seconds (kept in the folder). */
+  readonly prolongedBootstrapS?: number;
+  /** `--only`: the nodes this run starts (e.g. `0,2`); default all. */
+  readonly only?: string;
+  /** `--copy-state` values, `<from>:<to>`. */
+  readonly copyState?: readonly string[];
+  /** Every node runs with `--insecure-test-proofs` (a test deployment only). */
+  readonly insecureTestProofs?: boolean;
+  /** Aborting it stops the nodes (as Ctrl-C). */
+  readonly signal?: AbortSignal;
   readonly reset: boolean;
   readonly pretty: boolean;
   readonly color: boolean;
@@ -58,9 +79,13 @@ export function devnetTable(d: PreparedDevnet): string {
   }));
   const w = (k: 'node' | 'api' | 'p2p') => Math.max(k.length, ...rows.map((r) => r[k].length)) + 2;
   const [wn, wa, wp] = [w('node'), w('api'), w('p2p')];
+  const starting =
+    d.start.length === d.plans.length
+      ? ''
+      : `, this run starts ${d.start.map((i) => `node-${i}`).join(', ')}`;
   const lines = [
     '',
-    `  Logos devnet: ${d.plans.length} node(s), ${d.created ? 'a new chain' : 'restarting its chain'}, genesis at ${genesis}`,
+    `  Logos devnet: ${d.plans.length} node(s), ${d.created ? 'a new chain' : 'restarting its chain'}, genesis at ${genesis}${starting}`,
     `  folder   ${resolve(d.dir)}`,
     `           deployment.yaml (shared genesis), node-<i>/user_config.yaml, node-<i>/state/`,
     '',
@@ -84,6 +109,17 @@ export function devnetTable(d: PreparedDevnet): string {
 /** Prepares the folder, checks the ports, prints the table and runs the nodes; resolves with the exit code. */
 export async function runDevnet(o: DevnetOptions): Promise<number> {
   const out = o.out ?? process.stdout;
+  if (o.deploymentFile !== undefined && !o.reset && readMeta(o.dir) !== undefined)
+    throw new DevnetError(
+      'DEVNET_OPTION',
+      `--deployment: ${o.dir} holds a chain whose deployment is fixed (use --reset for a new chain)`,
+    );
+  let baseDeployment: string;
+  try {
+    baseDeployment = readFileSync(o.deploymentFile ?? BASE_DEPLOYMENT, 'utf8');
+  } catch (e) {
+    throw new DevnetError('DEVNET_DEPLOYMENT', `--deployment: ${(e as Error).message}`);
+  }
   const devnet = await prepareDevnetFolder({
     dir: o.dir,
     ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
@@ -94,8 +130,15 @@ export async function runDevnet(o: DevnetOptions): Promise<number> {
     defaultP2pPortBase: DEFAULT_P2P_PORT_BASE,
     ...(o.p2pHost !== undefined ? { p2pHost: o.p2pHost } : {}),
     ...(o.coreNodes !== undefined ? { coreNodes: o.coreNodes } : {}),
+    ...(o.genesisDelayS !== undefined ? { genesisDelayS: o.genesisDelayS } : {}),
+    ...(o.peers !== undefined ? { peers: o.peers } : {}),
+    ...(o.ibdPeers !== undefined ? { ibdPeers: o.ibdPeers } : {}),
+    ...(o.prolongedBootstrapS !== undefined ? { prolongedBootstrapS: o.prolongedBootstrapS } : {}),
+    ...(o.only !== undefined ? { only: o.only } : {}),
+    ...(o.copyState !== undefined ? { copyState: o.copyState } : {}),
+    isRunning: async (p) => (await tcpFree(p.apiPort)) !== undefined,
     reset: o.reset,
-    baseDeployment: readFileSync(BASE_DEPLOYMENT, 'utf8'),
+    baseDeployment,
     nowMs: Date.now(),
     check: checkPortsFree,
   });
@@ -107,6 +150,8 @@ export async function runDevnet(o: DevnetOptions): Promise<number> {
     stopOnExit: o.stopOnExit,
     ...(o.keysDir !== undefined ? { keysDir: o.keysDir } : {}),
     ...(o.logLevel !== undefined ? { logLevel: o.logLevel } : {}),
+    ...(o.insecureTestProofs === true ? { insecureTestProofs: true } : {}),
+    ...(o.signal !== undefined ? { signal: o.signal } : {}),
     out,
   });
 }

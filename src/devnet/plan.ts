@@ -269,12 +269,36 @@ export function genesisDeclarations(
 const q = (s: string) => `'${s}'`;
 
 /**
- * A node's user_config.yaml (reference layout). `initial_peers`: every other node; IBD peers: node 0's
- * peer id for the other nodes, none for node 0 (see `ibdPeers`).
+ * Where a node's IBD peers come from: `first` node 0 (none for node 0 itself), `peers` its initial
+ * peers (F's cucumber step "we use IBD peers": the peer ids of the nodes it is connected to), `none`
+ * no IBD peer (the node catches up from the blocks it is sent, fetching their missing parents).
  */
-export function nodeConfigYaml(plan: NodePlan, all: readonly NodePlan[]): string {
-  const others = all.filter((p) => p.index !== plan.index);
-  const ibd = ibdPeers(plan, all);
+export type IbdPeersMode = 'first' | 'peers' | 'none';
+export const IBD_PEERS_MODES: readonly IbdPeersMode[] = ['first', 'peers', 'none'];
+
+/** How a node's network settings are chosen; the defaults give every node every other as its peer. */
+export interface NodeConfigOptions {
+  /** The indices of its initial peers (absent: every other node). */
+  readonly peers?: readonly number[];
+  /** Default `first`. */
+  readonly ibd?: IbdPeersMode;
+  /** `cryptarchia.service.bootstrap.prolonged_bootstrap_period` in seconds; default 2. */
+  readonly prolongedBootstrapS?: number;
+}
+
+/** The default prolonged bootstrap period of a devnet node, in seconds. */
+export const DEVNET_PROLONGED_BOOTSTRAP_S = 2;
+
+/**
+ * A node's user_config.yaml (reference layout). `initial_peers`: every other node unless `o.peers`
+ * names them; IBD peers as `o.ibd` says (see `ibdPeers`).
+ */
+export function nodeConfigYaml(plan: NodePlan, all: readonly NodePlan[], o: NodeConfigOptions = {}): string {
+  const others =
+    o.peers === undefined
+      ? all.filter((p) => p.index !== plan.index)
+      : o.peers.map((i) => all[i]!).filter((p) => p !== undefined && p.index !== plan.index);
+  const ibd = ibdPeers(plan, all, o.ibd ?? 'first', others);
   const list = (items: readonly string[], indent: string) =>
     items.length === 0 ? ' []' : `\n${items.map((x) => `${indent}- ${q(x)}`).join('\n')}`;
   const zk = [...plan.fundedKeys, plan.voucherMaster, plan.blendZk];
@@ -300,7 +324,7 @@ export function nodeConfigYaml(plan: NodePlan, all: readonly NodePlan[]): string
     'cryptarchia:',
     '  service:',
     '    bootstrap:',
-    '      prolonged_bootstrap_period: 2',
+    `      prolonged_bootstrap_period: ${o.prolongedBootstrapS ?? DEVNET_PROLONGED_BOOTSTRAP_S}`,
     '  network:',
     '    bootstrap:',
     '      ibd:',
@@ -339,10 +363,69 @@ export function nodeConfigYaml(plan: NodePlan, all: readonly NodePlan[]): string
 }
 
 /**
- * IBD peers (F `init`: the peer ids of the initial peers). Node 0 starts first with none (it is the
- * devnet's bootstrap node); every other node downloads from node 0.
- * inferred: not every initial peer is an IBD peer (docs/fidelity.md "Multi-node devnet IBD peers and start order")
+ * IBD peers (F `init`: the peer ids of the initial peers). `first` (the default): node 0 starts first
+ * with none (it is the devnet's bootstrap node) and every other node downloads from node 0. `peers`: the
+ * peer ids of its initial peers, as F `init` and F's cucumber step "we use IBD peers" (F
+ * tests/src/cucumber/steps/manual_nodes/utils.rs `get_startup_settings`). `none`: no IBD peer, as F's
+ * cucumber nodes without that step.
+ * inferred: `first` is a devnet choice (docs/fidelity.md "Multi-node devnet IBD peers and start order")
  */
-export function ibdPeers(plan: NodePlan, all: readonly NodePlan[]): string[] {
+export function ibdPeers(
+  plan: NodePlan,
+  all: readonly NodePlan[],
+  mode: IbdPeersMode = 'first',
+  initialPeers: readonly NodePlan[] = all.filter((p) => p.index !== plan.index),
+): string[] {
+  if (mode === 'none') return [];
+  if (mode === 'peers') return initialPeers.map((p) => p.peerId);
   return plan.index === 0 ? [] : [all[0]!.peerId];
+}
+
+/**
+ * Parses `--peers` values, each `<node>=<nodes>` (`3=1,2`: node 3's initial peers are nodes 1 and 2;
+ * `3=`: none), into node → peer indices; every index must name a node of the devnet, and a node is not
+ * its own peer.
+ */
+export function parsePeerLists(specs: readonly string[], nodes: number): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  const index = (s: string, spec: string) => {
+    const i = Number(s.trim());
+    if (s.trim() === '' || !Number.isInteger(i) || i < 0 || i >= nodes)
+      throw new DevnetError(
+        'DEVNET_OPTION',
+        `--peers ${JSON.stringify(spec)}: ${JSON.stringify(s)} is not a node of this devnet (0 to ${nodes - 1})`,
+      );
+    return i;
+  };
+  for (const spec of specs) {
+    const eq = spec.indexOf('=');
+    if (eq < 0)
+      throw new DevnetError(
+        'DEVNET_OPTION',
+        `--peers ${JSON.stringify(spec)}: expected <node>=<nodes>, e.g. 3=1,2 (or 3= for none)`,
+      );
+    const node = index(spec.slice(0, eq), spec);
+    const rest = spec.slice(eq + 1).trim();
+    const peers = rest === '' ? [] : rest.split(',').map((x) => index(x, spec));
+    if (peers.includes(node))
+      throw new DevnetError('DEVNET_OPTION', `--peers ${JSON.stringify(spec)}: a node is not its own peer`);
+    out.set(node, [...new Set(peers)]);
+  }
+  return out;
+}
+
+/** Parses a list of node indices (`--only 0,2`): each a node of the devnet, no repeats. */
+export function parseNodeList(text: string, nodes: number, option: string): number[] {
+  const list = text.split(',').map((x) => x.trim());
+  const out: number[] = [];
+  for (const x of list) {
+    const i = Number(x);
+    if (x === '' || !Number.isInteger(i) || i < 0 || i >= nodes)
+      throw new DevnetError(
+        'DEVNET_OPTION',
+        `${option}: ${JSON.stringify(x)} is not a node of this devnet (0 to ${nodes - 1})`,
+      );
+    if (!out.includes(i)) out.push(i);
+  }
+  return out;
 }
