@@ -75,7 +75,6 @@ export async function ibdRound(set: IbdBlocks, proofs: ProofSystem, mode: IbdMod
           source: async function* () {
             for (const block of blocks) yield { block, id: headerId(block.header), peer: 'bench-peer' };
           },
-          network: { penalize: () => {} },
           rejected: new RejectedBlocks(0),
           logger,
           signal: new AbortController().signal,
