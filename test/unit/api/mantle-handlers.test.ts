@@ -38,7 +38,7 @@ test('a full mempool: 500 with the pool text, nothing added (bounded pool, docs/
   const s = chain.tip().state;
   const first = transfer(s, [notes[0]!], [{ value: 5n, pk }]).tx;
   const second = transfer(s, [notes[1]!], [{ value: 5n, pk }]).tx;
-  const add = (tx: typeof first) =>
+  const add = async (tx: typeof first) =>
     mantleHandlers.mempoolAddTx(ctx, { body: signedMantleTx.toJson(tx) } as unknown as Args);
   assert.deepEqual(await add(first), { body: 'null' });
   const bytes = encodeSignedTx(first).length;
