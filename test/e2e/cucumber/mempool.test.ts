@@ -21,10 +21,12 @@ import { openStore } from '../../../src/storage/open.ts';
 import { blockOn, followerConfig } from '../../mocks/chain-feed.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
 import {
+  balanceOf,
   call,
   cucumberDeployment,
   height,
   invalidTransfer,
+  isIncluded,
   isPending,
   notIncludedFor,
   pkOf,
@@ -108,10 +110,17 @@ test('Submitted transaction becomes visible in current-tip mempool view', async 
 test('Included transaction is removed from mempool view', async () => {
   const [a, b] = wallets('removed').map(pkOf);
   await waitHeight(n1, 2, 240_000);
-  const hash = await transfer(n1, a!, b!, 100);
-  await waitIncluded(n1, hash, 240_000);
-  await waitNotPending([n1], hash, 30_000);
-  await remainsNotPending([n1], hash, 2, 180_000);
+  const tx = await prepare(n1, { outputs: [{ pk: b!, value: 100 }], funding: [a!] });
+  await submitOk(n1, tx);
+  await waitIncluded(n1, tx.hash, 240_000);
+  await waitNotPending([n1], tx.hash, 30_000);
+  const credited = (await balanceOf(n1, b!)).balance;
+  // Submitted again after its inclusion: admitted (no ledger check on admission, as the reference),
+  // then dropped (its inputs are spent); it never applies a second time.
+  await submitOk(n1, tx);
+  await remainsNotPending([n1], tx.hash, 2, 180_000);
+  await waitNotPending([n1], tx.hash, 30_000);
+  assert.equal((await balanceOf(n1, b!)).balance, credited, 'the recipient is not credited twice');
 });
 
 test('Pending transaction survives restart before inclusion', async () => {
@@ -161,6 +170,17 @@ test('Invalid transaction is not retained in mempool', async () => {
   // "I try to submit": the node may refuse it or admit it; either way it is never included.
   const r = await submit(n1, bad.signed);
   assert.ok([200, 422, 400].includes(r.status), `${r.status} ${r.text}`);
+  // And a transaction whose proof is broken: refused with a plain-text 422, never pending.
+  const a = pkOf('removed WALLET_A');
+  const good = await prepare(n1, { outputs: [{ pk: a, value: 13 }], funding: [a] });
+  const signed = good.signed as unknown as { mantle_tx: unknown; ops_proofs: { ZkSig: { pi_a: string } }[] };
+  const zk = signed.ops_proofs[0]!.ZkSig;
+  const broken = { ZkSig: { ...zk, pi_a: (zk.pi_a[0] === '0' ? '1' : '0') + zk.pi_a.slice(1) } };
+  const refused = await submit(n1, { mantle_tx: signed.mantle_tx, ops_proofs: [broken] } as never);
+  assert.equal(refused.status, 422, refused.text);
+  assert.ok(!refused.text.startsWith('{'), `a plain-text body: ${refused.text}`);
   await notIncludedFor(n1, bad.hash, 5, 30_000);
   await waitNotPending([n1], bad.hash, 30_000);
+  assert.equal(await isPending(n1, good.hash), false);
+  assert.equal(isIncluded(n1, good.hash), false);
 });
