@@ -37,7 +37,12 @@ import { epochViewAt } from '../ledger/apply.ts';
 import type { BlendDeployment } from '../ledger/deployment.ts';
 import { type EpochSchedule, epochOf, epochSchedule } from '../ledger/parameters.ts';
 import { preverifyTx } from '../ledger/preverify.ts';
-import { PROOFS_ALREADY_VERIFIED, type ProofSystem, type ProveOptions } from '../ledger/proof-system.ts';
+import {
+  PROOFS_ALREADY_VERIFIED,
+  type ProofSystem,
+  type ProveOptions,
+  ProvingUnavailable,
+} from '../ledger/proof-system.ts';
 import { blendingTokenBytes, tokenDistance, tokenEvaluation } from '../ledger/sdp-rewards.ts';
 import type { BlendActivityProof } from '../mantle/ops.ts';
 import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
@@ -281,6 +286,10 @@ export class BlendService implements IBlend, ProposalPublisher {
       );
       return hash;
     }
+    // A node that cannot make proofs of quota cannot blend (its circuits folder has no witness
+    // generator it can run for them): it says so rather than holding the transaction for nothing.
+    const noPoq = this.deps.prover.cannotProve?.('poq');
+    if (noPoq !== undefined && this.ready) throw new ProvingUnavailable('poq', noPoq);
     // Preverified as any transaction this node accepts, before it waits for its proofs.
     preverifyTx(tx, PROOFS_ALREADY_VERIFIED);
     this.pending.push({ hash, body });
@@ -707,7 +716,8 @@ export class BlendService implements IBlend, ProposalPublisher {
   /** Keeps `COVER_PROOFS_AHEAD` messages' worth of core proofs made in the background. */
   private refillCoverProofs(): void {
     const ce = this.core;
-    if (ce === null || this.closed) return;
+    // Without a proof-of-quota prover there is no cover traffic (the start log says this role is off).
+    if (ce === null || this.closed || this.deps.prover.cannotProve?.('poq') !== undefined) return;
     const want = COVER_PROOFS_AHEAD * this.layers;
     while (this.coverProofs.length + this.coverProving < want && ce.processor.quota.remaining('core') > 0n) {
       this.coverProving++;
@@ -871,6 +881,8 @@ export class BlendService implements IBlend, ProposalPublisher {
           await this.flushPendingToMempool();
           return;
         }
+        // No proofs of quota here: they wait (listed as pending) for an epoch without mixing.
+        if (this.deps.prover.cannotProve?.('poq') !== undefined) return;
         const nonce = await this.solvePuzzle(processor);
         if (processor !== this.processor) continue;
         if (nonce === undefined) return;

@@ -1,0 +1,80 @@
+/**
+ * A node whose circuits folder cannot prove the proof of quota (the reference's native witness generator
+ * only): Blend still serves an epoch without mixing (Broadcast: a dispersed transaction goes to the
+ * mempool, which needs no proof), and never asks the prover for a proof of quota.
+ */
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import { BlendService, DEFAULT_BLEND } from '../../../src/blend/index.ts';
+import { SlotClock } from '../../../src/chain/clock.ts';
+import type { IChain } from '../../../src/chain/index.ts';
+import { type ProofSystem, ProvingUnavailable } from '../../../src/ledger/proof-system.ts';
+import type { SignedMantleTx } from '../../../src/mantle/tx.ts';
+import { txHash } from '../../../src/mantle/tx.ts';
+import type { AddResult, IMempool } from '../../../src/mempool/index.ts';
+import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
+import { FAST } from '../../mocks/fast-deployment.ts';
+import { genesisNotes, KEYS, TestChain, transfer } from '../../mocks/ledger.ts';
+import { waitUntil } from '../../utils/api-node.ts';
+
+class Chain extends EventEmitter {
+  consensusState: 'Bootstrapping' | 'Online' = 'Online';
+  readonly t = new TestChain(FAST);
+  get config() {
+    return this.t.ctx.config;
+  }
+  tip() {
+    return { id: this.t.tip, slot: this.t.state.slot, height: 0, state: this.t.state };
+  }
+}
+
+test('without a proof-of-quota prover, a Broadcast epoch still disperses and no PoQ is asked for', async () => {
+  const chain = new Chain();
+  const added: SignedMantleTx[] = [];
+  const mempool = {
+    add: async (tx: SignedMantleTx): Promise<AddResult> => {
+      added.push(tx);
+      return { hash: txHash(tx.mantle_tx), outcome: 'added' };
+    },
+  } as unknown as IMempool;
+  let poqAsked = 0;
+  const prover: ProofSystem = {
+    ...INSECURE_TEST_PROOFS,
+    provePoq: () => {
+      poqAsked++;
+      return Promise.reject(new ProvingUnavailable('poq', 'no witness generator'));
+    },
+    cannotProve: (c) => (c === 'poq' ? 'no witness generator' : undefined),
+  };
+  const stop = new AbortController();
+  const blend = await BlendService.init(
+    { blend: DEFAULT_BLEND, deployment: FAST.blend, signingSeed: null, zkSecret: null },
+    {
+      chain: chain as unknown as IChain,
+      clock: new SlotClock(Date.now(), FAST.slot_duration_ms),
+      mempool,
+      gossip: { publishBlock: () => {}, relayProposal: () => {} },
+      prover,
+      verifier: INSECURE_TEST_PROOFS,
+      logger: pino({ level: 'silent' }),
+      signal: stop.signal,
+    },
+  );
+  try {
+    await waitUntil(() => blend.mode() === 'broadcast', 5_000, 'the first epoch known');
+    const tx = transfer(
+      chain.t.state,
+      [genesisNotes(chain.t.genesis)[0]!],
+      [{ value: 5n, pk: KEYS[1]!.publicKey }],
+    ).tx;
+    await blend.disperseTransaction(tx);
+    assert.deepEqual(added, [tx]);
+    await new Promise((r) => setTimeout(r, 2 * FAST.slot_duration_ms));
+    assert.equal(poqAsked, 0);
+  } finally {
+    stop.abort();
+    await blend.close();
+  }
+});
