@@ -9,11 +9,11 @@
  * a node without peers (a bootstrap node) until it follows the chain (F `ensure_node_ready`); the
  * convergence, height and LIB checks poll `/cryptarchia/info` and the nodes' chains as F's do.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { type IbdPeersMode, runDevnet } from '../../src/devnet/index.ts';
+import { type IbdPeersMode, planDevnet, runDevnet } from '../../src/devnet/index.ts';
 import { fastDeploymentYaml } from '../mocks/fast-deployment.ts';
 import { type ChainInfo, freeBase, SimNode, until } from './sim-cluster.ts';
 
@@ -95,6 +95,16 @@ export class CucumberDevnet {
 
   get nodes(): SimNode[] {
     return [...this.started.values()].map((s) => s.node);
+  }
+
+  /** The public keys of the funded devnet keys of a started node (its funding key first). */
+  async fundedKeys(name: string): Promise<string[]> {
+    const plans = await planDevnet({
+      nodes: this.o.capacity,
+      apiPortBase: this.apiBase,
+      p2pPortBase: this.p2pBase,
+    });
+    return plans[this.index.get(name)!]!.fundedKeys.map((k) => k.publicKey);
   }
 
   /** The devnet folder of a started node (`node-<i>`). */
@@ -311,4 +321,94 @@ async function blockAtHeight(n: SimNode, height: number): Promise<string | undef
 /** The height of a node's LIB on its canonical chain (-1 if not found). */
 async function heightOf(n: SimNode, info: ChainInfo): Promise<number> {
   return (await chainOf(n))?.indexOf(info.lib) ?? -1;
+}
+
+/** A 64-hex value of a node's user_config.yaml (`funding_pk`, `secret_key_kms_id`, …). */
+export function userConfigValue(c: CucumberDevnet, name: string, key: string): string {
+  const cfg = readFileSync(join(c.nodeDir(name), 'user_config.yaml'), 'utf8');
+  const m = new RegExp(`${key}: '([^']+)'`).exec(cfg);
+  if (m === null) throw new Error(`${name}'s user_config.yaml has no ${key}`);
+  return m[1]!;
+}
+
+/** The Blend core Zk public key and locator of a node (F utils.rs `blend_core_*_from_node_yaml`). */
+export function blendKeys(c: CucumberDevnet, name: string): { zk: string; locator: string } {
+  return {
+    zk: userConfigValue(c, name, 'secret_key_kms_id'),
+    locator: userConfigValue(c, name, 'listening_address'),
+  };
+}
+
+/** Whether a transaction is stored in a block of the node. */
+export async function included(n: SimNode, hash: string): Promise<boolean> {
+  const r = await fetch(`${n.api}/cryptarchia/transaction/${hash}`, {
+    signal: AbortSignal.timeout(5000),
+  }).catch(() => undefined);
+  return r?.status === 200;
+}
+
+/**
+ * F "I send N transactions of V LGO each from wallet W to blend core zk key of node X": transfers from
+ * the node's funding key, each waited for until included (F: two minutes).
+ */
+export async function sendToBlendZk(
+  c: CucumberDevnet,
+  from: string,
+  to: string,
+  count: number,
+  value: number,
+) {
+  const n = c.node(from);
+  const funding = userConfigValue(c, from, 'funding_pk');
+  for (let k = 0; k < count; k++) {
+    const sent = await n.post<{ hash: string }>('/wallet/transactions/transfer-funds', {
+      recipient_public_key: blendKeys(c, to).zk,
+      amount: value,
+      change_public_key: funding,
+      funding_public_keys: [funding],
+    });
+    if (sent.status !== 201) throw new Error(`transfer refused: ${sent.status} ${JSON.stringify(sent.body)}`);
+    await until('the transfer to the Blend key included', () => included(n, sent.body.hash), 120_000);
+  }
+}
+
+/** F `wait_for_blend_funded_note`: a note of the node's Blend Zk key, as its wallet reports it (30 s). */
+export async function blendFundedNote(c: CucumberDevnet, name: string): Promise<string> {
+  const { zk } = blendKeys(c, name);
+  let note: string | undefined;
+  await until(
+    `a funded note on ${name}'s Blend Zk key`,
+    async () => {
+      const b = await c
+        .node(name)
+        .get<{ notes: Record<string, number> }>(`/wallet/${zk}/balance`)
+        .catch(() => undefined);
+      note = Object.keys(b?.notes ?? {})[0];
+      return note !== undefined;
+    },
+    30_000,
+  );
+  return note!;
+}
+
+/** F "blend core SDP declaration for node X is included on node Y" (30 s): a declaration locking the note. */
+export async function blendDeclarationIncluded(
+  c: CucumberDevnet,
+  declarer: string,
+  on: string,
+): Promise<void> {
+  const { zk } = blendKeys(c, declarer);
+  const note = await blendFundedNote(c, declarer);
+  await until(
+    `the Blend declaration of ${declarer} on ${on}`,
+    async () => {
+      const ds = await c
+        .node(on)
+        .get<Record<string, { service_note_id: string; zk_id: string }>>('/mantle/sdp/declarations')
+        .catch(() => ({}));
+      // F compares the declaration's locked note (`service_note_id` in this API) and Zk id.
+      return Object.values(ds).some((d) => d.service_note_id === note && d.zk_id === zk);
+    },
+    30_000,
+  );
 }
