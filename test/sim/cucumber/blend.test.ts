@@ -10,6 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { waitUntil } from '../../utils/api-node.ts';
 import {
   blendDeclarationIncluded,
   blendFundedNote,
@@ -18,7 +19,6 @@ import {
   type CucumberDevnetOptions,
   sendToBlendZk,
 } from '../../utils/cucumber-devnet.ts';
-import { waitUntil } from '../../utils/api-node.ts';
 import { until } from '../../utils/sim-cluster.ts';
 
 const open: CucumberDevnet[] = [];
