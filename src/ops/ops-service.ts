@@ -17,7 +17,7 @@ import { voucherPath } from '../ledger/trees/voucher-tree.ts';
 import type { Locator } from '../mantle/locator.ts';
 import { type ActivityMetadata, type Op, Opcode, type SDPDeclareOp } from '../mantle/ops.ts';
 import { declarationId } from '../mantle/sdp.ts';
-import { txHash, txHashToFr } from '../mantle/tx.ts';
+import { type SignedMantleTx, txHash, txHashToFr } from '../mantle/tx.ts';
 import { Semaphore } from '../util/semaphore.ts';
 import type { FundedTx, IWallet } from '../wallet/interface.ts';
 import type { BlendKeysSection, KmsKeys, SdpSection } from './config.ts';
@@ -52,6 +52,13 @@ export interface OpsConfig {
   readonly blend: BlendKeysSection;
   /** The key store's keys (`kms.backend.keys`): the Blend keys are read from them. */
   readonly kmsKeys: KmsKeys;
+}
+
+/** A failure before the transaction was handed to the mempool (funding, the fee cap, proofs, signing). */
+class NotSubmitted extends Error {
+  constructor(readonly cause: unknown) {
+    super((cause as Error)?.message ?? String(cause));
+  }
 }
 
 /** Where the node's current declaration is kept. */
@@ -133,15 +140,22 @@ export class OpsService implements IOps {
   }
 
   /**
-   * Funds `op` (exact mandatory fee, change back to the funding key), refuses a fee above `maxFee` and
-   * releases what funding reserved when the transaction is not submitted. `prove` adds proofs over the
-   * funded transaction's hash (a LeaderClaim's PoC) before the wallet signs and submits it.
+   * Funds `op` (exact mandatory fee, change back to the funding key), refuses a fee above `maxFee`, and
+   * signs and submits it. `prove` adds proofs over the funded transaction's hash (a LeaderClaim's PoC)
+   * before the wallet signs. What funding reserved is released where the reference releases it:
+   * - signing fails: always (the wallet does it, F `WalletMsg::SignTx`);
+   * - the fee is over the cap, or `prove` fails: only when `releaseBeforeSigning` (a leader claim: F's
+   *   wallet builds the claim and releases on any error, `build_reserved_leader_claim_tx`); an SDP
+   *   message keeps its notes reserved until they expire (F `generic_services/sdp/wallet.rs` returns
+   *   `TxFeeExceedsMaxFee` after `fund_tx` reserved them);
+   * - the mempool refuses the transaction: never (F posts it after the wallet answered).
    */
   async #fundAndSubmit(
     op: Op,
     fundingPk: Fr,
     maxFee: bigint,
     tip: Uint8Array | undefined,
+    releaseBeforeSigning: boolean,
     prove?: (funded: FundedTx) => Promise<FundedTx>,
   ): Promise<{ hash: Uint8Array; fee: bigint }> {
     const wallet = this.#wallet();
@@ -157,11 +171,17 @@ export class OpsService implements IOps {
       if (funded.fee > maxFee) throw feeTooHigh(funded.fee, maxFee);
       ready = prove ? await prove(funded) : funded;
     } catch (e) {
-      wallet.release(funded);
-      throw e;
+      if (releaseBeforeSigning) wallet.release(funded);
+      throw new NotSubmitted(e);
     }
-    // The wallet releases the funded notes itself when signing fails (a mempool refusal keeps them, as F).
-    return { hash: await wallet.submitFunded(ready), fee: funded.fee };
+    let signed: SignedMantleTx;
+    try {
+      // The wallet releases the funded notes itself when signing fails.
+      signed = await wallet.sign(ready);
+    } catch (e) {
+      throw new NotSubmitted(e);
+    }
+    return { hash: await wallet.submitSigned(signed), fee: funded.fee };
   }
 
   #stateAt(tip: Uint8Array | undefined): { id: Uint8Array; state: LedgerState } {
@@ -244,7 +264,8 @@ export class OpsService implements IOps {
       );
       return withProof(funded, Opcode.LeaderClaim, { type: 'PoC', proof });
     };
-    // F reserves the voucher before building the claim and releases it when building fails.
+    // F reserves the voucher before building the claim and releases it when building (funding, the fee
+    // cap, the proof, signing) fails; a claim the mempool refuses keeps it (F `build_and_submit_claim_tx`).
     await this.#book.reserve(voucher.nullifier);
     try {
       const { hash, fee } = await this.#fundAndSubmit(
@@ -252,6 +273,7 @@ export class OpsService implements IOps {
         pk,
         max_tx_fee,
         tip.id,
+        true,
         prove,
       );
       this.deps.logger.info(
@@ -260,7 +282,11 @@ export class OpsService implements IOps {
       );
       return hash;
     } catch (e) {
-      await this.#book.release(voucher.nullifier);
+      // Only a claim that was built and signed reached the mempool: its refusal keeps the voucher.
+      if (e instanceof NotSubmitted) {
+        await this.#book.release(voucher.nullifier);
+        throw e.cause;
+      }
       throw e;
     }
   }
@@ -293,7 +319,10 @@ export class OpsService implements IOps {
       frFromBytes(hexToBytes(funding_pk)),
       max_tx_fee,
       undefined,
-    );
+      false,
+    ).catch((e: unknown) => {
+      throw e instanceof NotSubmitted ? e.cause : e;
+    });
     this.deps.logger.info(
       { declaration_id: hex(id), tx_hash: hex(hash) },
       `SDP ${what} added to the mempool`,

@@ -89,6 +89,8 @@ export interface IWallet {
    * keeps them reserved (until expiry), as F.
    */
   submitFunded(funded: FundedTx): Promise<Uint8Array>;
+  /** Adds a transaction signed with `sign` to the mempool; returns its hash (a refusal throws). */
+  submitSigned(signed: SignedMantleTx): Promise<Uint8Array>;
   /** Releases the notes a funded transaction reserved (it will not be submitted). */
   release(funded: FundedTx): void;
   /** `transfer-funds`: one output to the recipient, funded with the exact mandatory fee, submitted. */

@@ -330,8 +330,11 @@ export class Wallet implements IWallet {
   }
 
   async submitFunded(funded: FundedTx): Promise<Uint8Array> {
-    const signed = await this.sign(funded);
     // A refusal keeps the notes reserved (F releases them only when signing fails).
+    return this.submitSigned(await this.sign(funded));
+  }
+
+  async submitSigned(signed: SignedMantleTx): Promise<Uint8Array> {
     const { hash } = await this.#mempool.add(signed, 'wallet');
     return hash;
   }

@@ -92,14 +92,13 @@ export class FakeWallet implements IWallet {
     };
   }
 
+  /** As the wallet: a mempool refusal keeps the notes reserved. */
   async submitFunded(funded: FundedTx): Promise<Uint8Array> {
-    const signed = await this.sign(funded);
-    try {
-      return (await this.mempool.add(signed, 'wallet')).hash;
-    } catch (e) {
-      this.release(funded);
-      throw e;
-    }
+    return this.submitSigned(await this.sign(funded));
+  }
+
+  async submitSigned(signed: SignedMantleTx): Promise<Uint8Array> {
+    return (await this.mempool.add(signed, 'wallet')).hash;
   }
 
   release(funded: FundedTx): void {

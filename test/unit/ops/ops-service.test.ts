@@ -179,20 +179,21 @@ describe('leader reward vouchers', () => {
     assert.deepEqual(nfs, [v(0n).nf, v(1n).nf]);
   });
 
-  test('a claim that cannot be submitted or costs more than the cap releases its voucher', async () => {
+  test('a claim above the fee cap releases its voucher and notes; one the mempool refuses keeps both (F build_and_submit_claim_tx)', async () => {
     const r = await voucherRig();
     const ops = r.service();
-    r.mempool.failWith = new Error('Item already in mempool');
-    await assert.rejects(ops.claim(), /Item already in mempool/);
-    assert.equal(statuses(ops)[0], 'available');
-    r.mempool.failWith = undefined;
     r.wallet.fee = 1001n;
     await assert.rejects(ops.claim(), /tx_fee=1001 > max_fee=1000/);
     assert.equal(statuses(ops)[0], 'available');
-    assert.equal(r.mempool.added.length, 0);
     assert.deepEqual(r.walletStore.pendingClaims(), []);
-    // Both fundings were released: by the wallet when the mempool refused, by the claim above the cap.
-    assert.equal(r.wallet.released.length, 2);
+    assert.equal(r.wallet.released.length, 1, 'the claim above the cap released its funding');
+    r.wallet.fee = 10n;
+    r.mempool.failWith = new Error('Item already in mempool');
+    await assert.rejects(ops.claim(), /Item already in mempool/);
+    assert.equal(statuses(ops)[0], 'reserved', 'the refused claim keeps its voucher until it expires');
+    assert.equal(r.walletStore.pendingClaims().length, 1);
+    assert.equal(r.wallet.released.length, 1, 'and its notes');
+    assert.equal(r.mempool.added.length, 0);
   });
 
   test('without a funding key or a wallet nothing is reserved', async () => {
@@ -329,7 +330,8 @@ describe('SDP', () => {
     r.wallet.fee = 1001n;
     await assert.rejects(ops.withdraw(id), /tx_fee=1001 > max_fee=1000/);
     assert.equal(r.mempool.added.length, 0);
-    assert.equal(r.wallet.released.length, 1);
+    // F's SDP wallet returns TxFeeExceedsMaxFee after fund_tx reserved the notes: they stay reserved.
+    assert.equal(r.wallet.released.length, 0);
     assert.deepEqual(ops.currentDeclarationId(), id);
   });
 
