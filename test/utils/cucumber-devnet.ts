@@ -14,8 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type IbdPeersMode, planDevnet, runDevnet } from '../../src/devnet/index.ts';
+import { tcpFree, udpFree } from '../../src/devnet/ports.ts';
 import { fastDeploymentYaml } from '../mocks/fast-deployment.ts';
-import { type ChainInfo, freeBase, SimNode, until } from './sim-cluster.ts';
+import { type ChainInfo, SimNode, until } from './sim-cluster.ts';
 
 export interface CucumberDevnetOptions {
   /** "I have a cluster with capacity of N nodes". */
@@ -57,6 +58,34 @@ function sink(): { stream: Writable; out: { text: string } } {
   return { stream, out };
 }
 
+/** Port ranges this process gave out (each scenario's API, P2P and Blend ports must not meet). */
+const taken: [number, number][] = [];
+
+/**
+ * A base of `count` free ports (TCP and UDP, and UDP at +400 for Blend), below Linux's ephemeral range
+ * (32768 and up, where outgoing connections take ports at any time), away from the ranges already
+ * given out by this process (scenarios of a file run at the same time).
+ */
+async function portBase(count: number): Promise<number> {
+  for (;;) {
+    const base = 10_000 + Math.floor(Math.random() * 22_000);
+    const ranges: [number, number][] = [
+      [base, base + count],
+      [base + 400, base + 400 + count],
+    ];
+    if (ranges.some(([a, b]) => taken.some(([c, d]) => a < d && c < b))) continue;
+    let ok = true;
+    for (let i = 0; i < count && ok; i++)
+      ok =
+        (await tcpFree(base + i)) === undefined &&
+        (await udpFree(base + i)) === undefined &&
+        (await udpFree(base + 400 + i)) === undefined;
+    if (!ok) continue;
+    taken.push(...ranges);
+    return base;
+  }
+}
+
 export class CucumberDevnet {
   /** Scenario node name → devnet node index. */
   readonly index = new Map<string, number>();
@@ -77,8 +106,8 @@ export class CucumberDevnet {
     const deploymentFile = join(tmp, 'base-deployment.yaml');
     const yaml = fastDeploymentYaml(o.slotMs ?? 500, o.k ?? 10);
     writeFileSync(deploymentFile, (o.editDeployment ?? ((y: string) => y))(yaml));
-    const apiBase = await freeBase(o.capacity);
-    const p2pBase = await freeBase(o.capacity, [apiBase, apiBase - 400]);
+    const apiBase = await portBase(o.capacity);
+    const p2pBase = await portBase(o.capacity);
     return new CucumberDevnet(tmp, join(tmp, 'net'), deploymentFile, apiBase, p2pBase, o);
   }
 
@@ -170,29 +199,48 @@ export class CucumberDevnet {
       until('the devnet folder prepared', () => out.text.includes('Logos devnet:'), 30_000, tail),
       failed.then((e) => Promise.reject(e)),
     ]);
-    if (immediate) return node;
+    if (!immediate) await this.ready(name, peers.length === 0);
+    return node;
+  }
+
+  /** Starts several peer nodes of the same peers at once (as F's scenario runner deploys a topology). */
+  async startTogether(names: readonly string[], peers: readonly string[]): Promise<void> {
+    for (const n of names) await this.start(n, peers, true);
+    await Promise.all(names.map((n) => this.ready(n, peers.length === 0)));
+  }
+
+  /**
+   * F `ensure_node_ready`: the node answers and listens for peers; a bootstrap node (no peers), or
+   * every node under F's "all peers must be mode online after startup in N seconds", follows the chain.
+   */
+  private async ready(name: string, bootstrap: boolean): Promise<void> {
+    const s = this.started.get(name)!;
+    const tail = () => `${name} output:\n${s.out.text.slice(-4000)}`;
+    const failed = s.done.then(
+      (code) => new Error(`devnet run of ${name} ended with code ${code}: ${tail()}`),
+      (e: Error) => e,
+    );
     const ready = (async () => {
       await until(
         `${name} answers and listens for peers`,
         async () => {
-          const info = await node.get<{ listen_addresses: string[] }>('/network/info').catch(() => undefined);
+          const info = await s.node
+            .get<{ listen_addresses: string[] }>('/network/info')
+            .catch(() => undefined);
           return info !== undefined && info.listen_addresses.length > 0;
         },
         60_000,
         tail,
       );
-      // F ensure_node_ready: a bootstrap node (no peers), or every node when F's "all peers must be mode
-      // online after startup in N seconds", must follow the chain.
-      if (peers.length === 0 || this.o.onlineMs !== undefined)
+      if (bootstrap || this.o.onlineMs !== undefined)
         await until(
           `${name} follows the chain`,
-          async () => (await node.info().catch(() => undefined))?.phase === 'Following',
+          async () => (await s.node.info().catch(() => undefined))?.phase === 'Following',
           this.o.onlineMs ?? 60_000,
           tail,
         );
     })();
     await Promise.race([ready, failed.then((e) => Promise.reject(e))]);
-    return node;
   }
 
   /** F "node X is at height H in T seconds". */

@@ -42,18 +42,19 @@ async function staggeredStart(c: CucumberDevnet): Promise<void> {
 // which keeps the file's wall time near a third of their sum while the nodes of three scenarios stay
 // within the two cores (more at once starve the nodes' slot timers and IBD).
 describe('cryptarchia.feature', { concurrency: 3 }, () => {
-  test('One node happy path', async () => {
-    const c = await cluster({ capacity: 1 });
-    await c.start('NODE_1');
-    await c.converged(5, 1, 300 * S);
-    await c.stopAll();
-  });
-
-  test('Two nodes happy path', async () => {
-    const c = await cluster({ capacity: 2 });
-    await c.start('NODE_1');
-    await c.start('NODE_2', ['NODE_1']);
-    await c.converged(5, 1, 300 * S);
+  test('Orphan staggered fork start 2', async () => {
+    const c = await cluster({ capacity: 8 });
+    await c.start('NODE_A1');
+    await c.start('NODE_A1_BUDDY', ['NODE_A1']);
+    await c.atHeight('NODE_A1', 1, 360 * S);
+    await c.start('NODE_A2', ['NODE_A1']);
+    await c.start('NODE_A3', ['NODE_A2']);
+    await c.start('NODE_B1');
+    await c.start('NODE_B2', ['NODE_B1']);
+    await c.start('NODE_B3', ['NODE_B2']);
+    await c.atHeight('NODE_B1', 2, 300 * S);
+    await c.start('NODE_JOIN', ['NODE_A3', 'NODE_B3']);
+    await c.converged(3, 1, 300 * S);
     await c.stopAll();
   });
 
@@ -83,18 +84,6 @@ describe('cryptarchia.feature', { concurrency: 3 }, () => {
     await staggeredStart(await cluster({ capacity: 5, ibdPeers: 'peers', onlineMs: 30 * S }));
   });
 
-  test('Orphan staggered start', async () => {
-    await staggeredStart(await cluster({ capacity: 5 }));
-  });
-
-  test('Two nodes immutable blocks', async () => {
-    const c = await cluster({ capacity: 2, k: 5, bootstrapS: 0 });
-    await c.start('NODE_1');
-    await c.start('NODE_2', ['NODE_1']);
-    await c.shareLibAtOrAbove(5, 300 * S);
-    await c.stopAll();
-  });
-
   test('Orphan staggered fork start 1', async () => {
     const c = await cluster({ capacity: 8 });
     await c.start('NODE_A1');
@@ -112,19 +101,30 @@ describe('cryptarchia.feature', { concurrency: 3 }, () => {
     await c.stopAll();
   });
 
-  test('Orphan staggered fork start 2', async () => {
-    const c = await cluster({ capacity: 8 });
-    await c.start('NODE_A1');
-    await c.start('NODE_A1_BUDDY', ['NODE_A1']);
-    await c.atHeight('NODE_A1', 1, 360 * S);
-    await c.start('NODE_A2', ['NODE_A1']);
-    await c.start('NODE_A3', ['NODE_A2']);
-    await c.start('NODE_B1');
-    await c.start('NODE_B2', ['NODE_B1']);
-    await c.start('NODE_B3', ['NODE_B2']);
-    await c.atHeight('NODE_B1', 2, 300 * S);
-    await c.start('NODE_JOIN', ['NODE_A3', 'NODE_B3']);
-    await c.converged(3, 1, 300 * S);
+  test('Orphan staggered start', async () => {
+    await staggeredStart(await cluster({ capacity: 5 }));
+  });
+
+  test('Two nodes happy path', async () => {
+    const c = await cluster({ capacity: 2 });
+    await c.start('NODE_1');
+    await c.start('NODE_2', ['NODE_1']);
+    await c.converged(5, 1, 300 * S);
+    await c.stopAll();
+  });
+
+  test('Two nodes immutable blocks', async () => {
+    const c = await cluster({ capacity: 2, k: 5, bootstrapS: 0 });
+    await c.start('NODE_1');
+    await c.start('NODE_2', ['NODE_1']);
+    await c.shareLibAtOrAbove(5, 300 * S);
+    await c.stopAll();
+  });
+
+  test('One node happy path', async () => {
+    const c = await cluster({ capacity: 1 });
+    await c.start('NODE_1');
+    await c.converged(5, 1, 300 * S);
     await c.stopAll();
   });
 });

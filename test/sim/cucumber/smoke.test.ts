@@ -25,11 +25,15 @@ const RUN_S = 10;
 const SLOT_S = 0.5;
 const F = 0.5;
 
-/** "topology has N validators": a star, NODE_0 in the middle. */
+/**
+ * "topology has N validators": a star, NODE_0 in the middle; F's runner deploys the others together
+ * once it is up.
+ */
 async function star(validators: number): Promise<CucumberDevnet> {
   const c = await CucumberDevnet.create({ capacity: validators });
   await c.start('NODE_0');
-  for (let i = 1; i < validators; i++) await c.start(`NODE_${i}`, ['NODE_0']);
+  const names = Array.from({ length: validators - 1 }, (_, i) => `NODE_${i + 1}`);
+  await c.startTogether(names, ['NODE_0']);
   return c;
 }
 
