@@ -8,8 +8,8 @@
  * and constants.
  *
  * Scaled down, for the suite's time budget on a 2-core machine:
- * - "run duration is 120 seconds" is a fixed duration, not an upper bound: each run here lasts 10 s
- *   (20 blocks of 500 ms slots at f = 1/2 against F's 12 of 1 s slots at f = 1/10).
+ * - "run duration is 120 seconds" is a fixed duration, not an upper bound: each run here lasts 8 s
+ *   (8 blocks expected at 500 ms slots and f = 1/2, against F's 12 at 1 s slots and f = 1/10).
  * - the two scenarios of each topology share one devnet, each with its own run window (F deploys one
  *   per scenario; the steps of the second read nothing the first left behind but the chain).
  * - the users are the validators' funded devnet keys (4 per node: 8 and 24, F: 50 and 500), each
@@ -21,7 +21,7 @@ import { sleep } from '../../utils/api-node.ts';
 import { CucumberDevnet, included } from '../../utils/cucumber-devnet.ts';
 import { until } from '../../utils/sim-cluster.ts';
 
-const RUN_S = 10;
+const RUN_S = 8;
 const SLOT_S = 0.5;
 const F = 0.5;
 
