@@ -144,8 +144,14 @@ export class CucumberDevnet {
   /**
    * "I start node X" (no peers) / "I start peer node X connected to node Y [and node Z]": one `devnet
    * --only <i> --peers <i>=<peers>` run. `immediate`: F's "I immediate start", no wait at all.
+   * `copyStateFrom`: the node starts from a copy of that stopped node's state (`--copy-state`).
    */
-  async start(name: string, peers: readonly string[] = [], immediate = false): Promise<SimNode> {
+  async start(
+    name: string,
+    peers: readonly string[] = [],
+    immediate = false,
+    copyStateFrom?: string,
+  ): Promise<SimNode> {
     if (this.started.has(name)) throw new Error(`${name} is already started`);
     if (!this.index.has(name)) this.index.set(name, this.index.size);
     const i = this.index.get(name)!;
@@ -174,6 +180,7 @@ export class CucumberDevnet {
           }
         : {}),
       only: String(i),
+      ...(copyStateFrom !== undefined ? { copyState: [`${this.index.get(copyStateFrom)}:${i}`] } : {}),
       peers: [`${i}=${peerIdx.join(',')}`],
       insecureTestProofs: true,
       reset: false,

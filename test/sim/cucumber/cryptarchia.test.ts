@@ -121,6 +121,24 @@ describe('cryptarchia.feature', { concurrency: 5 }, () => {
     await c.stopAll();
   });
 
+  // Not a scenario of cryptarchia.feature: the devnet's folder snapshot (`--copy-state`), which F's
+  // snapshot steps use ("I will initialize started nodes from snapshot …"), on a stopped node's chain.
+  test("devnet --copy-state: a node starts from a copy of a stopped node's chain", async () => {
+    const c = await cluster({ capacity: 2 });
+    await c.start('NODE_1');
+    await c.atHeight('NODE_1', 3, 60 * S);
+    const before = await c.node('NODE_1').info();
+    await c.stop('NODE_1');
+    // NODE_2 has no peer: the blocks it holds at start are those of the copy.
+    const n2 = await c.start('NODE_2', [], false, 'NODE_1');
+    const r = await fetch(`${n2.api}/cryptarchia/blocks/${before.tip}`, {
+      signal: AbortSignal.timeout(5000),
+    });
+    assert.equal(r.status, 200, "NODE_1's tip is stored on NODE_2");
+    assert.ok((await n2.info()).height >= before.height);
+    await c.stopAll();
+  });
+
   test('One node happy path', async () => {
     const c = await cluster({ capacity: 1 });
     await c.start('NODE_1');
