@@ -58,6 +58,10 @@ function sink(): { stream: Writable; out: { text: string } } {
   return { stream, out };
 }
 
+// Each devnet run listens for SIGINT, SIGTERM and exit on this process (to stop its nodes), and a
+// file's scenarios hold up to a few dozen runs at once.
+process.setMaxListeners(Math.max(process.getMaxListeners(), 100));
+
 /** Port ranges this process gave out (each scenario's API, P2P and Blend ports must not meet). */
 const taken: [number, number][] = [];
 
