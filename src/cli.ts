@@ -194,6 +194,11 @@ export function buildCli(): Command {
     )
     .option('--genesis-delay <seconds>', 'for a new chain: its genesis this many seconds from now', intOption)
     .option(
+      '--genesis-account <node:countxamount>',
+      "for a new chain: genesis notes on a key of that node's wallet, e.g. 0:1x2000 (repeatable)",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option(
       '--deployment <path>',
       'for a new chain: the deployment file it is made from (default deployments/devnet.yaml)',
     )
@@ -247,6 +252,7 @@ export function buildCli(): Command {
         p2pHost?: string;
         coreNodes?: number;
         genesisDelay?: number;
+        genesisAccount?: string[];
         deployment?: string;
         peers?: string[];
         ibdPeers?: string;
@@ -268,6 +274,7 @@ export function buildCli(): Command {
           ...(o.p2pHost !== undefined ? { p2pHost: o.p2pHost } : {}),
           ...(o.coreNodes !== undefined ? { coreNodes: o.coreNodes } : {}),
           ...(o.genesisDelay !== undefined ? { genesisDelayS: o.genesisDelay } : {}),
+          ...(o.genesisAccount !== undefined ? { genesisAccounts: o.genesisAccount } : {}),
           ...(o.deployment !== undefined ? { deploymentFile: resolve(o.deployment) } : {}),
           ...(o.peers !== undefined ? { peers: o.peers } : {}),
           ...(o.ibdPeers !== undefined ? { ibdPeers: o.ibdPeers as IbdPeersMode } : {}),

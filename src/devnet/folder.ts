@@ -27,6 +27,7 @@ import {
   type IbdPeersMode,
   type NodePlan,
   nodeConfigYaml,
+  parseGenesisAccounts,
   parseNodeList,
   parsePeerLists,
   planDevnet,
@@ -49,6 +50,8 @@ export interface DevnetMeta {
   readonly ibd_peers?: IbdPeersMode;
   /** Seconds; absent: the devnet default (plan.ts). */
   readonly prolonged_bootstrap_period?: number;
+  /** The genesis accounts, as `--genesis-account` values (`<node>:<count>x<amount>`), in order. */
+  readonly genesis_accounts?: readonly string[];
 }
 
 export interface DevnetFolderOptions {
@@ -65,6 +68,8 @@ export interface DevnetFolderOptions {
   readonly coreNodes?: number;
   /** For a new devnet: its genesis this many seconds after `nowMs` (default 0: at once). */
   readonly genesisDelayS?: number;
+  /** For a new devnet: `--genesis-account` values, `<node>:<count>x<amount>`. */
+  readonly genesisAccounts?: readonly string[];
   /** `--peers` values (`<node>=<nodes>`); merged into the folder's lists and kept. */
   readonly peers?: readonly string[];
   /** Kept for the next runs. */
@@ -120,7 +125,9 @@ export function readMeta(dir: string): DevnetMeta | undefined {
     (m.p2p_host !== undefined && typeof m.p2p_host !== 'string') ||
     !peersOk ||
     (m.ibd_peers !== undefined && !IBD_PEERS_MODES.includes(m.ibd_peers)) ||
-    (m.prolonged_bootstrap_period !== undefined && !ok(m.prolonged_bootstrap_period))
+    (m.prolonged_bootstrap_period !== undefined && !ok(m.prolonged_bootstrap_period)) ||
+    (m.genesis_accounts !== undefined &&
+      !(Array.isArray(m.genesis_accounts) && m.genesis_accounts.every((a) => typeof a === 'string')))
   )
     throw new DevnetError(
       'DEVNET_FOLDER',
@@ -160,6 +167,13 @@ export async function prepareDevnetFolder(o: DevnetFolderOptions): Promise<Prepa
       'DEVNET_OPTION',
       `--genesis-delay: ${o.dir} holds a chain whose genesis is fixed (use --reset for a new chain)`,
     );
+  if (kept !== undefined && o.genesisAccounts !== undefined)
+    throw new DevnetError(
+      'DEVNET_OPTION',
+      `--genesis-account: ${o.dir} holds a chain whose genesis is fixed (use --reset for a new chain)`,
+    );
+  const accountSpecs = o.genesisAccounts ?? kept?.genesis_accounts ?? [];
+  const accounts = parseGenesisAccounts(accountSpecs, nodes);
   const delay = o.genesisDelayS ?? 0;
   if (!Number.isInteger(delay) || delay < 0 || delay > 86_400)
     throw new DevnetError(
@@ -200,7 +214,7 @@ export async function prepareDevnetFolder(o: DevnetFolderOptions): Promise<Prepa
       );
     writeFileSync(
       deploymentPath,
-      devnetDeploymentYaml(o.baseDeployment, plans, genesisTime, o.coreNodes ?? nodes),
+      devnetDeploymentYaml(o.baseDeployment, plans, genesisTime, o.coreNodes ?? nodes, accounts),
       { flag: 'wx' },
     );
   }
@@ -213,6 +227,7 @@ export async function prepareDevnetFolder(o: DevnetFolderOptions): Promise<Prepa
     ...(Object.keys(peers).length > 0 ? { peers } : {}),
     ...(ibd !== 'first' ? { ibd_peers: ibd } : {}),
     ...(bootstrapS !== undefined ? { prolonged_bootstrap_period: bootstrapS } : {}),
+    ...(accountSpecs.length > 0 ? { genesis_accounts: accountSpecs } : {}),
   };
   writeFileSync(join(o.dir, META_FILE), `${JSON.stringify(newMeta, null, 2)}\n`);
   const configPaths = plans.map((p) => {
@@ -226,6 +241,7 @@ export async function prepareDevnetFolder(o: DevnetFolderOptions): Promise<Prepa
         ...(own !== undefined ? { peers: own } : {}),
         ibd,
         ...(bootstrapS !== undefined ? { prolongedBootstrapS: bootstrapS } : {}),
+        accounts: accounts.filter((a) => a.node === p.index),
       }),
       { mode: 0o600 },
     );

@@ -42,6 +42,8 @@ export interface DevnetOptions {
   readonly coreNodes?: number;
   /** For a new devnet: the genesis this many seconds from now (default now). */
   readonly genesisDelayS?: number;
+  /** For a new devnet: `--genesis-account` values, `<node>:<count>x<amount>`. */
+  readonly genesisAccounts?: readonly string[];
   /** For a new devnet: the deployment file it is made from (default deployments/devnet.yaml). */
   readonly deploymentFile?: string;
   /** `--peers` values, `<node>=<nodes>` (kept in the folder). */
@@ -131,6 +133,7 @@ export async function runDevnet(o: DevnetOptions): Promise<number> {
     ...(o.p2pHost !== undefined ? { p2pHost: o.p2pHost } : {}),
     ...(o.coreNodes !== undefined ? { coreNodes: o.coreNodes } : {}),
     ...(o.genesisDelayS !== undefined ? { genesisDelayS: o.genesisDelayS } : {}),
+    ...(o.genesisAccounts !== undefined ? { genesisAccounts: o.genesisAccounts } : {}),
     ...(o.peers !== undefined ? { peers: o.peers } : {}),
     ...(o.ibdPeers !== undefined ? { ibdPeers: o.ibdPeers } : {}),
     ...(o.prolongedBootstrapS !== undefined ? { prolongedBootstrapS: o.prolongedBootstrapS } : {}),

@@ -203,6 +203,7 @@ export function devnetDeploymentYaml(
   plans: readonly NodePlan[],
   genesisTime: number,
   coreNodes = plans.length,
+  accounts: readonly GenesisAccount[] = [],
 ): string {
   const doc = parseDocument(baseYaml, { intAsBigInt: true });
   if (doc.errors.length > 0)
@@ -222,7 +223,16 @@ export function devnetDeploymentYaml(
     ` evenly over the nodes' funded devnet keys: node i holds keys ${KEYS_PER_NODE}i..${KEYS_PER_NODE}i+${KEYS_PER_NODE - 1}. These keys are public\n` +
     ' test keys (src/ledger/devnet-keys.ts). Never use them anywhere else.';
   doc.setIn(['genesis', 'genesis_time'], genesisTime);
-  const notes = genesisNotes(plans).map((n) => {
+  const stakeNotes = genesisNotes(plans);
+  if (stakeNotes.length + accounts.reduce((a, x) => a + x.count, 0) > MAX_GENESIS_NOTES)
+    throw new DevnetError(
+      'DEVNET_OPTION',
+      `--genesis-account: the genesis would hold more than ${MAX_GENESIS_NOTES} notes`,
+    );
+  const accountNotes = accounts.flatMap((a) =>
+    Array.from({ length: a.count }, () => ({ value: a.amount, pk: a.key.publicKey, key: a.key.index })),
+  );
+  const notes = [...stakeNotes, ...accountNotes].map((n) => {
     const node = doc.createNode({ value: n.value, pk: n.pk });
     node.flow = true;
     node.comment = ` devnet key ${n.key}`;
@@ -269,6 +279,41 @@ export function genesisDeclarations(
 const q = (s: string) => `'${s}'`;
 
 /**
+ * A genesis account (F's cucumber step "the genesis block has the following wallet resources"):
+ * `count` genesis notes of `amount` on a devnet key of its own (devnet key 3000 + its position in the
+ * list), held by node `node`'s wallet. Its notes come after the stake notes, so they take part in the
+ * leader lottery too.
+ */
+export interface GenesisAccount {
+  readonly node: number;
+  readonly count: number;
+  readonly amount: bigint;
+  readonly key: DevnetKey;
+}
+
+/**
+ * Devnet key of the first genesis account.
+ * inferred: account keys and note order are devnet choices (docs/fidelity.md "Devnet scenario options")
+ */
+export const ACCOUNT_KEY_BASE = 3000;
+
+/** Parses `--genesis-account` values, each `<node>:<count>x<amount>` (`0:1x2000`; `0:0x0`: a key without notes). */
+export function parseGenesisAccounts(specs: readonly string[], nodes: number): GenesisAccount[] {
+  return specs.map((spec, k) => {
+    const m = /^\s*(\d+)\s*:\s*(\d+)\s*x\s*(\d+)\s*$/.exec(spec);
+    const node = Number(m?.[1]);
+    const count = Number(m?.[2]);
+    if (m === null || node >= nodes || count > MAX_GENESIS_NOTES || (count > 0 && BigInt(m[3]!) === 0n))
+      throw new DevnetError(
+        'DEVNET_OPTION',
+        `--genesis-account ${JSON.stringify(spec)}: expected <node>:<count>x<amount> (a node from 0 to ${nodes - 1}, ` +
+          `at most ${MAX_GENESIS_NOTES} notes, each of a positive amount), e.g. 0:1x2000`,
+      );
+    return { node, count, amount: BigInt(m[3]!), key: zkKey(ACCOUNT_KEY_BASE + k) };
+  });
+}
+
+/**
  * Where a node's IBD peers come from: `first` node 0 (none for node 0 itself), `peers` its initial
  * peers (F's cucumber step "we use IBD peers": the peer ids of the nodes it is connected to), `none`
  * no IBD peer (the node catches up from the blocks it is sent, fetching their missing parents).
@@ -284,6 +329,8 @@ export interface NodeConfigOptions {
   readonly ibd?: IbdPeersMode;
   /** `cryptarchia.service.bootstrap.prolonged_bootstrap_period` in seconds; default 2. */
   readonly prolongedBootstrapS?: number;
+  /** The genesis accounts this node's wallet holds (their keys in its key store and wallet). */
+  readonly accounts?: readonly GenesisAccount[];
 }
 
 /** The default prolonged bootstrap period of a devnet node, in seconds. */
@@ -301,7 +348,7 @@ export function nodeConfigYaml(plan: NodePlan, all: readonly NodePlan[], o: Node
   const ibd = ibdPeers(plan, all, o.ibd ?? 'first', others);
   const list = (items: readonly string[], indent: string) =>
     items.length === 0 ? ' []' : `\n${items.map((x) => `${indent}- ${q(x)}`).join('\n')}`;
-  const zk = [...plan.fundedKeys, plan.voucherMaster, plan.blendZk];
+  const zk = [...plan.fundedKeys, plan.voucherMaster, plan.blendZk, ...(o.accounts ?? []).map((a) => a.key)];
   const funding = plan.fundedKeys[0]!.publicKey;
   return [
     `# ${plan.name} of a local devnet of ${all.length} nodes, written by \`devnet\` (rewritten on each run).`,

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type IbdPeersMode, planDevnet, runDevnet } from '../../src/devnet/index.ts';
+import { parseGenesisAccounts } from '../../src/devnet/plan.ts';
 import { tcpFree, udpFree } from '../../src/devnet/ports.ts';
 import { fastDeploymentYaml } from '../mocks/fast-deployment.ts';
 import { type ChainInfo, SimNode, until } from './sim-cluster.ts';
@@ -37,6 +38,12 @@ export interface CucumberDevnetOptions {
   readonly editDeployment?: (yaml: string) => string;
   /** F "all peers must be mode online after startup in N seconds": every started node waits to follow. */
   readonly onlineMs?: number;
+  /**
+   * F "the genesis block has the following wallet resources" with "I start nodes with wallet
+   * resources": `--genesis-account` values, `<devnet node>:<count>x<amount>` (the first node started is
+   * devnet node 0).
+   */
+  readonly accounts?: readonly string[];
 }
 
 interface Started {
@@ -140,6 +147,11 @@ export class CucumberDevnet {
     return plans[this.index.get(name)!]!.fundedKeys.map((k) => k.publicKey);
   }
 
+  /** The public key of the k-th genesis account (`accounts[k]`). */
+  accountKey(k: number): string {
+    return parseGenesisAccounts(this.o.accounts ?? [], this.o.capacity)[k]!.key.publicKey;
+  }
+
   /** The devnet folder of a started node (`node-<i>`). */
   nodeDir(name: string): string {
     return join(this.dir, `node-${this.index.get(name)}`);
@@ -181,6 +193,7 @@ export class CucumberDevnet {
             ibdPeers: this.o.ibdPeers ?? 'none',
             ...(this.o.genesisDelayS !== undefined ? { genesisDelayS: this.o.genesisDelayS } : {}),
             ...(this.o.bootstrapS !== undefined ? { prolongedBootstrapS: this.o.bootstrapS } : {}),
+            ...(this.o.accounts !== undefined ? { genesisAccounts: this.o.accounts } : {}),
           }
         : {}),
       only: String(i),
@@ -408,17 +421,17 @@ export async function included(n: SimNode, hash: string): Promise<boolean> {
 
 /**
  * F "I send N transactions of V LGO each from wallet W to blend core zk key of node X": transfers from
- * the node's funding key, each waited for until included (F: two minutes).
+ * the key `funding` of node `from`'s wallet, each waited for until included (F: two minutes).
  */
 export async function sendToBlendZk(
   c: CucumberDevnet,
   from: string,
+  funding: string,
   to: string,
   count: number,
   value: number,
 ) {
   const n = c.node(from);
-  const funding = userConfigValue(c, from, 'funding_pk');
   for (let k = 0; k < count; k++) {
     const sent = await n.post<{ hash: string }>('/wallet/transactions/transfer-funds', {
       recipient_public_key: blendKeys(c, to).zk,

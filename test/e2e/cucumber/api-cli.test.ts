@@ -4,8 +4,8 @@
  * as a Blend core node through the command line, `sdp post-blend-declaration` (F: the
  * `logos-blockchain-tools-api` binary's command of that name), then the declaration found on the chain.
  *
- * F's "genesis block has the following wallet resources" (account 1: one note of 2000) has no devnet
- * counterpart: WALLET_1A is NODE_1's funding key, funded by the devnet's genesis.
+ * F's "genesis block has the following wallet resources" table is `--genesis-account` (a devnet key
+ * per account with its notes, in NODE_1's wallet).
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -38,10 +38,11 @@ function runCli(args: string[], cwd: string): Promise<{ code: number | null; out
 }
 
 test('Join Blend via CLI declaration', async () => {
-  c = await CucumberDevnet.create({ capacity: 1 });
+  // The genesis block has account 1 with one note of 2000, NODE_1's wallet WALLET_1A.
+  c = await CucumberDevnet.create({ capacity: 1, accounts: ['0:1x2000'] });
   await c.start('NODE_1');
   await c.converged(2, 1, 180_000);
-  await sendToBlendZk(c, 'NODE_1', 'NODE_1', 1, 1000);
+  await sendToBlendZk(c, 'NODE_1', c.accountKey(0), 'NODE_1', 1, 1000);
   const { locator } = blendKeys(c, 'NODE_1');
   const note = await blendFundedNote(c, 'NODE_1');
   const args = [

@@ -1,7 +1,7 @@
 /**
  * The devnet options the cucumber scenarios run on, through the command line (`src/main.ts devnet`):
  * a run that starts only node 0 of a two-node devnet made from a test deployment, with a genesis an
- * hour away, chosen peers, IBD peers from the peer lists and no bootstrap period; its node waits for
+ * hour away and a genesis account, chosen peers, IBD peers from the peer lists and no bootstrap period; its node waits for
  * the genesis; SIGINT stops it with exit code 0. Bad values are refused before anything is written.
  */
 import assert from 'node:assert/strict';
@@ -29,7 +29,7 @@ function run(args: string[]) {
   return r;
 }
 
-test('devnet --only --peers --ibd-peers --bootstrap-period --genesis-delay --deployment --insecure-test-proofs', async () => {
+test('devnet --only --peers --ibd-peers --bootstrap-period --genesis-delay --genesis-account --deployment --insecure-test-proofs', async () => {
   const dir = join(tmp, 'net');
   const deployment = join(tmp, 'fast.yaml');
   writeFileSync(deployment, fastDeploymentYaml(500, 10));
@@ -63,6 +63,8 @@ test('devnet --only --peers --ibd-peers --bootstrap-period --genesis-delay --dep
     '0',
     '--genesis-delay',
     '3600',
+    '--genesis-account',
+    '1:1x2000',
     '--deployment',
     deployment,
     '--insecure-test-proofs',
@@ -85,7 +87,10 @@ test('devnet --only --peers --ibd-peers --bootstrap-period --genesis-delay --dep
   assert.deepEqual(meta.peers, { '0': [], '1': [0] });
   assert.equal(meta.ibd_peers, 'peers');
   assert.equal(meta.prolonged_bootstrap_period, 0);
-  assert.match(readFileSync(join(dir, 'deployment.yaml'), 'utf8'), /name: fast-test/);
+  const dep = readFileSync(join(dir, 'deployment.yaml'), 'utf8');
+  assert.match(dep, /name: fast-test/);
+  assert.match(dep, /\{ value: 2000, pk: [0-9a-f]{64} \} # devnet key 3000/);
+  assert.deepEqual(meta.genesis_accounts, ['1:1x2000']);
   const n1 = parse(readFileSync(join(dir, 'node-1', 'user_config.yaml'), 'utf8')) as {
     network: { backend: { initial_peers: string[] } };
     cryptarchia: { network: { bootstrap: { ibd: { peers: string[] } } } };

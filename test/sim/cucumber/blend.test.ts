@@ -4,9 +4,8 @@
  * started by its own `devnet --only <i> --peers …` run, fast test deployment with 500 ms slots and the
  * insecure test proofs). "the first N nodes are declared as blend providers" is `--core-nodes N`.
  *
- * F's "genesis block has the following wallet resources" table has no devnet counterpart: the devnet's
- * genesis funds each node's four devnet keys, and the scenarios' wallets are those keys of NODE_1
- * (WALLET_1A, WALLET_CORE: its funding key; WALLET_EDGE: its second key; WALLET_DEST: its third).
+ * F's "genesis block has the following wallet resources" table is `--genesis-account` (a devnet key
+ * per account with its notes, in the wallet of the node that holds it).
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
@@ -67,10 +66,11 @@ describe('blend.feature', { concurrency: true }, () => {
   });
 
   test('Join Blend via API declaration', async () => {
-    const c = await cluster({ capacity: 1 });
+    // The genesis block has account 1 with one note of 2000, NODE_1's wallet WALLET_1A.
+    const c = await cluster({ capacity: 1, accounts: ['0:1x2000'] });
     await c.start('NODE_1');
     await c.converged(2, 1, 180 * S);
-    await sendToBlendZk(c, 'NODE_1', 'NODE_1', 1, 1000);
+    await sendToBlendZk(c, 'NODE_1', c.accountKey(0), 'NODE_1', 1, 1000);
     const { locator } = blendKeys(c, 'NODE_1');
     const note = await blendFundedNote(c, 'NODE_1');
     const joined = await c.node('NODE_1').post('/blend/join', { locator, service_note_id: note });
@@ -81,9 +81,12 @@ describe('blend.feature', { concurrency: true }, () => {
 
   test('Transactions submitted through Blend come back through the mempool', async () => {
     // F's deployment override `cryptarchia.pow_config.blend.base_difficulty` = 1.
+    // Accounts 1 and 2 with two notes of 1000 each, account 3 with none: NODE_1's wallets WALLET_CORE,
+    // WALLET_EDGE and WALLET_DEST.
     const c = await cluster({
       capacity: 4,
       coreNodes: 2,
+      accounts: ['0:2x1000', '0:2x1000', '0:0x0'],
       editDeployment: (y) => y.replace(/base_difficulty: \d+/, 'base_difficulty: 1'),
     });
     await c.start('NODE_1');
@@ -91,7 +94,7 @@ describe('blend.feature', { concurrency: true }, () => {
     await c.start('NODE_3', ['NODE_1']);
     await c.start('NODE_4', ['NODE_1']);
     await c.converged(2, 1, 360 * S);
-    const [core, edge, dest] = (await c.fundedKeys('NODE_1')) as [string, string, string];
+    const [core, edge, dest] = [c.accountKey(0), c.accountKey(1), c.accountKey(2)];
 
     for (const [alias, from, via] of [
       ['TX_VIA_CORE', core, 'NODE_1'], // NODE_1 is a core node

@@ -1,7 +1,7 @@
 /**
  * The devnet command's options for scenarios (the reference's cucumber steps): a delayed genesis, chosen
- * peer lists, IBD peer modes, the prolonged bootstrap period, runs that start only some nodes, and copies
- * of a stopped node's state folder. Pure folder and plan functions; nothing is started.
+ * peer lists, IBD peer modes, the prolonged bootstrap period, runs that start only some nodes, copies
+ * of a stopped node's state folder, and genesis accounts. Pure folder and plan functions; nothing is started.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,9 +9,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { parse } from 'yaml';
+import { bytesToHex } from '../../../src/codec/hex.ts';
+import { frToBytes } from '../../../src/crypto/field.ts';
 import { parseCopy, prepareDevnetFolder } from '../../../src/devnet/folder.ts';
 import { runDevnet } from '../../../src/devnet/index.ts';
-import { nodeConfigYaml, parseNodeList, parsePeerLists, planDevnet } from '../../../src/devnet/plan.ts';
+import {
+  genesisNotes,
+  nodeConfigYaml,
+  parseGenesisAccounts,
+  parseNodeList,
+  parsePeerLists,
+  planDevnet,
+} from '../../../src/devnet/plan.ts';
+import { parseDeployment } from '../../../src/ledger/deployment.ts';
 import { parseUserConfig } from '../../../src/node/config.ts';
 
 const BASE = readFileSync(new URL('../../../deployments/devnet.yaml', import.meta.url), 'utf8');
@@ -165,5 +175,44 @@ test('--deployment is refused for an existing chain; an unreadable one is a clea
   await assert.rejects(
     runDevnet({ ...common, dir: join(tmp, 'dep2'), deploymentFile: join(tmp, 'missing.yaml') }),
     /--deployment: ENOENT/,
+  );
+});
+
+test('--genesis-account: notes of their own keys after the stake notes, in the wallet of their node, kept', async () => {
+  assert.throws(
+    () => parseGenesisAccounts(['0:1'], 2),
+    /--genesis-account "0:1": expected <node>:<count>x<amount>/,
+  );
+  assert.throws(() => parseGenesisAccounts(['2:1x5'], 2), /a node from 0 to 1/);
+  assert.throws(() => parseGenesisAccounts(['0:1x0'], 2), /each of a positive amount/);
+  const [a, b, c] = parseGenesisAccounts(['1:1x2000', '0:2x1000', '0:0x0'], 2);
+  assert.deepEqual([a!.node, a!.count, a!.amount, a!.key.index], [1, 1, 2000n, 3000]);
+  assert.deepEqual([c!.count, c!.key.index], [0, 3002]);
+  const dir = join(tmp, 'accounts');
+  const d = await prepareDevnetFolder({
+    ...base(dir),
+    nodes: 2,
+    genesisAccounts: ['1:1x2000', '0:2x1000', '0:0x0'],
+  });
+  const dep = parseDeployment(readFileSync(d.deploymentPath, 'utf8'), 'accounts');
+  const notes = dep.genesis.notes!.map((n) => [bytesToHex(frToBytes(n.pk)), n.value] as const);
+  const stake = genesisNotes(d.plans).length;
+  assert.deepEqual(notes.slice(stake), [
+    [a!.key.publicKey, 2000n],
+    [b!.key.publicKey, 1000n],
+    [b!.key.publicKey, 1000n],
+  ]);
+  const own = (i: number) => readFileSync(d.configPaths[i]!, 'utf8');
+  assert.match(own(1), new RegExp(`'${a!.key.publicKey}': !Zk '${a!.key.secretKey}'`));
+  assert.match(own(0), new RegExp(`'${c!.key.publicKey}': '${c!.key.publicKey}'`));
+  assert.doesNotMatch(own(0), new RegExp(a!.key.publicKey));
+  parseUserConfig(own(0));
+  // Kept for the next runs; a new list only with a new chain.
+  const again = await prepareDevnetFolder({ ...base(dir) });
+  assert.deepEqual(again.meta.genesis_accounts, ['1:1x2000', '0:2x1000', '0:0x0']);
+  assert.match(readFileSync(again.configPaths[1]!, 'utf8'), new RegExp(a!.key.secretKey));
+  await assert.rejects(
+    prepareDevnetFolder({ ...base(dir), genesisAccounts: ['0:1x5'] }),
+    /--genesis-account: .* holds a chain whose genesis is fixed/,
   );
 });
