@@ -12,8 +12,12 @@
  *   (8 blocks expected at 500 ms slots and f = 1/2, against F's 12 at 1 s slots and f = 1/10).
  * - the two scenarios of each topology share one devnet, each with its own run window (F deploys one
  *   per scenario; the steps of the second read nothing the first left behind but the chain).
- * - the users are the validators' funded devnet keys (4 per node: 8 and 24, F: 50 and 500), each
- *   sending at most one transfer, as F's workload plans at most one per user.
+ * - "wallets total funds is 1000000000 split across N users": N genesis accounts (`--genesis-account`)
+ *   of 1e9 / N each, held by the validators' wallets in turn; 50 users as F, but 130 instead of 500
+ *   for the stress scenarios (a genesis holds at most 255 notes, 120 of them the six validators' stake).
+ *   Each user sends at most one transfer in a run, as F's workload plans at most one per user, and the
+ *   second run of a devnet starts with the users the first did not use. A submission the node refuses
+ *   counts as planned and not included, as in F's workload.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -29,8 +33,15 @@ const F = 0.5;
  * "topology has N validators": a star, NODE_0 in the middle; F's runner deploys the others together
  * once it is up.
  */
-async function star(validators: number): Promise<CucumberDevnet> {
-  const c = await CucumberDevnet.create({ capacity: validators });
+async function star(validators: number, wallets?: { total: number; users: number }): Promise<CucumberDevnet> {
+  const accounts =
+    wallets === undefined
+      ? []
+      : Array.from(
+          { length: wallets.users },
+          (_, u) => `${u % validators}:1x${Math.floor(wallets.total / wallets.users)}`,
+        );
+  const c = await CucumberDevnet.create({ capacity: validators, accounts });
   await c.start('NODE_0');
   const names = Array.from({ length: validators - 1 }, (_, i) => `NODE_${i + 1}`);
   await c.startTogether(names, ['NODE_0']);
@@ -64,10 +75,15 @@ async function consensusLiveness(c: CucumberDevnet): Promise<void> {
  * waiting at most a minute after the run.
  */
 async function transactionRun(c: CucumberDevnet, ratePerBlock: number): Promise<void> {
-  const users: { node: string; key: string }[] = [];
-  for (const name of c.names) for (const key of await c.fundedKeys(name)) users.push({ node: name, key });
+  // The genesis accounts, user u in the wallet of validator u mod N (NODE_<i> is devnet node i).
+  const accounts = c.o.accounts ?? [];
+  const first = used.get(c) ?? 0;
+  const users = accounts
+    .map((_, k) => (first + k) % accounts.length)
+    .map((u) => ({ node: `NODE_${accounts[u]!.split(':')[0]}`, key: c.accountKey(u) }));
   const blocks = (RUN_S / SLOT_S) * F;
   const planned = Math.min(Math.floor(blocks * ratePerBlock), users.length);
+  used.set(c, first + planned);
   assert.ok(planned > 0, 'the workload plans transactions');
   const hashes: { node: string; hash: string }[] = [];
   const spacing = (RUN_S * 1000) / planned;
@@ -79,8 +95,7 @@ async function transactionRun(c: CucumberDevnet, ratePerBlock: number): Promise<
       change_public_key: u.key,
       funding_public_keys: [u.key],
     });
-    assert.equal(sent.status, 201, JSON.stringify(sent.body));
-    hashes.push({ node: u.node, hash: sent.body.hash });
+    if (sent.status === 201) hashes.push({ node: u.node, hash: sent.body.hash });
     await sleep(Math.min(spacing, Math.max(0, end - Date.now())));
   }
   await sleep(Math.max(0, end - Date.now()));
@@ -97,6 +112,9 @@ async function transactionRun(c: CucumberDevnet, ratePerBlock: number): Promise<
   );
 }
 
+/** Per devnet, how many users its earlier runs used. */
+const used = new Map<CucumberDevnet, number>();
+
 const open: CucumberDevnet[] = [];
 after(async () => {
   await Promise.all(open.map((c) => c.close()));
@@ -107,7 +125,7 @@ describe('smoke.feature', { concurrency: true }, () => {
   describe('2 validators', { concurrency: 1 }, () => {
     let c: CucumberDevnet;
     before(async () => {
-      c = await star(2);
+      c = await star(2, { total: 1_000_000_000, users: 50 });
       open.push(c);
     });
 
@@ -125,7 +143,7 @@ describe('smoke.feature', { concurrency: true }, () => {
   describe('6 validators', { concurrency: 1 }, () => {
     let c: CucumberDevnet;
     before(async () => {
-      c = await star(6);
+      c = await star(6, { total: 1_000_000_000, users: 130 });
       open.push(c);
     });
 
