@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { type IbdPeersMode, planDevnet, runDevnet } from '../../src/devnet/index.ts';
+import { type IbdPeersMode, runDevnet } from '../../src/devnet/index.ts';
 import { parseGenesisAccounts } from '../../src/devnet/plan.ts';
 import { tcpFree, udpFree } from '../../src/devnet/ports.ts';
 import { fastDeploymentYaml } from '../mocks/fast-deployment.ts';
@@ -135,16 +135,6 @@ export class CucumberDevnet {
 
   get nodes(): SimNode[] {
     return [...this.started.values()].map((s) => s.node);
-  }
-
-  /** The public keys of the funded devnet keys of a started node (its funding key first). */
-  async fundedKeys(name: string): Promise<string[]> {
-    const plans = await planDevnet({
-      nodes: this.o.capacity,
-      apiPortBase: this.apiBase,
-      p2pPortBase: this.p2pBase,
-    });
-    return plans[this.index.get(name)!]!.fundedKeys.map((k) => k.publicKey);
   }
 
   /** The public key of the k-th genesis account (`accounts[k]`). */
