@@ -30,7 +30,11 @@ export interface CucumberDevnetOptions {
   readonly ibdPeers?: IbdPeersMode;
   /** "prolonged bootstrap period of N seconds"; default the devnet's. */
   readonly bootstrapS?: number;
-  /** Security parameter k; default 10. */
+  /**
+   * Security parameter k; default 20, F's test deployment's (tests/testing_framework/src/node/configs/
+   * deployment.rs `DEFAULT_SECURITY_PARAM`): separate groups of nodes merge only while their fork is
+   * less than k blocks deep, and with 10 here a group started late under load could pass it.
+   */
   readonly k?: number;
   /** Default 500 ms. */
   readonly slotMs?: number;
@@ -115,7 +119,7 @@ export class CucumberDevnet {
   static async create(o: CucumberDevnetOptions): Promise<CucumberDevnet> {
     const tmp = mkdtempSync(join(tmpdir(), 'logos-cucumber-'));
     const deploymentFile = join(tmp, 'base-deployment.yaml');
-    const yaml = fastDeploymentYaml(o.slotMs ?? 500, o.k ?? 10);
+    const yaml = fastDeploymentYaml(o.slotMs ?? 500, o.k ?? 20);
     writeFileSync(deploymentFile, (o.editDeployment ?? ((y: string) => y))(yaml));
     const apiBase = await portBase(o.capacity);
     const p2pBase = await portBase(o.capacity);
