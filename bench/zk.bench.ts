@@ -86,7 +86,11 @@ const proofs: {
 } = {};
 
 export const figures: Figure[] = [
-  { name: 'zk.zksig_constraints', unit: 'constraints', measure: () => zk().constraints('zksig') ?? Number.NaN },
+  {
+    name: 'zk.zksig_constraints',
+    unit: 'constraints',
+    measure: () => zk().constraints('zksig') ?? Number.NaN,
+  },
   { name: 'zk.pol_constraints', unit: 'constraints', measure: () => zk().constraints('pol') ?? Number.NaN },
   { name: 'zk.poc_constraints', unit: 'constraints', measure: () => zk().constraints('poc') ?? Number.NaN },
   {

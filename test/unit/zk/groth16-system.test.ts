@@ -169,7 +169,10 @@ describe('backend choice', () => {
     await real.close();
     assert.throws(() => createProofSystem(DEVNET, { insecureTestProofs: true }), /not a test deployment/);
     assert.equal(createProofSystem({ ...DEVNET, test: true }, { insecureTestProofs: true }).secure, false);
-    assert.throws(() => createProofSystem(DEVNET, { circuits: '/nonexistent' }), /circuits folder \/nonexistent does not exist/);
+    assert.throws(
+      () => createProofSystem(DEVNET, { circuits: '/nonexistent' }),
+      /circuits folder \/nonexistent does not exist/,
+    );
   });
 
   test('a proving key whose sha256 differs from the manifest is refused', () => {
