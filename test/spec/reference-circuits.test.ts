@@ -10,7 +10,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { compressProof } from '../../src/crypto/groth16/index.ts';
-import { type PolPublicInputs, ProvingUnavailable } from '../../src/ledger/proof-system.ts';
+import {
+  type PolPublicInputs,
+  ProvingUnavailable,
+  polPublicInputList,
+} from '../../src/ledger/proof-system.ts';
 import { bytesSource } from '../../src/zk/binfile.ts';
 import { loadCircuitFolder } from '../../src/zk/circuit-folder.ts';
 import { Groth16ProofSystem } from '../../src/zk/groth16-system.ts';
@@ -22,31 +26,28 @@ const json = (f: string): unknown => JSON.parse(readFileSync(join(REFERENCE_POL_
 const PUBLIC = (json('public.json') as string[]).map(BigInt);
 const PROOF = compressProof(json('proof.json'));
 
-/** The reference's public inputs, in the circuit's order, as the node names them. */
+/** The circuit's public inputs, in its order, as the node names them (polPublicInputList's order). */
+const POL_INPUTS = [
+  'entropy_contribution',
+  'slot',
+  'epoch_nonce',
+  'lottery_0',
+  'lottery_1',
+  'aged_root',
+  'latest_root',
+  'leader_pk1',
+  'leader_pk2',
+] as const;
+
+/** The reference's public inputs, by name. */
 function inputs(v: readonly bigint[]): PolPublicInputs {
-  const [
-    entropy_contribution,
-    slot,
-    epoch_nonce,
-    lottery_0,
-    lottery_1,
-    aged_root,
-    latest_root,
-    leader_pk1,
-    leader_pk2,
-  ] = v as [bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint];
-  return {
-    entropy_contribution,
-    slot,
-    epoch_nonce,
-    lottery_0,
-    lottery_1,
-    aged_root,
-    latest_root,
-    leader_pk1,
-    leader_pk2,
-  };
+  return Object.fromEntries(POL_INPUTS.map((k, i) => [k, v[i]!])) as unknown as PolPublicInputs;
 }
+
+test("the names follow the order of the node's PoL statement", () => {
+  const named = inputs(PUBLIC);
+  assert.deepEqual(polPublicInputList(named), PUBLIC);
+});
 
 const folder = testCircuitFolder({ referencePol: true });
 const zk = new Groth16ProofSystem({ circuits: loadCircuitFolder(folder.dir) });

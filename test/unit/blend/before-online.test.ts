@@ -6,34 +6,19 @@
  * the waiting proposal to gossip.
  */
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
-import { pino } from 'pino';
-import { BlendService, DEFAULT_BLEND, type LeadershipWin } from '../../../src/blend/index.ts';
+import type { LeadershipWin } from '../../../src/blend/index.ts';
 import type { Block } from '../../../src/block/block.ts';
-import { SlotClock } from '../../../src/chain/clock.ts';
-import type { IChain } from '../../../src/chain/index.ts';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import { type SignedMantleTx, txHash } from '../../../src/mantle/tx.ts';
 import type { AddResult, IMempool, TxOrigin } from '../../../src/mempool/index.ts';
-import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
+import { BlendTestChain, startTestBlend } from '../../mocks/blend-chain.ts';
 import { FAST } from '../../mocks/fast-deployment.ts';
-import { genesisNotes, KEYS, TestChain, transfer } from '../../mocks/ledger.ts';
+import { genesisNotes, KEYS, transfer } from '../../mocks/ledger.ts';
 import { waitUntil } from '../../utils/api-node.ts';
 
-class Chain extends EventEmitter {
-  consensusState: 'Bootstrapping' | 'Online' = 'Bootstrapping';
-  readonly t = new TestChain(FAST);
-  get config() {
-    return this.t.ctx.config;
-  }
-  tip() {
-    return { id: this.t.tip, slot: this.t.state.slot, height: 0, state: this.t.state };
-  }
-}
-
 test('Blend requests made before consensus is Online wait for Blend, then go as the first epoch sends them', async () => {
-  const chain = new Chain();
+  const chain = new BlendTestChain('Bootstrapping');
   const added: { tx: SignedMantleTx; origin: TxOrigin }[] = [];
   const mempool = {
     add: async (tx: SignedMantleTx, origin: TxOrigin): Promise<AddResult> => {
@@ -43,19 +28,12 @@ test('Blend requests made before consensus is Online wait for Blend, then go as 
   } as unknown as IMempool;
   const published: Block[] = [];
   const stop = new AbortController();
-  const blend = await BlendService.init(
-    { blend: DEFAULT_BLEND, deployment: FAST.blend, signingSeed: null, zkSecret: null },
-    {
-      chain: chain as unknown as IChain,
-      clock: new SlotClock(Date.now(), FAST.slot_duration_ms),
-      mempool,
-      gossip: { publishBlock: (b) => void published.push(b), relayProposal: () => {} },
-      prover: INSECURE_TEST_PROOFS,
-      verifier: INSECURE_TEST_PROOFS,
-      logger: pino({ level: 'silent' }),
-      signal: stop.signal,
-    },
-  );
+  const blend = await startTestBlend({
+    chain,
+    mempool,
+    gossip: { publishBlock: (b) => void published.push(b), relayProposal: () => {} },
+    signal: stop.signal,
+  });
   try {
     const tx = transfer(
       chain.t.state,

@@ -4,34 +4,19 @@
  * mempool, which needs no proof), and never asks the prover for a proof of quota.
  */
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
-import { pino } from 'pino';
-import { BlendService, DEFAULT_BLEND } from '../../../src/blend/index.ts';
-import { SlotClock } from '../../../src/chain/clock.ts';
-import type { IChain } from '../../../src/chain/index.ts';
 import { type ProofSystem, ProvingUnavailable } from '../../../src/ledger/proof-system.ts';
 import type { SignedMantleTx } from '../../../src/mantle/tx.ts';
 import { txHash } from '../../../src/mantle/tx.ts';
 import type { AddResult, IMempool } from '../../../src/mempool/index.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
+import { BlendTestChain, startTestBlend } from '../../mocks/blend-chain.ts';
 import { FAST } from '../../mocks/fast-deployment.ts';
-import { genesisNotes, KEYS, TestChain, transfer } from '../../mocks/ledger.ts';
+import { genesisNotes, KEYS, transfer } from '../../mocks/ledger.ts';
 import { waitUntil } from '../../utils/api-node.ts';
 
-class Chain extends EventEmitter {
-  consensusState: 'Bootstrapping' | 'Online' = 'Online';
-  readonly t = new TestChain(FAST);
-  get config() {
-    return this.t.ctx.config;
-  }
-  tip() {
-    return { id: this.t.tip, slot: this.t.state.slot, height: 0, state: this.t.state };
-  }
-}
-
 test('without a proof-of-quota prover, a Broadcast epoch still disperses and no PoQ is asked for', async () => {
-  const chain = new Chain();
+  const chain = new BlendTestChain('Online');
   const added: SignedMantleTx[] = [];
   const mempool = {
     add: async (tx: SignedMantleTx): Promise<AddResult> => {
@@ -49,19 +34,7 @@ test('without a proof-of-quota prover, a Broadcast epoch still disperses and no 
     cannotProve: (c) => (c === 'poq' ? 'no witness generator' : undefined),
   };
   const stop = new AbortController();
-  const blend = await BlendService.init(
-    { blend: DEFAULT_BLEND, deployment: FAST.blend, signingSeed: null, zkSecret: null },
-    {
-      chain: chain as unknown as IChain,
-      clock: new SlotClock(Date.now(), FAST.slot_duration_ms),
-      mempool,
-      gossip: { publishBlock: () => {}, relayProposal: () => {} },
-      prover,
-      verifier: INSECURE_TEST_PROOFS,
-      logger: pino({ level: 'silent' }),
-      signal: stop.signal,
-    },
-  );
+  const blend = await startTestBlend({ chain, mempool, prover, signal: stop.signal });
   try {
     await waitUntil(() => blend.mode() === 'broadcast', 5_000, 'the first epoch known');
     const tx = transfer(
