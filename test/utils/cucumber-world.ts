@@ -15,6 +15,7 @@ import { bytesToHex, hexToBytes } from '../../src/codec/hex.ts';
 import { type Json, parseJson, stringifyJson } from '../../src/codec/json.ts';
 import { fr } from '../../src/codec/schema.ts';
 import { blake2b256 } from '../../src/crypto/blake2b.ts';
+import type { Ed25519Signer } from '../../src/crypto/ed25519.ts';
 import { frFromBytesModOrder, frToBytes } from '../../src/crypto/field.ts';
 import { zkPublicKey } from '../../src/crypto/zk-keys.ts';
 import type { Deployment } from '../../src/ledger/deployment.ts';
@@ -501,4 +502,166 @@ export async function waitConverged(
   } catch (e) {
     throw new Error(`${(e as Error).message}: ${last}`);
   }
+}
+
+/** A transaction a scenario sent: its hash, the fee it paid, the node it went to. */
+export interface Sent {
+  readonly hash: string;
+  readonly fee: bigint;
+  readonly node: TestNode;
+}
+
+/**
+ * The user wallets of a scenario (F's `WalletType::User`), tracking what each sent. With a sponsored
+ * fee account (F's "we have a sponsored genesis fee account"), a wallet's transfers spend notes the
+ * scenario picks from the wallet (the largest first, none already in flight) and the account pays
+ * the fee and takes its change; without one, the node's wallet funds the transfer and its fee from the
+ * sender's notes.
+ */
+export class ScenarioWallets {
+  readonly sent = new Map<string, Sent[]>();
+  private readonly inFlight = new Set<string>();
+
+  constructor(
+    /** The node each wallet sends through. */
+    private readonly nodeOf: (wallet: string) => TestNode,
+    /** The sponsored fee account's wallet name. */
+    readonly sponsor?: string,
+    /** The node whose wallet funds every sponsored transaction (default: the sender's node). */
+    private readonly sponsorFunder?: TestNode,
+  ) {}
+
+  private record(wallet: string, s: Sent): void {
+    const list = this.sent.get(wallet) ?? [];
+    list.push(s);
+    this.sent.set(wallet, list);
+  }
+
+  /** Free notes of `pk` (none in flight), the largest first, worth at least `need`; marked in flight. */
+  private async pick(tn: TestNode, pk: string, need: bigint): Promise<{ ids: string[]; value: bigint }> {
+    const notes = [...(await balanceOf(tn, pk)).notes.entries()]
+      .filter(([id]) => !this.inFlight.has(id))
+      .sort((x, y) => (y[1] > x[1] ? 1 : y[1] < x[1] ? -1 : 0));
+    const ids: string[] = [];
+    let value = 0n;
+    for (const [id, v] of notes) {
+      if (value >= need) break;
+      ids.push(id);
+      value += v;
+    }
+    assert.ok(value >= need, `${pk} holds ${value} free, needs ${need}`);
+    for (const id of ids) this.inFlight.add(id);
+    return { ids, value };
+  }
+
+  /** One transaction from `wallet` with these outputs (wallet names or public keys as `to`). */
+  async send(wallet: string, outputs: readonly { to: string; value: number | bigint }[]): Promise<Sent> {
+    const tn = this.nodeOf(wallet);
+    const pk = pkOf(wallet);
+    const outs = outputs.map((o) => ({
+      pk: /^[0-9a-f]{64}$/.test(o.to) ? o.to : pkOf(o.to),
+      value: BigInt(o.value),
+    }));
+    let p: Prepared;
+    let via = tn;
+    if (this.sponsor === undefined) p = await prepare(tn, { outputs: outs, funding: [pk] });
+    else {
+      // The account's notes are picked by one node's wallet (`sponsorFunder`), which keeps them reserved
+      // while in flight: wallets on several nodes would each pick the same free note.
+      const funder = this.sponsorFunder ?? tn;
+      const need = outs.reduce((s, o) => s + o.value, 0n);
+      const { ids: inputs, value: have } = await this.pick(funder, pk, need);
+      const change = have > need ? [{ pk, value: have - need }] : [];
+      p = await prepare(funder, { outputs: [...outs, ...change], funding: [pkOf(this.sponsor)], inputs });
+      // Submitted where it was funded: its inputs are unspent at that node's tip. Another node may not
+      // have the block that made them yet, and it evicts, as F's block builder does, a pending
+      // transaction that does not apply when it builds a block.
+      via = funder;
+    }
+    await submitOk(via, p);
+    const s = { hash: p.hash, fee: p.fee, node: via };
+    this.record(wallet, s);
+    return s;
+  }
+
+  /** F's "I send N transactions of V LGO each from wallet A to wallet B" (one after the other). */
+  async sendEach(wallet: string, to: string, count: number, value: number): Promise<Sent[]> {
+    const out: Sent[] = [];
+    for (let i = 0; i < count; i++) out.push(await this.send(wallet, [{ to, value }]));
+    return out;
+  }
+
+  /** F's coin split: one transaction with `count` outputs of `value` to the wallet itself. */
+  split(wallet: string, count: number, value: number): Promise<Sent> {
+    return this.send(
+      wallet,
+      Array.from({ length: count }, () => ({ to: wallet, value })),
+    );
+  }
+
+  /**
+   * F's "wallet X has all submitted transactions settled" (and "0 or less encumbered outputs": no
+   * note of the wallet is held by a transaction in flight): every transaction it sent is included.
+   */
+  async settled(wallet: string, ms: number): Promise<void> {
+    for (const s of this.sent.get(wallet) ?? []) await waitIncluded(s.node, s.hash, ms);
+  }
+
+  /** F's "tracked wallet fees equal sponsored fee account spent fees". */
+  async feesMatchSponsor(tn: TestNode, sponsorGenesis: bigint): Promise<void> {
+    assert.ok(this.sponsor, 'a sponsored fee account');
+    const fees = [...this.sent.values()].flat().reduce((s, x) => s + x.fee, 0n);
+    const spent = sponsorGenesis - (await balanceOf(tn, pkOf(this.sponsor))).balance;
+    assert.equal(fees, spent, 'the fees paid equal what the sponsored account spent');
+  }
+}
+
+/** F's "wallet X has N or more outputs (and V or more LGO) in S seconds". */
+export function waitOutputs(
+  tn: TestNode,
+  wallet: string,
+  o: {
+    minOutputs?: number;
+    exactOutputs?: number;
+    minValue?: bigint;
+    maxValue?: bigint;
+    exactValue?: bigint;
+  },
+  ms: number,
+): Promise<Balance> {
+  const pk = /^[0-9a-f]{64}$/.test(wallet) ? wallet : pkOf(wallet);
+  return waitBalance(
+    tn,
+    pk,
+    (b) =>
+      (o.minOutputs === undefined || b.notes.size >= o.minOutputs) &&
+      (o.exactOutputs === undefined || b.notes.size === o.exactOutputs) &&
+      (o.minValue === undefined || b.balance >= o.minValue) &&
+      (o.maxValue === undefined || b.balance <= o.maxValue) &&
+      (o.exactValue === undefined || b.balance === o.exactValue),
+    ms,
+    `${wallet}: ${JSON.stringify(o, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`,
+  );
+}
+
+/**
+ * A ChannelInscribe op (F `InscriptionOp`: the channel, the payload, the root as parent, the signer's
+ * Ed25519 key), to fund with `prepare({ ops: [{ op, proof: null }] })` and sign with `signInscription`.
+ */
+export function inscribeOp(signer: Ed25519Signer, channelId: Uint8Array, payload: Uint8Array): Json {
+  return {
+    opcode: 17,
+    payload: {
+      channel_id: bytesToHex(channelId),
+      inscription: Buffer.from(payload).toString('hex'),
+      parent: '00'.repeat(32),
+      signer: bytesToHex(signer.publicKey),
+    },
+  } as unknown as Json;
+}
+
+/** Puts the signer's Ed25519 signature over the funded transaction's hash as the first op's proof. */
+export function signInscription(p: Prepared, signer: Ed25519Signer): void {
+  const s = p.signed as unknown as { ops_proofs: Json[] };
+  s.ops_proofs[0] = { Ed25519Sig: bytesToHex(signer.sign(hexToBytes(p.hash))) } as unknown as Json;
 }

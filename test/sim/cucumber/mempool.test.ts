@@ -68,14 +68,14 @@ test('Same transaction from competing forks is not included again after converge
     await waitHeight(a1, 5, 180_000);
     await waitHeight(b1, 5, 180_000);
     assert.notEqual(a1.node.chain.tip().id.toString(), b1.node.chain.tip().id.toString(), 'two forks');
+    bus.connect(netJoin, netA);
+    bus.connect(netJoin, netB);
     const join = await startFastNode({
       deployment,
       config: nodeConfig({ leaderKeys: [], ibdPeers: ['NODE_A1', 'NODE_B1'] }),
       network: netJoin,
     });
     nodes.push(join);
-    bus.connect(netJoin, netA);
-    bus.connect(netJoin, netB);
     await waitConverged(nodes, 8, 1, 240_000);
     await waitNotPending(nodes, tx.hash, 180_000);
     await remainsNotPending(nodes, tx.hash, 3, 240_000);
