@@ -1,0 +1,222 @@
+/**
+ * The scenarios of the reference's `tests/cucumber_tests/features/transactions.feature` with many nodes,
+ * forks or restarts, one test each, named after the scenario, each on its own nodes: in this process on
+ * the fast test deployment (100 ms slots, f = 1/2, the insecure test proofs), joined by the in-memory
+ * network (test/mocks/fake-network.ts) so that the test decides who is connected to whom.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { bytesToHex, hexToBytes } from '../../../src/codec/hex.ts';
+import { type FakeNetwork, FakeNetworkBus } from '../../mocks/fake-network.ts';
+import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
+import {
+  call,
+  cucumberDeployment,
+  fundingPk,
+  isIncluded,
+  nodeConfig,
+  pkOf,
+  prepare,
+  ScenarioWallets,
+  submit,
+  type WalletResource,
+  waitConverged,
+  waitHeight,
+  waitIncluded,
+  waitOutputs,
+} from '../../utils/cucumber-world.ts';
+
+/** Starts nodes on one bus and stops them all after `body`. */
+async function withNodes(
+  body: (
+    start: (o: Parameters<typeof startFastNode>[0]) => Promise<TestNode>,
+    bus: FakeNetworkBus,
+  ) => Promise<void>,
+): Promise<void> {
+  const bus = new FakeNetworkBus();
+  const nodes: TestNode[] = [];
+  try {
+    await body(async (o) => {
+      const n = await startFastNode(o);
+      nodes.push(n);
+      return n;
+    }, bus);
+  } finally {
+    for (const n of nodes.reverse()) await n.stop();
+    bus.close();
+  }
+}
+
+test('Many nodes with wallets startup', async () => {
+  const names = Array.from({ length: 10 }, (_, i) => `startup WALLET_${i + 1}A`);
+  const resources: WalletResource[] = names.map((wallet, i) => ({
+    wallet,
+    count: i === 0 ? 2 : 0,
+    amount: 2000,
+  }));
+  const deployment = cucumberDeployment(resources, { genesisTimeS: Math.floor(Date.now() / 1000), k: 20 });
+  await withNodes(async (start, bus) => {
+    // F's topology: NODE_2..4, 8, 10 to NODE_1; 5, 6 to NODE_10; 7 to NODE_4; 9 to NODE_5. NODE_1 leads
+    // (devnet keys); the others follow, each holding its wallet.
+    const link: Record<number, number> = { 2: 1, 3: 1, 4: 1, 5: 10, 6: 10, 7: 4, 8: 1, 9: 5, 10: 1 };
+    const nets = new Map<number, FakeNetwork>();
+    for (let i = 1; i <= 10; i++) nets.set(i, bus.node(`NODE_${i}`));
+    for (const [a, b] of Object.entries(link)) bus.connect(nets.get(Number(a))!, nets.get(b)!);
+    const nodes = new Map<number, TestNode>();
+    for (let i = 1; i <= 10; i++)
+      nodes.set(
+        i,
+        await start({
+          deployment,
+          config: nodeConfig({ leaderKeys: i === 1 ? [0, 1, 2, 3] : [], wallets: [names[i - 1]!] }),
+          network: nets.get(i)!,
+        }),
+      );
+    const [n1, n10] = [nodes.get(1)!, nodes.get(10)!];
+    await waitHeight(n1, 2, 240_000);
+    const wallets = new ScenarioWallets(() => n1);
+    await wallets.sendEach(names[0]!, names[9]!, 2, 500);
+    await wallets.settled(names[0]!, 120_000);
+    await waitOutputs(n10, names[9]!, { minOutputs: 2 }, 60_000);
+  });
+});
+
+test('Two fork chains join later and preserve persisted state wallet balances', async () => {
+  // F's FORK_BURN pair (NODE_BURN, NODE_BURN_BUDDY) only holds the recipient wallet WALLET_BURN, whose
+  // balance no step reads: here WALLET_BURN is a key without a node.
+  const w = (n: string) => `join ${n}`;
+  const resources: WalletResource[] = ['WALLET_1A', 'WALLET_2A', 'WALLET_4A', 'WALLET_5A'].map((n) => ({
+    wallet: w(n),
+    count: 2,
+    amount: 2500,
+  }));
+  // k = 20: the forks (height 5 and more) stay above the immutable block, so the joined nodes can switch.
+  const deployment = cucumberDeployment(resources, { genesisTimeS: Math.floor(Date.now() / 1000), k: 20 });
+  await withNodes(async (start, bus) => {
+    const net = (id: string) => bus.node(id);
+    const [a1, a2, b4, b5, join] = ['NODE_1', 'NODE_2', 'NODE_4', 'NODE_5', 'NODE_JOIN'].map(net);
+    bus.connect(a1!, a2!);
+    bus.connect(b4!, b5!);
+    const wallets = [w('WALLET_1A'), w('WALLET_2A'), w('WALLET_4A'), w('WALLET_5A')];
+    const n1 = await start({ deployment, config: nodeConfig({ leaderKeys: [0, 1], wallets }), network: a1! });
+    const n2 = await start({ deployment, config: nodeConfig({ leaderKeys: [], wallets }), network: a2! });
+    const n4 = await start({ deployment, config: nodeConfig({ leaderKeys: [2, 3], wallets }), network: b4! });
+    const n5 = await start({ deployment, config: nodeConfig({ leaderKeys: [], wallets }), network: b5! });
+    const nodeOf: Record<string, TestNode> = {
+      [w('WALLET_1A')]: n1,
+      [w('WALLET_2A')]: n2,
+      [w('WALLET_4A')]: n4,
+      [w('WALLET_5A')]: n5,
+    };
+    const s = new ScenarioWallets((x) => nodeOf[x]!);
+    await waitHeight(n1, 2, 240_000);
+    await waitHeight(n4, 2, 180_000);
+    const burn = pkOf(w('WALLET_BURN'));
+    // Each wallet sends half its funds: 700 to the burn wallet and 700 to its fork partner.
+    for (const [from, to] of [
+      ['WALLET_1A', 'WALLET_2A'],
+      ['WALLET_2A', 'WALLET_1A'],
+      ['WALLET_4A', 'WALLET_5A'],
+      ['WALLET_5A', 'WALLET_4A'],
+    ] as const) {
+      await s.send(w(from), [{ to: burn, value: 700 }]);
+      await s.send(w(from), [{ to: w(to), value: 700 }]);
+    }
+    for (const x of wallets) await s.settled(x, 240_000);
+    for (const x of wallets) await waitOutputs(nodeOf[x]!, x, { minOutputs: 3 }, 120_000);
+    await waitHeight(n1, 5, 180_000);
+    await waitHeight(n4, 5, 180_000);
+    assert.ok(!isIncluded(n1, s.sent.get(w('WALLET_4A'))![0]!.hash), 'two forks');
+    bus.connect(join!, a1!);
+    bus.connect(join!, b4!);
+    const nj = await start({
+      deployment,
+      config: nodeConfig({ leaderKeys: [], ibdPeers: ['NODE_1', 'NODE_4'] }),
+      network: join!,
+    });
+    await waitHeight(nj, 8, 180_000);
+    await waitConverged([n1, n2, n4, n5, nj], 8, 2, 180_000);
+    // The losing fork's transactions are pending again and included on the joined chain: every wallet
+    // has its outputs back and at most 4300 (5000, less 1400 sent, plus 700 received, less fees).
+    for (const x of wallets) {
+      await waitOutputs(nodeOf[x]!, x, { minOutputs: 3 }, 120_000);
+      await waitOutputs(nodeOf[x]!, x, { maxValue: 4300n, minValue: 1n }, 10_000);
+    }
+  });
+});
+
+test('Continuous wallet funding survives natural forks without reusing in-flight notes', async () => {
+  const w = (n: string) => `soak ${n}`;
+  const names = [w('WALLET_1A'), w('WALLET_2A'), w('WALLET_3A')];
+  const resources = names.map((wallet) => ({ wallet, count: 2, amount: 450000 }));
+  const deployment = cucumberDeployment(resources, { genesisTimeS: Math.floor(Date.now() / 1000) });
+  // Natural forks: three leaders, and 40 ms between them (a block may be made on a parent another
+  // node already built on).
+  await withNodes(async (start) => {
+    const bus2 = new FakeNetworkBus({ latencyMs: 40 });
+    const [x1, x2, x3] = ['NODE_1', 'NODE_2', 'NODE_3'].map((id) => bus2.node(id));
+    bus2.connect(x1!, x2!);
+    bus2.connect(x1!, x3!);
+    try {
+      const n1 = await start({
+        deployment,
+        config: nodeConfig({ leaderKeys: [0, 1], wallets: names }),
+        network: x1!,
+      });
+      await start({ deployment, config: nodeConfig({ leaderKeys: [2], wallets: names }), network: x2! });
+      await start({ deployment, config: nodeConfig({ leaderKeys: [3], wallets: names }), network: x3! });
+      await waitHeight(n1, 2, 240_000);
+      const funding = fundingPk(0);
+      const s = new ScenarioWallets(() => n1);
+      const topup = await s.send(
+        names[0]!,
+        Array.from({ length: 10 }, () => ({ to: funding, value: 40000 })),
+      );
+      await waitIncluded(n1, topup.hash, 240_000);
+      // F: 200 payments of 100 from the node's wallet, each retried every second for up to 600 s until
+      // included; here 20 (the same loop, a tenth of the count).
+      const hashes: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const end = Date.now() + 600_000;
+        for (;;) {
+          const p = await prepare(n1, { outputs: [{ pk: pkOf(names[1]!), value: 100 }], funding: [funding] });
+          const r = await submit(n1, p.signed);
+          assert.equal(r.status, 200, r.text);
+          const ok = await waitUntil(() => isIncluded(n1, p.hash), 1000, 'included', 20).then(
+            () => true,
+            () => false,
+          );
+          if (ok) {
+            hashes.push(p.hash);
+            break;
+          }
+          assert.ok(Date.now() < end, `payment ${i} not included in 600 s`);
+        }
+      }
+      // All finalized: in a block at or below NODE_1's immutable block.
+      await waitUntil(
+        async () => {
+          const info = JSON.parse((await call(n1, 'GET', '/cryptarchia/info')).text) as {
+            cryptarchia_info: { lib: string };
+          };
+          const genesis = bytesToHex(n1.node.chain.genesis.id);
+          const r = await call(
+            n1,
+            'GET',
+            `/cryptarchia/headers?from=${info.cryptarchia_info.lib}&to=${genesis}`,
+          );
+          const final = new Set(JSON.parse(r.text) as string[]);
+          return hashes.every((h) => {
+            const at = n1.node.chain.transactionLocation(hexToBytes(h));
+            return at !== undefined && final.has(bytesToHex(at.block));
+          });
+        },
+        900_000,
+        'every payment finalized',
+        50,
+      );
+    } finally {
+      bus2.close();
+    }
+  });
+});
