@@ -5,6 +5,9 @@
  * network (test/mocks/fake-network.ts) so that the test decides who is connected to whom.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { bytesToHex, hexToBytes } from '../../../src/codec/hex.ts';
 import { type FakeNetwork, FakeNetworkBus } from '../../mocks/fake-network.ts';
@@ -14,6 +17,7 @@ import {
   cucumberDeployment,
   fundingPk,
   isIncluded,
+  isPending,
   nodeConfig,
   pkOf,
   prepare,
@@ -25,6 +29,20 @@ import {
   waitIncluded,
   waitOutputs,
 } from '../../utils/cucumber-world.ts';
+
+/** Whether every transaction is in a block at or below the node's immutable block (LIB). */
+async function finalized(tn: TestNode, hashes: readonly string[]): Promise<boolean> {
+  const info = JSON.parse((await call(tn, 'GET', '/cryptarchia/info')).text) as {
+    cryptarchia_info: { lib: string };
+  };
+  const genesis = bytesToHex(tn.node.chain.genesis.id);
+  const r = await call(tn, 'GET', `/cryptarchia/headers?from=${info.cryptarchia_info.lib}&to=${genesis}`);
+  const final = new Set(JSON.parse(r.text) as string[]);
+  return hashes.every((h) => {
+    const at = tn.node.chain.transactionLocation(hexToBytes(h));
+    return at !== undefined && final.has(bytesToHex(at.block));
+  });
+}
 
 /** Starts nodes on one bus and stops them all after `body`. */
 async function withNodes(
@@ -194,29 +212,84 @@ test('Continuous wallet funding survives natural forks without reusing in-flight
         }
       }
       // All finalized: in a block at or below NODE_1's immutable block.
-      await waitUntil(
-        async () => {
-          const info = JSON.parse((await call(n1, 'GET', '/cryptarchia/info')).text) as {
-            cryptarchia_info: { lib: string };
-          };
-          const genesis = bytesToHex(n1.node.chain.genesis.id);
-          const r = await call(
-            n1,
-            'GET',
-            `/cryptarchia/headers?from=${info.cryptarchia_info.lib}&to=${genesis}`,
-          );
-          const final = new Set(JSON.parse(r.text) as string[]);
-          return hashes.every((h) => {
-            const at = n1.node.chain.transactionLocation(hexToBytes(h));
-            return at !== undefined && final.has(bytesToHex(at.block));
-          });
-        },
-        900_000,
-        'every payment finalized',
-        50,
-      );
+      await waitUntil(() => finalized(n1, hashes), 900_000, 'every payment finalized', 50);
     } finally {
       bus2.close();
     }
   });
+});
+
+// F tags this scenario @undefined_behaviour ("enable this test if/when this is fixed in wallet"): after a
+// reorg brings a transaction back to the mempool, the restarted wallet may fund a new one with the
+// same note. It runs here as a todo: its outcome is reported, not counted.
+test('Wallet double-hands a note after restart', {
+  todo: 'F: @undefined_behaviour, a known wallet limitation',
+}, async () => {
+  const w = (n: string) => `double ${n}`;
+  const resources = [w('WALLET_1A'), w('WALLET_4A')].map((wallet) => ({ wallet, count: 2, amount: 25000 }));
+  // k = 20: NODE_1's lone branch (to height 8) is abandoned for NODE_4's (to height 14).
+  const deployment = cucumberDeployment(resources, { genesisTimeS: Math.floor(Date.now() / 1000), k: 20 });
+  const bus = new FakeNetworkBus();
+  const dirs = [
+    mkdtempSync(join(tmpdir(), 'logos-cucumber-')),
+    mkdtempSync(join(tmpdir(), 'logos-cucumber-')),
+  ];
+  const cfg1 = nodeConfig({ leaderKeys: [0, 1], wallets: [w('WALLET_1A')] });
+  const cfg4 = nodeConfig({ leaderKeys: [2, 3], wallets: [w('WALLET_4A')] });
+  const up = async (id: 'NODE_1' | 'NODE_4', peer?: FakeNetwork) => {
+    bus.nodes.delete(id);
+    const net = bus.node(id);
+    if (peer) bus.connect(net, peer);
+    const tn = await startFastNode({
+      deployment,
+      config: id === 'NODE_1' ? cfg1 : cfg4,
+      dir: dirs[id === 'NODE_1' ? 0 : 1]!,
+      network: net,
+    });
+    return { tn, net };
+  };
+  const down = async (n: { tn: TestNode; net: FakeNetwork }) => {
+    for (const p of [...n.net.peers]) bus.disconnect(n.net, bus.nodes.get(p)!);
+    await n.tn.stop();
+  };
+  let x4 = await up('NODE_4');
+  let x1 = await up('NODE_1', x4.net);
+  try {
+    await waitHeight(x1.tn, 2, 240_000);
+    const funding = fundingPk(0);
+    const s = new ScenarioWallets(() => x1.tn);
+    const topA = await s.send(w('WALLET_1A'), [{ to: funding, value: 9000 }]);
+    const topB = await s.send(w('WALLET_1A'), [{ to: funding, value: 8000 }]);
+    await waitIncluded(x1.tn, topA.hash, 240_000);
+    await waitIncluded(x1.tn, topB.hash, 240_000);
+    await waitIncluded(x4.tn, topB.hash, 240_000);
+    await down(x4);
+    const pay = async (value: number) => {
+      const p = await prepare(x1.tn, { outputs: [{ pk: pkOf(w('WALLET_4A')), value }], funding: [funding] });
+      assert.equal((await submit(x1.tn, p.signed)).status, 200);
+      return p.hash;
+    };
+    const dh1 = await pay(100);
+    await waitIncluded(x1.tn, dh1, 240_000);
+    await waitHeight(x1.tn, 8, 240_000);
+    await down(x1);
+    x4 = await up('NODE_4');
+    await waitHeight(x4.tn, 14, 300_000);
+    x1 = await up('NODE_1', x4.net);
+    await waitHeight(x1.tn, 14, 240_000);
+    const dh2 = await pay(150);
+    // All finalized: both in blocks at or below NODE_1's immutable block.
+    // F waits up to 300 s; finality here takes k = 20 blocks, a few seconds.
+    await waitUntil(() => finalized(x1.tn, [dh1, dh2]), 10_000, 'DH_1 and DH_2 finalized', 50).catch(
+      async (e: Error) => {
+        const state = async (h: string) =>
+          `${isIncluded(x1.tn, h) ? 'included' : 'not included'}, ${(await isPending(x1.tn, h)) ? 'pending' : 'not pending'}`;
+        throw new Error(`${e.message}: DH_1 ${await state(dh1)}; DH_2 ${await state(dh2)}`);
+      },
+    );
+  } finally {
+    for (const x of [x1, x4]) await x.tn.stop().catch(() => {});
+    bus.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
 });
