@@ -32,12 +32,14 @@ import {
   call,
   cucumberDeployment,
   fundingPk,
+  inscribeOp,
   notIncludedFor,
   type Prepared,
   pkOf,
   prepare,
   resigned,
   send,
+  signInscription,
   submit,
   submitOk,
   type WalletResource,
@@ -127,15 +129,7 @@ test('Wallet fund endpoint funds an inscription with a split-signed fee transfer
   await waitHeight(n1, 2, 240_000);
   // F: a deterministic sequencer key (32 bytes of 7) claiming a fresh channel (its id is the key).
   const signer = new Ed25519Signer(new Uint8Array(32).fill(7));
-  const inscribe = {
-    opcode: 17,
-    payload: {
-      channel_id: bytesToHex(signer.publicKey),
-      inscription: Buffer.from('wallet fund endpoint').toString('hex'),
-      parent: '00'.repeat(32),
-      signer: bytesToHex(signer.publicKey),
-    },
-  } as unknown as Json;
+  const inscribe = inscribeOp(signer, signer.publicKey, Buffer.from('wallet fund endpoint'));
   // F funds it from the node's funding wallet (the wallet named in the step is only logged).
   const p = await prepare(n1, { outputs: [], funding: [NODE_FUNDING], ops: [{ op: inscribe, proof: null }] });
   const signed = p.signed as unknown as { mantle_tx: { ops: { opcode: number }[] }; ops_proofs: Json[] };
@@ -146,7 +140,7 @@ test('Wallet fund endpoint funds an inscription with a split-signed fee transfer
   );
   assert.ok(signed.ops_proofs[1] !== null, 'the fee transfer is signed by the node');
   // The caller signs the inscription over the funded transaction's hash.
-  signed.ops_proofs[0] = { Ed25519Sig: bytesToHex(signer.sign(hexToBytes(p.hash))) } as unknown as Json;
+  signInscription(p, signer);
   await submitOk(n1, p);
   await waitIncluded(n1, p.hash, 120_000);
 });
