@@ -42,7 +42,10 @@ test('the node survives SIGKILL at random points and restarts on the same chain'
   const dir = mkdtempSync(join(tmpdir(), 'logos-crash-'));
   try {
     writeFileSync(join(dir, 'fast.yaml'), fastDeploymentYaml(50, 3));
-    writeFileSync(join(dir, 'devnet.yaml'), devnetConfigYaml(), { mode: 0o600 });
+    // Online at once: the leader proposes only when Online, and the node is killed within 1.5 s.
+    writeFileSync(join(dir, 'devnet.yaml'), devnetConfigYaml({ prolongedBootstrapPeriod: 0 }), {
+      mode: 0o600,
+    });
     const rand = prng(20261126);
     let lastTop = -1n;
     let genesis: string | undefined;

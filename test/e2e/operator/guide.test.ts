@@ -193,7 +193,12 @@ describe('the operator guide, end to end', { timeout: 240_000 }, () => {
     for (const k of knownKeys) assert.match(k, /^[0-9a-f]{64}$/);
 
     // Loopback only, and the faucet's part: a funded devnet key in the wallet pays the SDP fee.
-    useLoopbackAndFundedKey(config, funded, `/ip4/127.0.0.1/udp/${ports.blend}/quic-v1`);
+    // A short prolonged bootstrap (the reference's default is an hour): the node is Bootstrapping when
+    // asked below, and Online, so leading, in time for the health check to find the declaration on chain
+    // (a leader proposes only when Online, as the reference's).
+    useLoopbackAndFundedKey(config, funded, `/ip4/127.0.0.1/udp/${ports.blend}/quic-v1`, (doc) =>
+      doc.setIn(['cryptarchia', 'service', 'bootstrap', 'prolonged_bootstrap_period'], 8),
+    );
 
     // The guide passes "" (the public testnet); this local check runs the devnet by name.
     assert.equal(await value(session, dir, 'blockchain_module', 'start', config, 'devnet'), null);

@@ -56,7 +56,8 @@ test('mined tickets, ready and pending, survive a restart; the pending claim set
     const { tx_hash } = (await claim.json()) as { tx_hash: string | null };
     assert.match(String(tx_hash), /^[0-9a-f]{64}$/);
     const claimed = new Set(tn.node.powWinners.pending().map((w) => w.ticket));
-    assert.ok(claimed.size >= 2);
+    // A manual claim takes as many tickets as the tip's reward pool pays (one or more, by the blocks so far).
+    assert.ok(claimed.size >= 1, 'tickets claimed');
     await waitUntil(() => tn!.node.powWinners.ready().length >= 1, 30_000, 'more tickets mined');
     await put(tn, '/pow/mining/stop');
     const ready = new Set(tn.node.powWinners.ready().map((w) => w.ticket));
