@@ -11,7 +11,7 @@ import { block as blockCodec } from '../block/block.ts';
 import type { Json } from '../codec/json.ts';
 import { noteId } from '../mantle/note.ts';
 import { Opcode, opId } from '../mantle/ops.ts';
-import type { GenesisSpec } from './deployment.ts';
+import type { GenesisSpec } from './deployment-types.ts';
 import { LedgerError } from './errors.ts';
 import { genesisParameter } from './genesis.ts';
 

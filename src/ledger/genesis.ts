@@ -23,7 +23,7 @@ import { bigintKeys, PMap, stringKeys } from '../util/pmap.ts';
 import { executeTx } from './apply.ts';
 import { blendBaseDifficulty, EMPTY_TX_DENSITY } from './blend-difficulty.ts';
 import { NO_OCCUPIED_SLOTS } from './block-density.ts';
-import type { Deployment } from './deployment.ts';
+import type { Deployment } from './deployment-types.ts';
 import { Draft, type LedgerContext } from './draft.ts';
 import { lotteryFor } from './epoch.ts';
 import { LedgerError } from './errors.ts';

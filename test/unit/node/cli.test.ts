@@ -41,7 +41,7 @@ test('unknown commands and options are refused', async () => {
 test('an unknown command is named as such, with the list of commands', async () => {
   await assert.rejects(
     run(['frobnicate']),
-    /unknown command 'frobnicate' \(commands: start, devnet, init, version/,
+    /unknown command 'frobnicate' \(commands: start, devnet, sdp, init, version/,
   );
   await assert.rejects(run(['frobnicate', '--config', 'x.yaml']), /unknown command 'frobnicate'/);
 });
