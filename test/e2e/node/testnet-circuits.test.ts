@@ -62,7 +62,7 @@ test('without the reference circuits the testnet node says why and stops before 
 test('with a reference-layout folder it starts as a follower with its roles off and serves reads', async () => {
   const r = await run(
     ['start', '--deployment', 'testnet', '--config', cfg, '--circuits', folder.dir, '--log-format', 'json'],
-    /"msg":"API listening"[^\n]*\n|"msg":"node started"/,
+    /"msg":"HTTP API listening"[^\n]*\n/,
   );
   const logs = r.out
     .split('\n')
