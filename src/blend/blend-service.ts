@@ -184,6 +184,8 @@ export class BlendService implements IBlend, ProposalPublisher {
   private oldSwarm: BlendSwarm | null = null;
   private readonly pending: PendingTx[] = [];
   private powBusy = false;
+  /** Why this node cannot make proofs of quota (a verify-only circuit), if it cannot: it sends nothing of its own through Blend. */
+  private readonly noPoq: string | undefined;
   private readonly puzzle = new PuzzleSolver();
   /** Core proofs made ahead for cover messages, and how many are being made. */
   private coverProofs: LayerProof[] = [];
@@ -212,6 +214,7 @@ export class BlendService implements IBlend, ProposalPublisher {
     readonly nodeId: string | null,
   ) {
     const consensus = deps.chain.config.consensus;
+    this.noPoq = deps.prover.cannotProve?.('poq');
     this.layers = config.deployment.num_blend_layers;
     this.epochs = epochSchedule(consensus);
     this.timing = blendTiming(config.deployment, {
@@ -288,8 +291,7 @@ export class BlendService implements IBlend, ProposalPublisher {
     }
     // A node that cannot make proofs of quota cannot blend (its circuits folder has no witness
     // generator it can run for them): it says so rather than holding the transaction for nothing.
-    const noPoq = this.deps.prover.cannotProve?.('poq');
-    if (noPoq !== undefined && this.ready) throw new ProvingUnavailable('poq', noPoq);
+    if (this.noPoq !== undefined && this.ready) throw new ProvingUnavailable('poq', this.noPoq);
     // Preverified as any transaction this node accepts, before it waits for its proofs.
     preverifyTx(tx, PROOFS_ALREADY_VERIFIED);
     this.pending.push({ hash, body });
@@ -717,7 +719,7 @@ export class BlendService implements IBlend, ProposalPublisher {
   private refillCoverProofs(): void {
     const ce = this.core;
     // Without a proof-of-quota prover there is no cover traffic (the start log says this role is off).
-    if (ce === null || this.closed || this.deps.prover.cannotProve?.('poq') !== undefined) return;
+    if (ce === null || this.closed || this.noPoq !== undefined) return;
     const want = COVER_PROOFS_AHEAD * this.layers;
     while (this.coverProofs.length + this.coverProving < want && ce.processor.quota.remaining('core') > 0n) {
       this.coverProving++;
@@ -882,7 +884,7 @@ export class BlendService implements IBlend, ProposalPublisher {
           return;
         }
         // No proofs of quota here: they wait (listed as pending) for an epoch without mixing.
-        if (this.deps.prover.cannotProve?.('poq') !== undefined) return;
+        if (this.noPoq !== undefined) return;
         const nonce = await this.solvePuzzle(processor);
         if (processor !== this.processor) continue;
         if (nonce === undefined) return;

@@ -34,6 +34,7 @@ import {
   CIRCUITS,
   CIRCUITS_ENV,
   type CircuitFolder,
+  type CircuitsSource,
   chooseCircuitsDir,
   createProofSystem,
   loadCircuitFolder,
@@ -571,6 +572,14 @@ export class LogosNode {
   }
 }
 
+/** How an error names where the circuits folder came from. */
+const CIRCUITS_SOURCE_LABEL: Readonly<Record<CircuitsSource, string>> = {
+  option: '--circuits',
+  config: 'proofs.circuits',
+  LBC_ROOT_DIR: 'LBC_ROOT_DIR',
+  shipped: 'the shipped circuits folder',
+};
+
 /** Chooses and checks the circuits folder (`--circuits`, `proofs.circuits`, `LBC_ROOT_DIR`, the shipped one). */
 function loadCircuits(opts: NodeOptions, log: Logger): CircuitFolder {
   const { dir, from } = chooseCircuitsDir({
@@ -586,15 +595,7 @@ function loadCircuits(opts: NodeOptions, log: Logger): CircuitFolder {
   try {
     folder = loadCircuitFolder(dir);
   } catch (e) {
-    const by =
-      from === 'shipped'
-        ? 'the shipped circuits folder'
-        : from === 'option'
-          ? '--circuits'
-          : from === 'config'
-            ? 'proofs.circuits'
-            : from;
-    throw new ConfigError(`${by}: ${(e as Error).message}`);
+    throw new ConfigError(`${CIRCUITS_SOURCE_LABEL[from]}: ${(e as Error).message}`);
   }
   const provers = CIRCUITS.filter((c) => folder.circuits[c].prover !== undefined);
   log.info({ folder: dir, from, pinned: folder.pinned, provers }, 'circuits folder loaded');

@@ -18,10 +18,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LogosError } from '../errors/base.ts';
+import type { Circuit } from '../ledger/proof-system.ts';
 import { fileSource } from './binfile.ts';
 import { readZkeyHeader } from './zkey-header.ts';
 
-export type CircuitName = 'zksig' | 'pol' | 'poc' | 'poq';
+/** The node's circuits (the ledger's `Circuit`). */
+export type CircuitName = Circuit;
 export const CIRCUITS: readonly CircuitName[] = ['zksig', 'pol', 'poc', 'poq'];
 
 /** Each circuit's sub-folder in the reference's layout (the ZkSig circuit is `signature`). */

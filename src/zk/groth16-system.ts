@@ -133,9 +133,8 @@ export class Groth16ProofSystem implements ProofSystem {
 
   /** Has the prover read the leadership circuit's files and build its curve before the first proof. */
   async warmPolProver(): Promise<void> {
-    if (this.cannotProve('pol') !== undefined) return;
-    const p = this.prover('pol');
-    return this.pool.warm(p.wasmPath, p.zkeyPath);
+    const p = this.folder.circuits.pol.prover;
+    if (p !== undefined) await this.pool.warm(p.wasmPath, p.zkeyPath);
   }
 
   /** R1CS constraint count of a circuit, where the folder's manifest records it. */
@@ -143,13 +142,17 @@ export class Groth16ProofSystem implements ProofSystem {
     return this.folder.circuits[circuit].constraints;
   }
 
+  /**
+   * Proves `circuit`'s statement. The statement (witness input and expected public inputs) is built only
+   * once the folder is known to have this circuit's prover, so a verify-only circuit fails at once.
+   */
   private async prove(
     circuit: CircuitName,
-    input: Record<string, string | string[]>,
-    publicInputs: bigint[],
+    statement: () => { input: Record<string, string | string[]>; publicInputs: bigint[] },
     opts: ProveOptions = {},
   ): Promise<Uint8Array> {
     const a = this.prover(circuit);
+    const { input, publicInputs } = statement();
     const { proof, publicSignals } = await this.pool.prove(a.wasmPath, a.zkeyPath, input, opts);
     const got = publicSignals.map(BigInt);
     if (got.length !== publicInputs.length || got.some((x, i) => x !== publicInputs[i])) {
@@ -163,16 +166,16 @@ export class Groth16ProofSystem implements ProofSystem {
   }
 
   async proveZkSign(msg: bigint, secretKeys: readonly bigint[]): Promise<ZkSignature> {
-    this.prover('zksig');
     if (secretKeys.length > ZKSIGN_MAX_KEYS) throw new RangeError(`at most ${ZKSIGN_MAX_KEYS} keys`);
-    const sks = [...secretKeys];
-    while (sks.length < ZKSIGN_MAX_KEYS) sks.push(0n);
-    const pub = zkSignPublic({ msg, publicKeys: secretKeys.map(zkPublicKey) });
-    const bytes = await this.prove(
-      'zksig',
-      { pks: pub.slice(0, ZKSIGN_MAX_KEYS).map(dec), msg: dec(msg), sks: sks.map(dec) },
-      pub,
-    );
+    const bytes = await this.prove('zksig', () => {
+      const sks = [...secretKeys];
+      while (sks.length < ZKSIGN_MAX_KEYS) sks.push(0n);
+      const pub = zkSignPublic({ msg, publicKeys: secretKeys.map(zkPublicKey) });
+      return {
+        input: { pks: pub.slice(0, ZKSIGN_MAX_KEYS).map(dec), msg: dec(msg), sks: sks.map(dec) },
+        publicInputs: pub,
+      };
+    });
     return zkSignatureFromBytes(bytes);
   }
 
@@ -180,30 +183,31 @@ export class Groth16ProofSystem implements ProofSystem {
     return groth16Verify(this.vks.pol, polPublic(inputs), proof);
   }
 
-  async provePol(i: PolPublicInputs, w: PolWitness, opts?: ProveOptions): Promise<Uint8Array> {
-    this.prover('pol');
+  provePol(i: PolPublicInputs, w: PolWitness, opts?: ProveOptions): Promise<Uint8Array> {
     return this.prove(
       'pol',
-      {
-        entropy_contribution: dec(i.entropy_contribution),
-        slot: dec(i.slot),
-        epoch_nonce: dec(i.epoch_nonce),
-        lottery_0: dec(i.lottery_0),
-        lottery_1: dec(i.lottery_1),
-        aged_root: dec(i.aged_root),
-        latest_root: dec(i.latest_root),
-        leader_pk1: dec(i.leader_pk1),
-        leader_pk2: dec(i.leader_pk2),
-        secret_key: dec(w.secret_key),
-        note_value: dec(w.note_value),
-        note_tx_hash: dec(w.note_tx_hash),
-        note_output_index: dec(w.note_output_index),
-        aged_path: w.aged_path.map(dec),
-        aged_bits: bits(w.aged_index),
-        latest_path: w.latest_path.map(dec),
-        latest_bits: bits(w.latest_index),
-      },
-      polPublic(i),
+      () => ({
+        input: {
+          entropy_contribution: dec(i.entropy_contribution),
+          slot: dec(i.slot),
+          epoch_nonce: dec(i.epoch_nonce),
+          lottery_0: dec(i.lottery_0),
+          lottery_1: dec(i.lottery_1),
+          aged_root: dec(i.aged_root),
+          latest_root: dec(i.latest_root),
+          leader_pk1: dec(i.leader_pk1),
+          leader_pk2: dec(i.leader_pk2),
+          secret_key: dec(w.secret_key),
+          note_value: dec(w.note_value),
+          note_tx_hash: dec(w.note_tx_hash),
+          note_output_index: dec(w.note_output_index),
+          aged_path: w.aged_path.map(dec),
+          aged_bits: bits(w.aged_index),
+          latest_path: w.latest_path.map(dec),
+          latest_bits: bits(w.latest_index),
+        },
+        publicInputs: polPublic(i),
+      }),
       opts,
     );
   }
@@ -212,11 +216,9 @@ export class Groth16ProofSystem implements ProofSystem {
     return groth16Verify(this.vks.poc, pocPublic(inputs), proof);
   }
 
-  async provePoc(i: PocPublicInputs, w: PocWitness): Promise<Uint8Array> {
-    this.prover('poc');
-    return this.prove(
-      'poc',
-      {
+  provePoc(i: PocPublicInputs, w: PocWitness): Promise<Uint8Array> {
+    return this.prove('poc', () => ({
+      input: {
         voucher_nullifier: dec(i.voucher_nullifier),
         voucher_root: dec(i.voucher_root),
         mantle_tx_hash: dec(i.mantle_tx_hash),
@@ -224,8 +226,8 @@ export class Groth16ProofSystem implements ProofSystem {
         path: w.voucher_path.map(dec),
         index_bits: bits(w.voucher_index),
       },
-      pocPublic(i),
-    );
+      publicInputs: pocPublic(i),
+    }));
   }
 
   async verifyPoq(i: PoqPublicInputs, keyNullifier: Fr, proof: Groth16ProofParts): Promise<boolean> {
@@ -234,9 +236,15 @@ export class Groth16ProofSystem implements ProofSystem {
   }
 
   async provePoq(i: PoqPublicInputs, w: PoqWitness, opts?: ProveOptions): Promise<PoqProof> {
-    this.prover('poq');
-    const keyNullifier = poqKeyNullifier(i.leader.pol_epoch_nonce, w);
-    const bytes = await this.prove('poq', poqCircuitInput(i, w), poqPublicInputList(i, keyNullifier), opts);
+    let keyNullifier = 0n;
+    const bytes = await this.prove(
+      'poq',
+      () => {
+        keyNullifier = poqKeyNullifier(i.leader.pol_epoch_nonce, w);
+        return { input: poqCircuitInput(i, w), publicInputs: poqPublicInputList(i, keyNullifier) };
+      },
+      opts,
+    );
     return { proof: zkSignatureFromBytes(bytes), keyNullifier };
   }
 
