@@ -84,12 +84,10 @@ export interface IWallet {
    */
   submit(req: FundRequest): Promise<Uint8Array>;
   /**
-   * Signs a funded transaction (e.g. after adding a proof over its hash to `builder.opProofs`) and adds
-   * it to the mempool; returns the tx hash. A failed signature releases its notes; a mempool refusal
-   * keeps them reserved (until expiry), as F.
+   * Adds a transaction signed with `sign` (e.g. after a proof over its hash was added to
+   * `builder.opProofs`) to the mempool; returns its hash. A refusal throws and keeps the notes reserved
+   * (until expiry), as F.
    */
-  submitFunded(funded: FundedTx): Promise<Uint8Array>;
-  /** Adds a transaction signed with `sign` to the mempool; returns its hash (a refusal throws). */
   submitSigned(signed: SignedMantleTx): Promise<Uint8Array>;
   /** Releases the notes a funded transaction reserved (it will not be submitted). */
   release(funded: FundedTx): void;

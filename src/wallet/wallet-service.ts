@@ -323,17 +323,11 @@ export class Wallet implements IWallet {
       this.#release(reserved);
       throw e;
     }
-    // A transaction already pending is a success (the same transaction was submitted before). A
-    // refusal keeps the notes reserved, as F's `transfer_funds` handler does.
-    const { hash } = await this.#mempool.add(signed, 'wallet');
-    return hash;
+    // A refusal keeps the notes reserved, as F's `transfer_funds` handler does.
+    return this.submitSigned(signed);
   }
 
-  async submitFunded(funded: FundedTx): Promise<Uint8Array> {
-    // A refusal keeps the notes reserved (F releases them only when signing fails).
-    return this.submitSigned(await this.sign(funded));
-  }
-
+  /** A transaction already pending is a success (the same transaction was submitted before). */
   async submitSigned(signed: SignedMantleTx): Promise<Uint8Array> {
     const { hash } = await this.#mempool.add(signed, 'wallet');
     return hash;

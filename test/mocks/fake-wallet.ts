@@ -92,11 +92,6 @@ export class FakeWallet implements IWallet {
     };
   }
 
-  /** As the wallet: a mempool refusal keeps the notes reserved. */
-  async submitFunded(funded: FundedTx): Promise<Uint8Array> {
-    return this.submitSigned(await this.sign(funded));
-  }
-
   async submitSigned(signed: SignedMantleTx): Promise<Uint8Array> {
     return (await this.mempool.add(signed, 'wallet')).hash;
   }

@@ -190,13 +190,15 @@ test('a claim funded, its PoC added over the funded hash, then signed and submit
   const claim = newBuilder([{ opcode: 48, payload: { rewards_root: 1n, voucher_nullifier: 2n, pk: A } }]);
   const funded = await wallet.fund({ builder: claim, changePk: A, fundingPks: [A], priorityFeePercent: 0n });
   await assert.rejects(
-    wallet.submitFunded(funded),
+    wallet.sign(funded),
     (e) => e instanceof WalletError && e.code === 'WALLET_MISSING_PROOF' && /op index 0/.test(e.message),
   );
   assert.ok(!wallet.isReserved(1n), 'a failed signature releases the notes');
   const again = await wallet.fund({ builder: claim, changePk: A, fundingPks: [A], priorityFeePercent: 0n });
   const poc = { type: 'PoC' as const, proof: new Uint8Array(128).fill(9) };
-  await wallet.submitFunded({ ...again, builder: { ...again.builder, opProofs: new Map([[0, poc]]) } });
+  await wallet.submitSigned(
+    await wallet.sign({ ...again, builder: { ...again.builder, opProofs: new Map([[0, poc]]) } }),
+  );
   const tx = mempool.added[0]!;
   assert.deepEqual(tx.ops_proofs[0], poc);
   assert.equal(tx.ops_proofs[1]!.type, 'ZkSig');
