@@ -37,12 +37,6 @@ export class DnsLookupFailed extends NetworkError {
   }
 }
 
-/** Whether the address starts with `/dns`, `/dns4` or `/dns6`. */
-export function isDnsMultiaddr(addr: Multiaddr): boolean {
-  const first = addr.getComponents()[0];
-  return first !== undefined && first.name in FAMILY;
-}
-
 /**
  * The IP addresses to dial for `addr`: `addr` itself when it does not start with a DNS name, else one
  * address per IP the name resolves to (in the resolver's order). Throws `DnsLookupFailed`.
