@@ -587,6 +587,7 @@ function loadCircuits(opts: NodeOptions, log: Logger): CircuitFolder {
     config: opts.config.proofs.circuits ?? undefined,
     configBaseDir: opts.baseDir,
   });
+  // inferred: a network proved with the reference's keys cannot be followed with this node's own (docs/fidelity.md)
   if (from === 'shipped' && opts.deployment.circuits === 'reference')
     throw new ConfigError(
       `deployment ${opts.deployment.name}: this node cannot verify this network's proofs with its own circuits: they are made with the reference's circuit keys. Give the reference's circuits release folder (logos-blockchain-circuits, unpacked) with --circuits, proofs.circuits or ${CIRCUITS_ENV}`,
@@ -611,7 +612,10 @@ const ROLES_OF: Readonly<Record<Circuit, string>> = {
   poc: 'leader reward claims (/leader/claim)',
 };
 
-/** Says, once at start, which roles are off because the backend cannot prove their circuit. */
+/**
+ * Says, once at start, which roles are off because the backend cannot prove their circuit.
+ * inferred: the reference always has its native witness generators and has no such follower mode (docs/fidelity.md)
+ */
 function logRolesOff(proofs: ProofSystem, log: Logger): ReadonlySet<Circuit> {
   const off = new Set<Circuit>();
   for (const c of CIRCUITS) {

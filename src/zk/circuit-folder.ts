@@ -93,6 +93,8 @@ function sha256(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex');
 }
 
+// inferred: a manifest pins this node's own folders; a release folder has none, as the reference's build
+// checks no hashes either (docs/fidelity.md)
 function readManifest(root: string): Record<string, ManifestEntry> | undefined {
   const path = join(root, 'manifest.json');
   if (!existsSync(path)) return undefined;
