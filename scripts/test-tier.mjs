@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Runs the test files of one tier (`unit`, `e2e`, `sim`, `spec`) or of all of them (`all`) in one
+ * Runs the test files of one tier (`unit`, `e2e`, `sim`, `spec`) or of all of them (`all`), across every package (packages/NAME/test/TIER), in one
  * node:test run. A tier without test files says so and succeeds. The TAP stream is followed by a
  * summary of the failed tests (scripts/failure-summary.mjs).
  */
@@ -24,9 +24,14 @@ function testFiles(dir) {
   });
 }
 
-const files = (tier === 'all' ? TIERS : [tier]).flatMap((t) => testFiles(join('test', t)).sort());
+const packages = readdirSync('packages')
+  .sort()
+  .map((name) => join('packages', name));
+const files = (tier === 'all' ? TIERS : [tier]).flatMap((t) =>
+  packages.flatMap((pkg) => testFiles(join(pkg, 'test', t)).sort()),
+);
 if (files.length === 0) {
-  console.log(`no test files in test/${tier}`);
+  console.log(`no test files in packages/*/test/${tier}`);
   process.exit(0);
 }
 const r = spawnSync(
@@ -35,7 +40,7 @@ const r = spawnSync(
     '--import',
     'tsx',
     '--import',
-    './src/polyfills.mjs',
+    './packages/node/src/polyfills.mjs',
     '--test',
     '--test-reporter=tap',
     '--test-reporter-destination=stdout',

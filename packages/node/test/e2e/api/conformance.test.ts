@@ -2,7 +2,7 @@
  * End to end: a devnet node started through the CLI as a child process (a fast test deployment, the
  * insecure test proofs, its API on an ephemeral port of 127.0.0.1, its state in a temporary
  * directory) is checked by the black-box conformance checker of the shared API spec,
- * `../shared/conformance/check.mjs` (beside the repository; the test is skipped without it).
+ * `../shared/conformance/check.mjs` (beside the repository's root; the test is skipped without it).
  *
  * Every check of an endpoint the node serves must pass. The checks of endpoints of services not built
  * yet are expected to fail: they are listed below by name, and any of them that passes is reported so
@@ -20,7 +20,7 @@ import { waitUntil } from '../../utils/api-node.ts';
 import { devnetConfigYaml, spawnCli } from '../../utils/cli-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const CHECKER = resolve(ROOT, '../shared/conformance/check.mjs');
+const CHECKER = resolve(ROOT, '../../../shared/conformance/check.mjs');
 
 /** Checks of endpoints of services not built yet (Blend), the OpenAPI check, which lists
  * those endpoints too, and one deliberate difference. The checker runs with `--writes`: transactions
