@@ -19,6 +19,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { LogosError } from '../errors/base.ts';
 import { Semaphore } from '../util/semaphore.ts';
 import type { ApiServerOptions } from './config.ts';
 import { decodeRequest, parseJsonBody, type RawRequest, unsupportedMediaType } from './decode.ts';
@@ -184,7 +185,7 @@ export class ApiServer {
     });
     app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
       if (err instanceof Rejection || err instanceof ApiError) {
-        this.fail(reply, 'request', err);
+        this.fail(reply, 'request', err, true);
         return;
       }
       // Fastify's own rejections (unsupported content type, oversized body, empty body).
@@ -196,8 +197,9 @@ export class ApiServer {
           body: JSON.stringify({ code: 500, message: 'Internal server error' }),
         });
       } else if (status === 415) {
-        this.fail(reply, 'request', unsupportedMediaType());
+        this.fail(reply, 'request', unsupportedMediaType(), true);
       } else {
+        this.logger.debug({ status, err: err.message }, 'API request refused');
         this.send(reply, { status, body: err.message, contentType: TEXT_TYPE });
       }
     });
@@ -291,7 +293,7 @@ export class ApiServer {
       };
       args = decodeRequest(def, raw);
     } catch (e) {
-      this.fail(reply, route.operationId, e);
+      this.fail(reply, route.operationId, e, true);
       return undefined;
     }
     const permit = def.gatedWhileBootstrapping ? undefined : this.slots.tryAcquire();
@@ -420,20 +422,38 @@ export class ApiServer {
     }
   }
 
-  /** Answers a failed request: 408, `{code, message}` JSON, or a plain-text rejection. */
-  private fail(reply: FastifyReply, operationId: string, e: unknown): void {
+  /**
+   * Answers a failed request: 408, `{code, message}` JSON, or a plain-text rejection. `malformed`: the
+   * failure came from decoding the request (its path, query or body), before any handler ran.
+   */
+  private fail(reply: FastifyReply, operationId: string, e: unknown, malformed = false): void {
+    this.logFailure(operationId, e, malformed);
     if (e instanceof Timeout) reply.code(408).header('content-length', '0').send('');
     else if (e instanceof ApiError) {
       this.send(reply, { status: e.status, body: JSON.stringify({ code: e.status, message: e.message }) });
     } else if (e instanceof Rejection)
       this.send(reply, { status: e.status, body: e.message, contentType: TEXT_TYPE });
     else {
-      this.logger.error({ route: operationId, err: (e as Error).message }, 'API handler failed');
       this.send(reply, {
         status: 500,
         body: JSON.stringify({ code: 500, message: (e as Error).message || 'Internal server error' }),
       });
     }
+  }
+
+  /**
+   * Logs a failed request at the level of whose fault it is: a request the API refuses (malformed, or
+   * from a Host or Origin it does not serve) or one that outlives the timeout at debug; a failure a
+   * service reports as a known error (a `LogosError`, answered with its status) at info with its code;
+   * anything else is the node's own fault, at error.
+   */
+  private logFailure(route: string, e: unknown, malformed: boolean): void {
+    if (e instanceof Timeout) this.logger.debug({ route }, 'API request timed out');
+    else if (e instanceof Rejection || (malformed && e instanceof LogosError))
+      this.logger.debug({ route, code: e.code, err: e.message }, 'API request refused');
+    else if (e instanceof LogosError)
+      this.logger.info({ route, code: e.code, err: e.message }, 'API request failed with a known error');
+    else this.logger.error({ route, err: e instanceof Error ? e.message : String(e) }, 'API handler failed');
   }
 
   /** Resolves once consensus is Online (at once if it is); rejects when `signal` aborts. */

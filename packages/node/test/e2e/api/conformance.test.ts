@@ -124,7 +124,13 @@ test('the conformance checker passes against a CLI-started devnet node, but for 
   // The node logs JSON lines; keep the tail for failure messages and find the API's address.
   let log = '';
   let address: string | undefined;
+  // Error-level lines (pino's level 50), kept whole: a healthy node answering the checker logs none.
+  let partial = '';
+  const errorLines: string[] = [];
   const onLog = (d: Buffer) => {
+    const lines = (partial + d.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    errorLines.push(...lines.filter((l) => l.startsWith('{"level":50')));
     log = (log + d.toString()).slice(-20_000);
     address ??= /"address":"([^"]+)","msg":"HTTP API listening"/.exec(log)?.[1];
   };
@@ -194,6 +200,7 @@ test('the conformance checker passes against a CLI-started devnet node, but for 
     const alive = await fetch(`${base}/cryptarchia/info`, { signal: AbortSignal.timeout(10_000) });
     assert.equal(alive.status, 200);
     await alive.text();
+    assert.deepEqual(errorLines, [], "the checker's requests log no error-level line");
     assert.equal(await stopChild(), 0, `the node stops cleanly on SIGTERM:\n${log.slice(-2000)}`);
   } finally {
     await stopChild();
