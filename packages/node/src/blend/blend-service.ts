@@ -47,9 +47,8 @@ import { blendingTokenBytes, tokenDistance, tokenEvaluation } from '../ledger/sd
 import type { BlendActivityProof } from '../mantle/ops.ts';
 import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
 import { type IMempool, MempoolError } from '../mempool/index.ts';
-import type { BlockPublisher, ProposalRelay } from '../network/gossip/index.ts';
-import { decodeTxGossip, encodeTxGossip } from '../network/index.ts';
-import { encodeProposal, toProposal } from '../network/wire/proposal.ts';
+import type { BlockPublisher, ProposalRelay } from '../network/index.ts';
+import { decodeTxGossip, encodeProposal, encodeTxGossip, toProposal } from '../network/index.ts';
 import type { BlendSection } from './config.ts';
 import { PayloadDispatcher } from './dispatcher.ts';
 import { BlendError, transactionTooLarge } from './errors.ts';

@@ -19,7 +19,7 @@ import { type ApiBackendConfig, DEFAULT_API_BACKEND, parseApiSection } from '../
 import { type BlendSection, DEFAULT_BLEND, parseBlendSection } from '../blend/index.ts';
 import { type CryptarchiaSection, DEFAULT_CRYPTARCHIA, parseCryptarchiaSection } from '../chain/index.ts';
 import { DEFAULT_KMS, type KmsSection, parseKmsSection } from '../kms/index.ts';
-import { DEFAULT_MEMPOOL, type MempoolSection, parseMempoolSection } from '../mempool/config.ts';
+import { DEFAULT_MEMPOOL, type MempoolSection, parseMempoolSection } from '../mempool/index.ts';
 import { DEFAULT_NETWORK, type NetworkSection, parseNetworkSection } from '../network/index.ts';
 import { DEFAULT_SDP, parseSdpSection, type SdpSection } from '../ops/index.ts';
 import { checkTargetsTracked, DEFAULT_POW, type PowSection, parsePowSection } from '../pow/index.ts';
@@ -45,7 +45,7 @@ import {
   str,
 } from '../util/config-fields.ts';
 import { DEFAULT_WALLET, parseWalletSection, type WalletSection } from '../wallet/index.ts';
-import { DEFAULT_PROOFS, type ProofsSection, parseProofsSection } from '../zk/config.ts';
+import { DEFAULT_PROOFS, type ProofsSection, parseProofsSection } from '../zk/index.ts';
 
 export { ConfigError } from '../util/config-fields.ts';
 export interface UserConfig {

@@ -19,7 +19,7 @@ import { type ActivityMetadata, type Op, Opcode, type SDPDeclareOp } from '../ma
 import { declarationId } from '../mantle/sdp.ts';
 import { type SignedMantleTx, txHash, txHashToFr } from '../mantle/tx.ts';
 import { Semaphore } from '../util/semaphore.ts';
-import type { FundedTx, IWallet } from '../wallet/interface.ts';
+import type { FundedTx, IWallet } from '../wallet/index.ts';
 import type { BlendKeysSection, KmsKeys, SdpSection } from './config.ts';
 import { OpsError } from './errors.ts';
 import type {

@@ -9,7 +9,7 @@ import type { Declaration } from '../ledger/state.ts';
 import type { Locator } from '../mantle/locator.ts';
 import { type ActivityMetadata, type Op, Opcode, type SDPDeclareOp } from '../mantle/ops.ts';
 import type { OpProof } from '../mantle/proofs.ts';
-import type { FundedTx, TxBuilder } from '../wallet/interface.ts';
+import type { FundedTx, TxBuilder } from '../wallet/index.ts';
 import { OpsError } from './errors.ts';
 
 /** An unfunded builder holding `ops` (F `MantleTxBuilder::new().push_op(op)`). */

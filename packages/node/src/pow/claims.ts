@@ -16,7 +16,7 @@ import { type ClaimPowRewardOp, type Op, Opcode, opId } from '../mantle/ops.ts';
 import type { OpProof, ZkSignature } from '../mantle/proofs.ts';
 import { MAX_OPS, type SignedMantleTx, txHash, txHashToFr } from '../mantle/tx.ts';
 import { encodeTxGossip } from '../network/index.ts';
-import { minimumGasCost, newBuilder } from '../wallet/builder.ts';
+import { minimumGasCost, newBuilder } from '../wallet/index.ts';
 import { rewardBelowFee, rewardPoolExhausted, rewardsDisabled } from './errors.ts';
 import type { PowWinner } from './winners.ts';
 

@@ -10,8 +10,7 @@ import type { Logger } from 'pino';
 import { type Block, decodeBlock } from '../block/block.ts';
 import { headerId } from '../block/header.ts';
 import { DecodeError } from '../codec/errors.ts';
-import type { INetwork } from '../network/interface.ts';
-import { WireError } from '../network/wire/errors.ts';
+import type { INetwork } from '../network/index.ts';
 import {
   decodeBlocksResponse,
   decodeTipResponse,
@@ -20,7 +19,8 @@ import {
   type KnownBlocks,
   MAX_SYNC_FRAME_BYTES,
   reasonText,
-} from '../network/wire/sync-messages.ts';
+  WireError,
+} from '../network/index.ts';
 import { SyncError } from './errors.ts';
 
 export interface SyncClientOptions {

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { IChain } from '../chain/index.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
-import type { GetTipResponse } from '../network/wire/sync-messages.ts';
+import type { GetTipResponse } from '../network/index.ts';
 import type { SyncConfig } from './config.ts';
 import { SyncError } from './errors.ts';
 import { type BlockSource, OrphanDownloader, RejectedBlocks } from './orphans.ts';

@@ -4,7 +4,7 @@
  * orphan downloader, the rejected-blocks cache and the bootstrap phase it runs).
  */
 
-import type { OrphanSink as GossipOrphanSink } from '../network/gossip/interface.ts';
+import type { OrphanSink as GossipOrphanSink } from '../network/index.ts';
 
 /**
  * Where a block whose parent is missing is handed for download (F `OrphanBlocksDownloader::enqueue`):

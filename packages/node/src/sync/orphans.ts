@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { Block } from '../block/block.ts';
 import { BlockRejected, type IChain } from '../chain/index.ts';
 import { bytesEqual, bytesToHex } from '../codec/hex.ts';
-import type { KnownBlocks } from '../network/wire/sync-messages.ts';
+import type { KnownBlocks } from '../network/index.ts';
 import type { PeerBlock } from './client.ts';
 import type { IBlockSync } from './interface.ts';
 

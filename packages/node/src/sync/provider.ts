@@ -12,15 +12,15 @@
 import type { Logger } from 'pino';
 import type { BlockRef, IChain } from '../chain/index.ts';
 import { bytesEqual, bytesToHex } from '../codec/hex.ts';
-import type { INetwork } from '../network/interface.ts';
-import { WireError } from '../network/wire/errors.ts';
+import type { INetwork } from '../network/index.ts';
 import {
   type BlocksUnavailableReason,
   decodeRequest,
   encodeBlocksResponse,
   encodeTipResponse,
   type RequestMessage,
-} from '../network/wire/sync-messages.ts';
+  WireError,
+} from '../network/index.ts';
 
 /** F `reject_chain_sync_event`'s text outside `Following`. */
 export const NOT_ONLINE = 'Node is not in online mode';

@@ -5,8 +5,8 @@
  */
 import type { Logger } from 'pino';
 import type { IChain, SlotClock } from '../chain/index.ts';
-import type { INetwork } from '../network/interface.ts';
-import { MAX_REQUEST_BYTES } from '../network/wire/sync-messages.ts';
+import type { INetwork } from '../network/index.ts';
+import { MAX_REQUEST_BYTES } from '../network/index.ts';
 import { SyncClient } from './client.ts';
 import type { SyncConfig } from './config.ts';
 import { ibdEnabled, runIbd } from './ibd.ts';

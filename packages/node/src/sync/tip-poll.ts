@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { IChain, SlotClock } from '../chain/index.ts';
 import { bytesToHex } from '../codec/hex.ts';
-import type { GetTipResponse } from '../network/wire/sync-messages.ts';
+import type { GetTipResponse } from '../network/index.ts';
 import type { OrphanSink } from './interface.ts';
 
 export interface TipPollParams {

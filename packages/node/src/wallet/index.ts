@@ -4,6 +4,7 @@ export {
   addLedgerOutputs,
   buildTx,
   type LedgerInput,
+  minimumGasCost,
   netBalance,
   newBuilder,
   txFee,

@@ -25,7 +25,7 @@ import { type IKms, MAX_ZK_SIGNING_KEYS } from '../kms/index.ts';
 import { gasContextOf } from '../ledger/gas.ts';
 import type { LedgerState, NoteRecord } from '../ledger/state.ts';
 import { type MantleTx, type SignedMantleTx, txHash, txHashToFr } from '../mantle/tx.ts';
-import type { IMempool } from '../mempool/interface.ts';
+import type { IMempool } from '../mempool/index.ts';
 import type { WalletStore } from '../storage/wallet-store.ts';
 import { ConfigError } from '../util/config-fields.ts';
 import { addLedgerOutputs, buildTx, consumedOrLockedNotes, newBuilder, txFee } from './builder.ts';

@@ -20,6 +20,7 @@ export {
   loadCircuitFolder,
   SHIPPED_CIRCUITS_DIR,
 } from './circuit-folder.ts';
+export { DEFAULT_PROOFS, type ProofsSection, parseProofsSection } from './config.ts';
 export { Groth16ProofSystem } from './groth16-system.ts';
 export { VerifierPool, VerifierPoolError, withVerifierPool } from './verifier-pool.ts';
 

@@ -1,7 +1,8 @@
 /**
  * The source tree's layering, read from the README's "Layers" section: a module may import only from its
  * own layer or a lower one, and no file imports itself back through a chain of imports (type-only
- * imports included: a circle of types is still a circle of meaning).
+ * imports included: a circle of types is still a circle of meaning). A folder with an index.ts is
+ * entered from outside only through it (tests may reach deeper).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -87,4 +88,24 @@ test('no import circle between files of src/', () => {
   };
   for (const f of files) if (!state.has(f)) visit(f, [f]);
   assert.deepEqual(circles, []);
+});
+
+test('a folder of src/ with an index.ts is entered only through it', () => {
+  // src/operator/ is on its way out of this package: neither its folders nor its imports are checked.
+  const operator = (f: string) => f.startsWith(`${join(SRC, 'operator')}/`);
+  const gated = files.filter((f) => f.endsWith('/index.ts') && !operator(f)).map((f) => dirname(f));
+  const problems: string[] = [];
+  for (const [file, targets] of graph) {
+    if (operator(file)) continue;
+    for (const t of targets) {
+      for (const dir of gated) {
+        const inside = file.startsWith(`${dir}/`);
+        if (!inside && t.startsWith(`${dir}/`) && t !== join(dir, 'index.ts'))
+          problems.push(
+            `${relative(SRC, file)} imports ${relative(SRC, t)}, not ${relative(SRC, dir)}/index.ts`,
+          );
+      }
+    }
+  }
+  assert.deepEqual(problems, []);
 });
