@@ -32,5 +32,8 @@ test('codec_fixtures ChannelConfigOp (core/src/mantle/fixtures/ops/channel.rs): 
   assert.equal(bytesToHex(ours), bytesToHex(concatBytes(f.subarray(0, 32), value.parent, f.subarray(32))));
   // The reference bytes do not decode as a 0.3.1 ChannelConfig: what follows `channel` is read as
   // `parent`, and the 14 bytes left cannot hold a key list.
-  assert.throws(() => decode(channelConfigOp, f));
+  assert.throws(() => decode(channelConfigOp, f), {
+    code: 'DECODE_ERROR',
+    message: /keys: length 0 is below the minimum 1/,
+  });
 });

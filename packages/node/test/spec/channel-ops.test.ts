@@ -594,7 +594,10 @@ const sampleInscription = (): ChannelInscribeOp => ({
 test(`oversized_inscription_rejected_at_construction (${INS})`, () => {
   assert.equal(MAX_INSCRIPTION_BYTES, (2 * 1024 * 1024 * 7) / 8);
   const op = { ...sampleInscription(), inscription: new Uint8Array(MAX_INSCRIPTION_BYTES + 1) };
-  assert.throws(() => encode(channelInscribeOp, op));
+  assert.throws(() => encode(channelInscribeOp, op), {
+    code: 'ENCODE_ERROR',
+    message: /inscription .*length 1835009 is outside 0\.\.1835008/,
+  });
 });
 
 test(`oversized_inscription_rejected_on_deserialize (${INS})`, () => {

@@ -475,7 +475,10 @@ describe('SDP types (core/src/sdp/mod.rs, core/src/sdp/blend.rs; the codec tests
   });
 
   test('activity_proof_too_short (core/src/sdp/blend.rs)', () => {
-    assert.throws(() => decode(blendActivityProof, new Uint8Array([1, 1, 2])));
+    assert.throws(() => decode(blendActivityProof, new Uint8Array([1, 1, 2])), {
+      code: 'DECODE_ERROR',
+      message: /unexpected end of input/,
+    });
   });
 });
 

@@ -203,8 +203,14 @@ test('leaderThreshold: v·(t0 + t1·v) in Fr, value range checked', () => {
     // As an integer it equals v·t0 − v²·(T1/S²) while that is positive.
     assert.equal(leaderThreshold(v, t), v * t.t0 - v * v * (T.T1 / (S * S)));
   }
-  assert.throws(() => leaderThreshold(-1n, t));
-  assert.throws(() => leaderThreshold(P, t));
+  assert.throws(() => leaderThreshold(-1n, t), {
+    code: 'FIELD_ERROR',
+    message: /not a canonical field element/,
+  });
+  assert.throws(() => leaderThreshold(P, t), {
+    code: 'FIELD_ERROR',
+    message: /not a canonical field element/,
+  });
 });
 
 test('leaderThreshold is monotone in v for v up to the total stake', () => {
@@ -308,7 +314,16 @@ test('ticket, entropy contribution and nonce update hash the documented inputs',
   // Input order matters.
   assert.notEqual(leaderTicket(1n, 2n, 3n, 4n), leaderTicket(1n, 2n, 4n, 3n));
   assert.notEqual(nextEpochNonce(1n, 2n, 3n), nextEpochNonce(2n, 1n, 3n));
-  assert.throws(() => leaderTicket(0n, -1n, 0n, 0n));
-  assert.throws(() => entropyContribution(-1n, 0n, 0n));
-  assert.throws(() => nextEpochNonce(0n, 0n, P));
+  assert.throws(() => leaderTicket(0n, -1n, 0n, 0n), {
+    code: 'FIELD_ERROR',
+    message: /not a canonical field element/,
+  });
+  assert.throws(() => entropyContribution(-1n, 0n, 0n), {
+    code: 'FIELD_ERROR',
+    message: /not a canonical field element/,
+  });
+  assert.throws(() => nextEpochNonce(0n, 0n, P), {
+    code: 'FIELD_ERROR',
+    message: /not a canonical field element/,
+  });
 });

@@ -522,24 +522,31 @@ describe('UtxoTree snapshot/restore', () => {
   });
 
   test('restore rejects inconsistent snapshots; the empty positions follow from the leaves', () => {
-    assert.throws(() =>
-      UtxoTree.restore({
-        leaves: [
-          [1, 5n],
-          [0, 6n],
-        ],
-      }),
+    assert.throws(
+      () =>
+        UtxoTree.restore({
+          leaves: [
+            [1, 5n],
+            [0, 6n],
+          ],
+        }),
+      { code: 'MERKLE_TREE', message: /leaf index 0 is not strictly ascending/ },
     );
-    assert.throws(() =>
-      UtxoTree.restore({
-        leaves: [
-          [1, 5n],
-          [1, 6n],
-        ],
-      }),
+    assert.throws(
+      () =>
+        UtxoTree.restore({
+          leaves: [
+            [1, 5n],
+            [1, 6n],
+          ],
+        }),
+      { code: 'MERKLE_TREE', message: /leaf index 1 is not strictly ascending/ },
     );
     assert.equal(UtxoTree.restore({ leaves: [[0, 0n]] }).insert(9n).index, 1);
-    assert.throws(() => UtxoTree.restore({ leaves: [[0, FR_MODULUS]] }));
+    assert.throws(() => UtxoTree.restore({ leaves: [[0, FR_MODULUS]] }), {
+      code: 'FIELD_ERROR',
+      message: /note id is not a canonical field element/,
+    });
     // A difference may only empty positions that are live in its base, ascending.
     const base = UtxoTree.restore({
       leaves: [
@@ -547,13 +554,25 @@ describe('UtxoTree snapshot/restore', () => {
         [2, 6n],
       ],
     });
-    assert.throws(() => UtxoTree.restore({ leaves: [], removed: [1] }, base));
-    assert.throws(() => UtxoTree.restore({ leaves: [], removed: [2, 0] }, base));
-    assert.throws(() => UtxoTree.restore({ leaves: [], removed: [0] }));
+    assert.throws(() => UtxoTree.restore({ leaves: [], removed: [1] }, base), {
+      code: 'MERKLE_TREE',
+      message: /removed position 1 is not live/,
+    });
+    assert.throws(() => UtxoTree.restore({ leaves: [], removed: [2, 0] }, base), {
+      code: 'MERKLE_TREE',
+      message: /removed index 0 is not strictly ascending/,
+    });
+    assert.throws(() => UtxoTree.restore({ leaves: [], removed: [0] }), {
+      code: 'MERKLE_TREE',
+      message: /removed position 0 is not live in the base tree/,
+    });
     const d = UtxoTree.restore({ leaves: [[1, 0n]], removed: [0, 2] }, base);
     assert.equal(d.size, 1);
     assert.equal(d.insert(9n).index, 0);
-    assert.throws(() => UtxoTree.restore({ leaves: [[2 ** 32, 5n]] }));
+    assert.throws(() => UtxoTree.restore({ leaves: [[2 ** 32, 5n]] }), {
+      code: 'MERKLE_TREE',
+      message: /index 4294967296 is out of range/,
+    });
     assert.equal(UtxoTree.restore({ leaves: [] }), UtxoTree.empty());
     assert.equal(UtxoTree.restore({ leaves: [[1, 5n]] }).insert(9n).index, 0);
     assert.equal(
@@ -577,6 +596,9 @@ describe('UtxoTree snapshot/restore', () => {
       assert.equal(r.append(99n).root(), v.append(99n).root());
       v = v.append(BigInt(i + 1));
     }
-    assert.throws(() => VoucherTree.restore({ count: 2, frontier: new Array(33).fill(1n) }));
+    assert.throws(() => VoucherTree.restore({ count: 2, frontier: new Array(33).fill(1n) }), {
+      code: 'MERKLE_TREE',
+      message: /frontier entry 0 is set but bit 0 of the count is not/,
+    });
   });
 });

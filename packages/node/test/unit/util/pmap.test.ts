@@ -264,11 +264,13 @@ test('a MutablePMap used after its batch ended throws', () => {
   assert.deepEqual(new Map(next.entries()), new Map([...m.entries(), [3n, 'c']]));
   assert.equal(m.size, 2);
   // Also after a batch that threw.
-  assert.throws(() =>
-    m.withMutations((t2) => {
-      escaped = t2;
-      throw new Error('x');
-    }),
+  assert.throws(
+    () =>
+      m.withMutations((t2) => {
+        escaped = t2;
+        throw new Error('x');
+      }),
+    { message: 'x' },
   );
   assert.throws(() => escaped!.set(5n, 'e'), /after its withMutations batch ended/);
 });

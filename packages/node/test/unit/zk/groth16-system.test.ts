@@ -71,6 +71,7 @@ describe('Groth16 backend', () => {
     );
     await assert.rejects(
       zk.provePoc(inputs, { voucher_secret: 5n, voucher_path: voucherPath(leaves, 1), voucher_index: 1 }),
+      { code: 'PROVER_ERROR', message: /Assert Failed/ },
     );
   });
 

@@ -37,13 +37,18 @@ const SNARKJS: string = 'snarkjs';
 const snarkjs = (await import(SNARKJS)) as Snarkjs;
 const WASM = new Uint8Array(readFileSync(join(SHIPPED_CIRCUITS_DIR, 'poq', 'witness_generator.wasm')));
 
-/** Whether the circuit's witness calculator accepts an input (its assertions are the constraints). */
+/**
+ * Whether the circuit's witness calculator accepts an input (its assertions are the constraints). Only a
+ * failed assertion counts as a refusal: any other error (an input name the circuit does not have, a value
+ * that is not a number) is a broken test input and is thrown.
+ */
 async function witnessExists(input: Record<string, string | string[]>): Promise<boolean> {
   try {
     await snarkjs.wtns.calculate(input, WASM, { type: 'mem' });
     return true;
-  } catch {
-    return false;
+  } catch (e) {
+    if (e instanceof Error && /Assert Failed/.test(e.message)) return false;
+    throw e;
   }
 }
 
