@@ -412,8 +412,32 @@ function runClaim(op: ClaimPowRewardOp, k: ClaimContext) {
   return { event: applyClaimPowReward(env, op), draft };
 }
 
+/**
+ * An accepted claim's result (F: `verify` returns `Ok(())` and `execute` applies it): the reward note is
+ * minted to the claimant, the pool pays the reward, the ticket is spent against the anchor block's slot.
+ */
+function assertClaimed(op: ClaimPowRewardOp, k: ClaimContext, r: ReturnType<typeof runClaim>) {
+  const ticket = powTicket(op.epoch_nonce, op.block_hash, op.public_key);
+  const id = opId({ opcode: Opcode.ClaimPowReward, payload: op });
+  const note = { value: k.epochReward, pk: op.public_key };
+  assert.deepEqual(r.event, {
+    type: 'PoWRewardClaimed',
+    pow_nullifier: ticket,
+    utxo: { op_id: id, output_index: 0, note },
+  });
+  assert.equal(r.draft.notes.get(noteId(id, 0, note))?.note.value, k.epochReward);
+  assert.equal(r.draft.pow.pool, k.pool - k.epochReward);
+  assert.deepEqual(r.draft.pow.nullifiers, [...k.nullifiers, { nullifier: ticket, slot: k.blocks[0]!.slot }]);
+}
+
+/** Runs a claim the reference accepts and checks its result. */
+function claimAccepted(op: ClaimPowRewardOp, k: ClaimContext) {
+  assertClaimed(op, k, runClaim(op, k));
+}
+
 test('pow_reward_enabled_accepts_pool_exactly_covering_the_reward (core/src/mantle/ops/pow.rs)', () => {
-  runClaim(claimOp(CURRENT_EPOCH), accepting({ epochReward: 10n, pool: 10n }));
+  // The last reward is paid out: the pool is left empty.
+  claimAccepted(claimOp(CURRENT_EPOCH), accepting({ epochReward: 10n, pool: 10n }));
 });
 
 test('pow_reward_enabled_rejects_pool_below_the_reward (core/src/mantle/ops/pow.rs)', () => {
@@ -433,7 +457,7 @@ test('pow_reward_enabled_rejects_zero_reward (core/src/mantle/ops/pow.rs)', () =
 test('a zero payout rate does not disable claims while the epoch reward is positive (core/src/mantle/ops/pow.rs are_pow_reward_enabled)', () => {
   const base = new TestChain().ctx;
   const ctx = { ...base, config: { ...base.config, pow: { ...base.config.pow, rate_num: 0n } } };
-  runClaim(claimOp(CURRENT_EPOCH), accepting({ ctx }));
+  claimAccepted(claimOp(CURRENT_EPOCH), accepting({ ctx }));
 });
 
 test('puzzle_ticket_is_deterministic_and_binds_every_field (core/src/mantle/ops/pow.rs)', () => {
@@ -446,8 +470,24 @@ test('puzzle_ticket_is_deterministic_and_binds_every_field (core/src/mantle/ops/
 });
 
 test('accept_claim_accepts_blocks_inside_the_window (core/src/mantle/ops/pow.rs)', () => {
-  acceptClaimBlock([{ id: CLAIM_BLOCK_HASH, slot: 50n }], 50n, CLAIM_BLOCK_HASH, 10);
-  acceptClaimBlock([{ id: CLAIM_BLOCK_HASH, slot: 40n }], 50n, CLAIM_BLOCK_HASH, 10);
+  // The accepted block is the claim's own (another recent block listed first is not taken).
+  const other = { id: new Uint8Array(32).fill(7), slot: 48n };
+  // Gap of zero: the claim's block is the current block.
+  assert.deepEqual(
+    acceptClaimBlock([other, { id: CLAIM_BLOCK_HASH, slot: 50n }], 50n, CLAIM_BLOCK_HASH, 10),
+    {
+      id: CLAIM_BLOCK_HASH,
+      slot: 50n,
+    },
+  );
+  // Gap exactly equal to the window is still inside it.
+  assert.deepEqual(
+    acceptClaimBlock([other, { id: CLAIM_BLOCK_HASH, slot: 40n }], 50n, CLAIM_BLOCK_HASH, 10),
+    {
+      id: CLAIM_BLOCK_HASH,
+      slot: 40n,
+    },
+  );
 });
 
 test('accept_claim_rejects_unknown_block (core/src/mantle/ops/pow.rs)', () => {
@@ -472,11 +512,11 @@ test('accept_claim_rejects_block_from_the_future (core/src/mantle/ops/pow.rs)', 
 });
 
 test('validate_accepts_claim_with_current_epoch_nonce (core/src/mantle/ops/pow.rs)', () => {
-  runClaim(claimOp(CURRENT_EPOCH), accepting());
+  claimAccepted(claimOp(CURRENT_EPOCH), accepting());
 });
 
 test('validate_accepts_claim_with_previous_epoch_nonce (core/src/mantle/ops/pow.rs)', () => {
-  runClaim(claimOp(PREVIOUS_EPOCH), accepting());
+  claimAccepted(claimOp(PREVIOUS_EPOCH), accepting());
 });
 
 test('validate_rejects_claim_with_stale_epoch_nonce (core/src/mantle/ops/pow.rs)', () => {
