@@ -14,8 +14,9 @@ import { streamClients } from '../../../src/api/streams.ts';
 import type { ApiContext, ServerRoute } from '../../../src/api/types.ts';
 import { devnetConfig } from '../../../src/node/devnet.ts';
 import type { LogosNode } from '../../../src/node/node.ts';
+import type { Semaphore } from '../../../src/util/semaphore.ts';
 import { FAST } from '../../mocks/fast-deployment.ts';
-import { startFastNode, type TestNode } from '../../utils/api-node.ts';
+import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
 
 let tn: TestNode;
 let node: LogosNode;
@@ -89,13 +90,12 @@ async function serve(
   return { server, base };
 }
 
-async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
+  await waitUntil(cond, ms, what);
 }
+
+/** The server's request permits (`max_concurrent_requests`): how many are taken, how many requests wait. */
+const permits = (server: ApiServer) => (server as unknown as { slots: Semaphore }).slots;
 
 describe('max_concurrent_requests', () => {
   test('requests beyond the limit wait for a permit, then are served in order', async () => {
@@ -106,18 +106,18 @@ describe('max_concurrent_requests', () => {
     });
     try {
       const replies = [1, 2, 3].map(() => fetch(`${base}/test/held`).then((r) => r.status));
-      await until(() => entered.length === 2);
+      await until(() => entered.length === 2 && permits(server).queued === 1, 'two held, the third queued');
       // The third waits; so does any other request while both permits are held.
       let versionDone = false;
       const version = fetch(`${base}/version`).then((r) => {
         versionDone = true;
         return r.status;
       });
-      await new Promise((r) => setTimeout(r, 200));
-      assert.equal(entered.length, 2);
+      await until(() => permits(server).queued === 2 || versionDone, 'the version request queued');
       assert.equal(versionDone, false);
+      assert.equal(entered.length, 2);
       entered[0]!();
-      await until(() => entered.length === 3);
+      await until(() => entered.length === 3, 'the third held request entered');
       entered[1]!();
       assert.equal(await version, 200);
       entered[2]!();
@@ -136,20 +136,20 @@ describe('max_concurrent_requests', () => {
     });
     try {
       const first = fetch(`${base}/test/held`);
-      await until(() => entered.length === 1);
-      await new Promise((r) => setTimeout(r, 300));
-      const second = fetch(`${base}/test/held`);
+      await until(() => entered.length === 1, 'the first request entered');
       const a = await first;
       assert.equal(a.status, 408);
       assert.equal(await a.text(), '');
-      // The first handler still runs, so its permit is still taken: the second request never enters.
-      const b = await second;
+      // The first handler still runs, so its permit is still taken: a request sent after the first's
+      // 408 never enters.
+      const b = await fetch(`${base}/test/held`);
       assert.equal(b.status, 408);
       assert.equal(await b.text(), '');
       assert.equal(entered.length, 1);
+      assert.equal(permits(server).used, 1, "the timed-out handler's permit");
       // Once the first handler ends, the permit is free again.
       entered[0]!();
-      await new Promise((r) => setTimeout(r, 50));
+      await until(() => permits(server).used === 0, 'the permit given back');
       const third = await fetch(`${base}/version`);
       assert.equal(third.status, 200);
     } finally {
@@ -166,17 +166,20 @@ describe('max_concurrent_requests', () => {
     });
     try {
       const held = fetch(`${base}/test/held`);
-      await until(() => entered.length === 1);
+      await until(() => entered.length === 1, 'the held request entered');
       const ac = new AbortController();
       const queued = fetch(`${base}/cryptarchia/lib-stream`, { signal: ac.signal }).catch(() => undefined);
-      await new Promise((r) => setTimeout(r, 200));
+      await until(() => permits(server).queued === 1, 'the stream request queued');
       ac.abort();
       await queued;
-      await new Promise((r) => setTimeout(r, 100));
+      await until(() => permits(server).queued === 0, 'the stream request left the queue');
       entered[0]!();
       assert.equal((await held).status, 200);
-      await new Promise((r) => setTimeout(r, 200));
-      assert.equal(streamClients(node.chain, 'lib'), 0);
+      assert.deepEqual(
+        [permits(server).used, permits(server).queued, streamClients(node.chain, 'lib')],
+        [0, 0, 0],
+        'the permit is free, nobody waits, no stream started',
+      );
     } finally {
       for (const go of entered) go();
       await server.close();
@@ -201,8 +204,6 @@ describe('max_concurrent_requests', () => {
 describe('gating while Bootstrapping', () => {
   test('a gated endpoint answers 408 while Bootstrapping and is served once Online; others answer at once', async () => {
     assert.equal(node.chain.consensusState, 'Bootstrapping');
-    // Services waiting for Online (the PoW service) hold their own listener.
-    const baseline = node.chain.listenerCount('online');
     const gated: ServerRoute = {
       operationId: 'gated',
       def: {
@@ -219,6 +220,11 @@ describe('gating while Bootstrapping', () => {
       timeout: 1,
       max_concurrent_requests: 10,
     });
+    // The same routes with a timeout long enough for many requests to wait, however slow the machine.
+    const patient = await serve([gated, byId('cryptarchiaInfo')], {
+      timeout: 60,
+      max_concurrent_requests: 10,
+    });
     try {
       const t0 = Date.now();
       const r1 = await fetch(`${base}/test/gated`);
@@ -229,16 +235,22 @@ describe('gating while Bootstrapping', () => {
       assert.equal(info.status, 200);
       assert.match(await info.text(), /"state":"Bootstrapping"/);
 
-      // Many waiting requests share one listener on the chain.
-      const waiting = Array.from({ length: 12 }, () => fetch(`${base}/test/gated`).then((r) => r.status));
-      await new Promise((r) => setTimeout(r, 200));
-      assert.equal(node.chain.listenerCount('online'), baseline + 1);
+      // Many waiting requests share one listener on the chain (a gated request waits with its permit:
+      // ten hold the ten permits, two wait for one).
+      const slots = permits(patient.server);
+      // Besides the listeners already there (the PoW service's, the first server's).
+      const listeners = node.chain.listenerCount('online');
+      const waiting = Array.from({ length: 12 }, () =>
+        fetch(`${patient.base}/test/gated`).then((r) => r.status),
+      );
+      await until(() => slots.used === 10 && slots.queued === 2, 'twelve gated requests waiting');
+      assert.equal(node.chain.listenerCount('online'), listeners + 1);
       let done = false;
-      const r2 = fetch(`${base}/test/gated`).then(async (r) => {
+      const r2 = fetch(`${patient.base}/test/gated`).then(async (r) => {
         done = true;
         return { status: r.status, text: await r.text() };
       });
-      await new Promise((r) => setTimeout(r, 300));
+      await until(() => slots.queued === 3 || done, 'one more gated request waiting');
       assert.equal(done, false);
       node.chain.setOnline();
       assert.deepEqual(await r2, { status: 200, text: '{"ok":"online"}' });
@@ -249,7 +261,7 @@ describe('gating while Bootstrapping', () => {
       // The info body is cached per head; the switch to Online shows at once.
       assert.match(await (await fetch(`${base}/cryptarchia/info`)).text(), /"state":"Online"/);
     } finally {
-      await server.close();
+      await Promise.all([server.close(), patient.server.close()]);
     }
   });
 });
