@@ -5,10 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { type Json, parseJson, stringifyJson } from '@logos-ts/shared/json';
 import {
   type Block,
   blockBodyRoot,
   block as blockCodec,
+  bodyRoot,
   checkBlockStructure,
   checkGenesisBlock,
   decodeBlock,
@@ -19,7 +21,6 @@ import {
 } from '../../src/block/block.ts';
 import { encodeHeader, type Header, headerId, type SignedHeader } from '../../src/block/header.ts';
 import { bytesToHex } from '../../src/codec/hex.ts';
-import { type Json, parseJson, stringifyJson } from '../../src/codec/json.ts';
 import { Ed25519Signer } from '../../src/crypto/ed25519.ts';
 import { Opcode } from '../../src/mantle/ops.ts';
 import { encodeSignedTx, type SignedMantleTx } from '../../src/mantle/tx.ts';
@@ -128,7 +129,16 @@ test('test_reconstruct_rejects_genesis_slot (core/src/block/mod.rs)', () => {
 });
 
 test('body_root_accepts_carried_uncle_headers (core/src/block/mod.rs)', () => {
-  checkBlockStructure(create(42n, [signedUncle(1n), signedUncle(2n)], []));
+  const uncles = [signedUncle(1n), signedUncle(2n)];
+  const b = create(42n, uncles, []);
+  // Accepted (F: `into_verified` is Ok), also as read back from its bytes: the block keeps both headers,
+  // in order, and its body root commits to them (it is not the root of an uncle-less body).
+  assert.doesNotThrow(() => checkBlockStructure(b));
+  const read = decodeBlock(encodeBlock(b));
+  assert.doesNotThrow(() => checkBlockStructure(read));
+  assert.deepEqual(read.uncle_headers, uncles);
+  assert.deepEqual(read.header.body_root, bodyRoot(uncles, []));
+  assert.notDeepEqual(read.header.body_root, bodyRoot([], []));
 });
 
 test('body_root_rejects_dropped_uncle_header (core/src/block/mod.rs)', () => {

@@ -34,9 +34,15 @@ function applyAndAddUtxo(l: SpecLedger, parent: Blk, slot: bigint, leader: Owned
 
 test('test_ledger_state_allow_leadership_utxo_reuse (ledger/src/cryptarchia/mod.rs)', () => {
   const { l, notes } = specLedger([10_000n]);
-  const h = l.apply(l.root, 1n, notes[0]!.id);
-  // Reusing the same note for leadership is allowed.
-  l.apply(h, 2n, notes[0]!.id);
+  const leader = notes[0]!.id;
+  const h = l.apply(l.root, 1n, leader);
+  // Reusing the same note for leadership is allowed: leading does not spend it, and the second block
+  // is applied on the first.
+  assert.equal(h.state.notes.has(leader), true);
+  const h2 = l.apply(h, 2n, leader);
+  assert.deepEqual([h2.state.block_number, h2.state.slot], [h.state.block_number + 1n, 2n]);
+  assert.deepEqual(h2.block.header.parent_block, h.id);
+  assert.equal(h2.state.notes.has(leader), true);
 });
 
 test('test_ledger_state_uncommited_utxo (ledger/src/cryptarchia/mod.rs)', () => {

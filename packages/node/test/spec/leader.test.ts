@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { bytesToHex } from '../../src/codec/hex.ts';
-import { checkTx } from '../../src/ledger/apply.ts';
+import { checkTx, executeTx } from '../../src/ledger/apply.ts';
 import { Draft } from '../../src/ledger/draft.ts';
 import { LedgerError } from '../../src/ledger/errors.ts';
 import {
@@ -133,7 +133,13 @@ function claimTx(fund: Owned, op: Op, provenNullifier?: bigint) {
 test('validate_accepts_valid_proof_of_claim (core/src/mantle/ops/leader_claim.rs)', () => {
   const c = new TestChain();
   const fund = genesisNotes(c.genesis)[0]!;
-  checkTx(c.state, c.ctx, claimTx(fund, claimOp(c.state.leader.snapshot.root, 77n)), c.state.slot + 1n);
+  const op = claimOp(c.state.leader.snapshot.root, 77n);
+  const tx = claimTx(fund, op);
+  // Accepted (F: `verify` is `Ok(())`): executed, the claim spends its voucher nullifier and mints its note.
+  const draft = new Draft(c.state);
+  executeTx(draft, c.ctx, tx, c.state.slot + 1n);
+  assert.equal(draft.leader.nullifiers.has(77n), true);
+  assert.equal(draft.notes.get(noteId(opId(op), 0, { value: 0n, pk: me.publicKey }))?.note.value, 0n);
 });
 
 test('validate_rejects_op_nullifier_not_matching_proof (core/src/mantle/ops/leader_claim.rs)', () => {

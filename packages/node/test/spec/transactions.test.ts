@@ -66,10 +66,17 @@ function withProofs(ops: Op[], proofs: (hash: Uint8Array) => OpProof[]): SignedM
   return { mantle_tx, ops_proofs: proofs(txHash(mantle_tx)) };
 }
 
+/** Accepted (F: `preverify()` is `Ok`): the same transaction comes back with the hash its proofs sign. */
+function assertPreverified(tx: SignedMantleTx): void {
+  const r = preverifyTx(tx, CTX.proofs);
+  assert.equal(r.tx, tx);
+  assert.deepEqual(r.hash, txHash(tx.mantle_tx));
+}
+
 test(`test_signed_mantle_tx_new_with_valid_inscribe_proof (${SMT})`, () => {
   const key = edKey(1);
   const tx = withProofs([inscribeOp(key)], (h) => [{ type: 'Ed25519Sig', signature: key.sign(h) }]);
-  preverifyTx(tx, CTX.proofs);
+  assertPreverified(tx);
 });
 
 test(`test_signed_mantle_tx_new_missing_inscribe_proof (${SMT})`, () => {
@@ -95,7 +102,7 @@ test(`test_signed_mantle_tx_new_multiple_ops_valid (${SMT})`, () => {
     { type: 'Ed25519Sig', signature: k1.sign(h) },
     { type: 'Ed25519Sig', signature: k2.sign(h) },
   ]);
-  preverifyTx(tx, CTX.proofs);
+  assertPreverified(tx);
 });
 
 test(`test_signed_mantle_tx_new_multiple_ops_one_invalid (${SMT})`, () => {
