@@ -1,22 +1,20 @@
 /**
  * Ed25519 on raw 32-byte keys and 64-byte signatures, with the semantics of ed25519-dalek 2.2
- * (the reference's `VerifyingKey::from_bytes` and `Verifier::verify`, not `verify_strict`;
- * F: kms/keys/src/keys/ed25519/public.rs, Cargo.lock):
+ * (the reference's `VerifyingKey::from_bytes`, `SigningKey` and `Verifier::verify`, not
+ * `verify_strict`; F: kms/keys/src/keys/ed25519/public.rs, private.rs, Cargo.lock):
  *
  * - a public key is any 32 bytes that decompress to a curve point: small-order points and
- *   non-canonical encodings (y >= p, x = 0 with the sign bit set) are keys like any other;
- * - verification rejects S >= L, hashes R, the key bytes as given and the message, computes
- *   R' = [S]B - [k]A (cofactorless) and compares its canonical encoding with R byte for byte,
- *   so a non-canonical R never verifies.
- *
- * Signing and verification go through node:crypto (OpenSSL), about 14x faster than pure JS.
- * OpenSSL's Ed25519 verify follows the same rules (checked against a dalek-rule model on small-order,
- * mixed-order and non-canonical keys and signatures in test/unit/crypto/ed25519.test.ts). The point
- * check of keys, which OpenSSL does not expose, is `isEd25519Point` (tested against @noble/curves'
- * ZIP-215 decompression, the mode that decodes as dalek does).
+ *   non-canonical encodings (y >= p, x = 0 with the sign bit set) are keys like any other
+ *   (`isEd25519Point`);
+ * - signing is RFC 8032 Ed25519 (deterministic, so every implementation gives the same bytes),
+ *   done by node:crypto;
+ * - verification (dalek's rules, cofactorless, R compared as bytes, S < L) is in ed25519-verify.ts,
+ *   which keeps them identical on every Node version.
  */
-import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign, verify } from 'node:crypto';
-import { LogosError } from '../errors/base.ts';
+import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign } from 'node:crypto';
+import { LogosError } from '@logos-ts/shared/errors';
+
+export { ed25519Verify } from './ed25519-verify.ts';
 
 export const ED25519_PUBLIC_KEY_BYTES = 32;
 export const ED25519_SECRET_KEY_BYTES = 32;
@@ -29,13 +27,6 @@ export class Ed25519KeyError extends LogosError {
 }
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-
-function publicKeyObject(publicKey: Uint8Array): KeyObject {
-  return createPublicKey({
-    key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKey).toString('base64url') },
-    format: 'jwk',
-  });
-}
 
 function privateKeyObject(secretKey: Uint8Array): KeyObject {
   if (secretKey.length !== ED25519_SECRET_KEY_BYTES) {
@@ -78,19 +69,6 @@ export class Ed25519Signer {
 
   toJSON(): string {
     return '[Ed25519Signer]';
-  }
-}
-
-/** Verifies a signature. Malformed keys or signatures verify as false; it never throws on bad input. */
-export function ed25519Verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  if (publicKey.length !== ED25519_PUBLIC_KEY_BYTES || signature.length !== ED25519_SIGNATURE_BYTES)
-    return false;
-  try {
-    // inferred: OpenSSL's Ed25519 verify accepts exactly what dalek's `verify` accepts, checked on
-    // derived edge vectors, not by a reference source (docs/fidelity.md)
-    return verify(null, message, publicKeyObject(publicKey), signature);
-  } catch {
-    return false;
   }
 }
 

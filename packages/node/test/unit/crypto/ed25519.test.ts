@@ -11,6 +11,16 @@ import {
   ed25519Verify,
   isEd25519Point,
 } from '../../../src/crypto/ed25519.ts';
+import {
+  ed25519VerifyBackend,
+  ed25519VerifyPortable,
+  isCanonicalS,
+  isCanonicalY,
+  isSmallOrderEncoding,
+  NODE_CRYPTO_PROBES,
+  nodeCryptoPassesProbes,
+  SMALL_ORDER_ENCODINGS,
+} from '../../../src/crypto/ed25519-verify.ts';
 import { REFERENCE } from '../../spec/vectors.ts';
 
 test('keystore fixture key pairs (reference legacy_keystore.yaml)', () => {
@@ -203,6 +213,7 @@ test('verification is cofactorless with R compared as bytes, S < L, keys hashed 
   const check = (what: string, pub: Uint8Array, msg: Uint8Array, sig: Uint8Array) => {
     const expected = dalekVerify(pub, msg, sig);
     assert.equal(ed25519Verify(pub, msg, sig), expected, what);
+    assert.equal(ed25519VerifyPortable(pub, msg, sig), expected, `${what} (portable)`);
     if (expected) accepted++;
     else if (ed25519.verify(sig, msg, pub, { zip215: true })) rejectedButCofactoredAccepts++;
   };
@@ -232,6 +243,37 @@ test('verification is cofactorless with R compared as bytes, S < L, keys hashed 
       }
     }
   }
+  // Non-canonical encodings (y >= p) of points of large order as keys.
+  for (let y = 0n; y < 19n; y++) {
+    for (const sign of [0, 0x80]) {
+      const e = toLe(P + y);
+      e[31]! |= sign;
+      let q: Pt;
+      try {
+        q = ed25519.Point.fromBytes(e, true);
+      } catch {
+        continue;
+      }
+      if (q.isSmallOrder()) continue;
+      const r = scalar(`nc ${y} ${sign}`);
+      const rb = B.multiply(r).toBytes();
+      const msg = new Uint8Array([Number(y)]);
+      // Without the key's discrete log no signature verifies (with S = r the equation needs
+      // [k]A = 0): these keys take the portable path, their canonical twins node:crypto.
+      check(`non-canonical key y = p + ${y}`, e, msg, cat(rb, toLe(r)));
+      check('its canonical twin', q.toBytes(), msg, cat(rb, toLe(r)));
+    }
+  }
+  // Ordinary keys with a small-order R: S = k a makes [S]B - [k]A the identity.
+  for (let i = 0; i < 6; i++) {
+    const a = scalar(`o ${i}`);
+    const pub = B.multiply(a).toBytes();
+    const msg = new Uint8Array([i]);
+    for (const t of tors) {
+      const rb = t.toBytes();
+      check(`ordinary key, small-order R #${i}`, pub, msg, cat(rb, toLe((challenge(rb, pub, msg) * a) % L)));
+    }
+  }
   // A non-canonical R (the identity as y = p + 1) never verifies, its canonical form does.
   const idKey = ed25519.Point.ZERO.toBytes();
   check('non-canonical R', idKey, new Uint8Array([1]), cat(toLe(P + 1n), toLe(0n)));
@@ -250,6 +292,66 @@ test('verification is cofactorless with R compared as bytes, S < L, keys hashed 
   // The vectors exercise both outcomes and the cofactored/cofactorless split.
   assert.ok(accepted > 50, `accepted ${accepted}`);
   assert.ok(rejectedButCofactoredAccepts > 50, `split ${rejectedButCofactoredAccepts}`);
+});
+
+test('the small-order encodings are exactly those of the 8 torsion points, in every form dalek decodes', () => {
+  const expected = new Set<string>();
+  for (const t of torsion()) {
+    const e = t.toBytes();
+    const y = le(e) & (2n ** 255n - 1n);
+    const forms = [y, ...(y + P < 2n ** 255n ? [y + P] : [])];
+    const signs = t.x === 0n ? [0, 0x80] : [e[31]! & 0x80];
+    for (const f of forms) {
+      for (const sign of signs) {
+        const b = toLe(f);
+        b[31]! |= sign;
+        expected.add(bytesToHex(b));
+      }
+    }
+  }
+  assert.deepEqual(new Set(SMALL_ORDER_ENCODINGS.map(bytesToHex)), expected);
+  for (const e of SMALL_ORDER_ENCODINGS) {
+    assert.ok(ed25519.Point.fromBytes(e, true).isSmallOrder(), bytesToHex(e));
+    assert.equal(isSmallOrderEncoding(e), true);
+    assert.equal(isSmallOrderEncoding(cat(new Uint8Array(32), e), 32), true, 'at an offset');
+  }
+  const nearMiss = SMALL_ORDER_ENCODINGS[10]!.slice();
+  nearMiss[31]! ^= 1;
+  assert.equal(isSmallOrderEncoding(nearMiss), false);
+  assert.equal(isSmallOrderEncoding(B.toBytes()), false);
+});
+
+test('canonical y and S: the boundaries p and L', () => {
+  assert.equal(isCanonicalY(toLe(P - 1n)), true, 'p - 1');
+  assert.equal(isCanonicalY(toLe(P)), false, 'p');
+  assert.equal(isCanonicalY(toLe(2n ** 255n - 1n)), false, '2^255 - 1');
+  const pWithSign = toLe(P);
+  pWithSign[31]! |= 0x80;
+  assert.equal(isCanonicalY(pWithSign), false, 'p with the sign bit');
+  const belowWithSign = toLe(P - 1n);
+  belowWithSign[31]! |= 0x80;
+  assert.equal(isCanonicalY(belowWithSign), true, 'p - 1 with the sign bit');
+  assert.equal(isCanonicalY(cat(new Uint8Array(5), toLe(P)), 5), false, 'at an offset');
+  const sig = (s: bigint) => cat(new Uint8Array(32), toLe(s));
+  assert.equal(isCanonicalS(sig(0n)), true);
+  assert.equal(isCanonicalS(sig(L - 1n)), true, 'L - 1');
+  assert.equal(isCanonicalS(sig(L)), false, 'L');
+  assert.equal(isCanonicalS(sig(L + 1n)), false, 'L + 1');
+  assert.equal(isCanonicalS(sig(2n ** 253n)), false, '2^253');
+});
+
+test('node:crypto holds the rules on ordinary inputs on this Node, so it verifies them (the fast path)', () => {
+  assert.ok(NODE_CRYPTO_PROBES.some(([, , , expected]) => expected));
+  assert.ok(NODE_CRYPTO_PROBES.some(([, , , expected]) => !expected));
+  for (const [pk, msg, sig, expected] of NODE_CRYPTO_PROBES) {
+    assert.equal(
+      ed25519VerifyPortable(hexToBytes(pk), new TextEncoder().encode(msg), hexToBytes(sig)),
+      expected,
+      `probe ${pk} ${msg}`,
+    );
+  }
+  assert.equal(nodeCryptoPassesProbes(), true);
+  assert.equal(ed25519VerifyBackend(), 'node:crypto');
 });
 
 test('a signer never shows its secret when serialised', () => {
