@@ -94,25 +94,59 @@ describe('Blend epoch processor', () => {
     }
   });
 
+  /**
+   * Layer proofs of node 1 (all its core quota) and the pairs of them whose first hops are two
+   * different nodes and one same node: the designated node follows from the key index, so both kinds
+   * are picked out rather than left to the first two proofs.
+   */
+  async function layerPairs(ps: EpochProcessor[]) {
+    const proofs: LayerProof[] = [];
+    for (let p = await ps[1]!.proveLayer('core', {}); p !== null; p = await ps[1]!.proveLayer('core', {}))
+      proofs.push(p);
+    assert.equal(proofs.length, 10, 'the whole core quota is proved');
+    const pairs = proofs.flatMap((a, i) => proofs.slice(i + 1).map((b) => [a, b] as const));
+    const apart = pairs.find(([a, b]) => recipientOf(a, ps) !== recipientOf(b, ps));
+    // Ten proofs over three nodes: two of them designate the same node.
+    const together = pairs.find(([a, b]) => recipientOf(a, ps) === recipientOf(b, ps));
+    assert.ok(apart && together, 'the quota holds both kinds of pair');
+    return { apart, together };
+  }
+
   test('two layers: the first node forwards what the second opens', async () => {
     const ps = processors(2);
-    const proofs = [(await ps[1]!.proveLayer('core', {}))!, (await ps[1]!.proveLayer('core', {}))!];
+    const { apart } = await layerPairs(ps);
+    const proofs = [...apart];
     const bytes = ps[1]!.wrap(PayloadType.Transaction, new Uint8Array([1, 2, 3]), proofs);
     // The last input is the first hop.
     const first = recipientOf(proofs[1]!, ps);
     const second = recipientOf(proofs[0]!, ps);
+    assert.notEqual(first, second);
+    assert.equal(
+      await ps[second]!.unwrap(bytes).then((o) => o.kind),
+      'not-for-us',
+      'the second hop cannot open it yet',
+    );
     const out = await ps[first]!.unwrap(bytes);
-    if (first === second) {
-      assert.equal(out.kind, 'payload', 'both layers for one node: removed at once');
-      assert.equal(out.tokens.length, 2);
-      return;
-    }
     assert.equal(out.kind, 'forward');
     if (out.kind !== 'forward') return;
+    assert.equal(out.message.length, bytes.length, 'a forwarded message keeps its size');
     assert.equal(await ps[second]!.verify(out.message), 'valid');
     const last = await ps[second]!.unwrap(out.message);
     assert.equal(last.kind, 'payload');
-    if (last.kind === 'payload') assert.deepEqual(last.body, new Uint8Array([1, 2, 3]));
+    if (last.kind !== 'payload') return;
+    assert.deepEqual(last.body, new Uint8Array([1, 2, 3]));
+    assert.equal(last.payloadType, PayloadType.Transaction);
+  });
+
+  test('two layers for one node: it removes both at once', async () => {
+    const ps = processors(2);
+    const { together } = await layerPairs(ps);
+    const bytes = ps[1]!.wrap(PayloadType.Transaction, new Uint8Array([1, 2, 3]), [...together]);
+    const out = await ps[recipientOf(together[1], ps)]!.unwrap(bytes);
+    assert.equal(out.kind, 'payload');
+    if (out.kind !== 'payload') return;
+    assert.equal(out.tokens.length, 2);
+    assert.deepEqual(out.body, new Uint8Array([1, 2, 3]));
   });
 
   test('a changed byte, another epoch: refused; a replay has the same id', async () => {
