@@ -4,7 +4,8 @@
  * forwards a message once, deduplicated by its content as F's `message_id_fn` does; `from` is the
  * forwarding peer; the publisher's own subscribers receive it too). Requests run the target's handler
  * with the same limits a real stream has (request and frame sizes, per-frame timeout, inbound cap).
- * Delivery is asynchronous. Penalties are recorded, not enforced, for tests to read.
+ * Delivery is asynchronous; `settled()` waits until no gossip is in flight. Penalties are recorded,
+ * not enforced, for tests to read.
  */
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -40,6 +41,9 @@ export class FakeNetworkBus {
   filter: GossipFilter | undefined;
   readonly latencyMs: number;
   private counter = 0;
+  /** Deliveries scheduled by `later` that have not run yet, and who waits for there to be none. */
+  private pending = 0;
+  private readonly idle: (() => void)[] = [];
 
   constructor(opts: BusOptions = {}) {
     this.latencyMs = opts.latencyMs ?? 0;
@@ -79,8 +83,26 @@ export class FakeNetworkBus {
 
   /** Runs `fn` after the bus latency (at least the next turn of the event loop). */
   later(fn: () => void): void {
-    if (this.latencyMs > 0) setTimeout(fn, this.latencyMs);
-    else setImmediate(fn);
+    this.pending++;
+    const run = () => {
+      try {
+        fn();
+      } finally {
+        // Deliveries `fn` scheduled were counted before this one is taken off.
+        if (--this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
+      }
+    };
+    if (this.latencyMs > 0) setTimeout(run, this.latencyMs);
+    else setImmediate(run);
+  }
+
+  /**
+   * Resolves once the bus is quiet: every gossip hop and local delivery scheduled so far has run,
+   * and those they scheduled in turn. Request frames are not counted.
+   */
+  settled(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
   }
 
   /** Every penalty recorded by any node, with the node that recorded it. */
