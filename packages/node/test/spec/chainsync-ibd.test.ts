@@ -12,6 +12,8 @@ import { bytesEqual, bytesToHex } from '../../src/codec/hex.ts';
 import type { GetTipResponse, KnownBlocks } from '../../src/network/wire/sync-messages.ts';
 import { SyncError } from '../../src/sync/errors.ts';
 import { type IbdSettings, runIbd } from '../../src/sync/ibd.ts';
+import { APPLY_WINDOW } from '../../src/sync/orphans.ts';
+import { waitUntil } from '../utils/wait-until.ts';
 
 const GENESIS_ID = 0;
 const hid = (b: number) => new Uint8Array(32).fill(b);
@@ -53,6 +55,8 @@ class MockChain {
   readonly blocks = new Map<string, TBlock>([[bytesToHex(hid(GENESIS_ID)), genesis()]]);
   failures = 0;
   parentMissingFailures = 0;
+  /** The ids (their fill byte) of the blocks submitted, in order. */
+  readonly submitted: number[] = [];
   constructor(private parentMissingOnce = false) {}
   has = (id: Uint8Array) => this.blocks.has(bytesToHex(id));
   blockRef = (id: Uint8Array) => this.blocks.get(bytesToHex(id));
@@ -60,15 +64,18 @@ class MockChain {
   lib = (): TBlock => this.blocks.get(bytesToHex(hid(GENESIS_ID)))!;
   submit = async (block: Block) => {
     const t = byBlock.get(block)!;
+    this.submitted.push(t.id[0]!);
     if (this.parentMissingOnce) {
       this.parentMissingOnce = false;
       this.parentMissingFailures++;
       throw new BlockRejected('BLOCK_PARENT_MISSING', 'parent missing (once)');
     }
     if (this.has(t.id)) throw new BlockRejected('BLOCK_ALREADY_APPLIED', 'already applied');
+    // F's mock processor: the consensus refuses a block whose parent it does not have, and that error
+    // reaches IBD as an invalid block (`ChainError::InvalidBlock`), not as the recoverable ParentMissing.
     if (!this.has(t.parent)) {
       this.failures++;
-      throw new BlockRejected('BLOCK_PARENT_MISSING', 'parent missing');
+      throw new BlockRejected('BLOCK_INVALID', 'consensus error: parent missing');
     }
     this.blocks.set(bytesToHex(t.id), t);
     return {} as never;
@@ -223,15 +230,24 @@ test(name('all_tips_already_local'), async () => {
 });
 
 test(name('block_apply_error_triggers_cancel'), async () => {
-  // Parent (id=100) is not in the chain, so applying block 2 fails.
-  const peer = new Provider([genesis(), B(1, GENESIS_ID, 1, 1), B(2, 100, 2, 2)], [B(2, 100, 2, 2)]);
+  // Parent (id=100) is not in the chain, so applying block 2 fails. The blocks after it (not in the
+  // reference's chain) make the cancellation visible: up to APPLY_WINDOW blocks are submitted ahead of
+  // the answers, but the download stops at the failure, so the last block is never submitted.
+  const LAST = 2 + APPLY_WINDOW + 2;
+  const after = Array.from({ length: LAST - 2 }, (_, i) => B(i + 3, i + 2, i + 3, i + 3));
+  const peer = new Provider([genesis(), B(1, GENESIS_ID, 1, 1), B(2, 100, 2, 2), ...after], [after.at(-1)!]);
   const chain = new MockChain();
   const ac = new AbortController();
   const run = runIbd(config(['0'], { round_delay: 10 }), deps(chain, [['0', peer]], ac.signal));
-  await new Promise((r) => setTimeout(r, 200));
+  // Two rounds, each cancelled at block 2 (the tip stays unsynced, so IBD keeps trying until stopped).
+  await waitUntil(() => chain.failures >= 2, 10_000, 'two failed applications of block 2');
   ac.abort();
-  await run.catch(() => {});
+  await assert.rejects(run, { name: 'AbortError' });
   assert.ok(chain.failures > 0, 'process_block must have failed at least once');
+  assert.equal(chain.submitted.includes(LAST), false, 'the download was not cancelled at the failure');
+  assert.deepEqual(chain.submitted.slice(0, 2), [1, 2]);
+  assert.equal(chain.has(hid(1)), true);
+  assert.equal(chain.has(hid(2)), false);
 });
 
 test(name('recoverable_block_apply_error_retries_active_download'), async () => {
