@@ -20,7 +20,7 @@
  * until a solution of the epoch's Blend puzzle backs its proofs of PoW quota; cover messages use the
  * core quota. Each layer removed here yields a blending token (the activity rewards' input).
  *
- * inferred: the service keeps no state across a restart (docs/fidelity.md "Blend service state across
+ * inferred: the service keeps no state across a restart (docs/design/fidelity.md "Blend service state across
  * restarts").
  */
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
@@ -319,7 +319,7 @@ export class BlendService implements IBlend, ProposalPublisher {
     }
     void this.blendProposal(encodeProposal(toProposal(block)), win).catch((e: Error) => {
       // A proposal must not be lost: without Blend proofs it is published directly (which shows who made it).
-      // inferred: F logs the failure and the proposal is not sent (docs/fidelity.md "A proposal Blend could not wrap")
+      // inferred: F logs the failure and the proposal is not sent (docs/design/fidelity.md "A proposal Blend could not wrap")
       this.deps.logger.warn(
         { err: e.message, slot: Number(block.header.slot) },
         'blending a proposal failed; it is published on gossip',
@@ -694,7 +694,7 @@ export class BlendService implements IBlend, ProposalPublisher {
 
   /**
    * A cover message from ready core proofs (skipped when none are ready).
-   * inferred: docs/fidelity.md "A cover round with no core proof ready"
+   * inferred: docs/design/fidelity.md "A cover round with no core proof ready"
    */
   private async sendCover(ce: CoreEpoch): Promise<void> {
     if (this.coverProofs.length < this.layers) {
@@ -791,7 +791,7 @@ export class BlendService implements IBlend, ProposalPublisher {
     );
   }
 
-  // inferred: proved when the leader finds the win (docs/fidelity.md "Proofs of leadership quota made ahead")
+  // inferred: proved when the leader finds the win (docs/design/fidelity.md "Proofs of leadership quota made ahead")
   prepareProposal(win: LeadershipWin): void {
     const processor = this.processor;
     if (this.closed || processor === null || this.mode() === 'broadcast') return;

@@ -254,7 +254,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
         from = snap.info.height + 1n;
       }
       let n = 0;
-      // inferred: ties between stored forks keep the stored tip (docs/fidelity.md)
+      // inferred: ties between stored forks keep the stored tip (docs/design/fidelity.md)
       for (const info of canonicalFirst(store, store.allBlocks(from))) {
         const parent = this.states.get(bytesToHex(info.parent));
         const bytes = store.block(info.id);
@@ -563,7 +563,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     const { block, id, hex, own, t0, parentHex } = f;
     const slot = block.header.slot;
     const parentError = f.parent?.error;
-    // inferred: a block prepared on a parent then refused as invalid is refused too (docs/fidelity.md)
+    // inferred: a block prepared on a parent then refused as invalid is refused too (docs/design/fidelity.md)
     if (parentError instanceof BlockRejected) {
       // The parent was invalid, or descends from an invalid block: so does this block.
       const invalid =

@@ -3,7 +3,7 @@
  * F (consensus/cryptarchia-engine/src/time.rs) divides whole elapsed seconds by whole slot seconds:
  * the same slot for every whole-second duration (floor(floor(x)/n) = floor(x/n)).
  * inferred: sub-second durations (test deployments only) count in milliseconds; F's whole-second
- * arithmetic cannot run them (docs/fidelity.md)
+ * arithmetic cannot run them (docs/design/fidelity.md)
  */
 export class SlotClock {
   constructor(

@@ -36,7 +36,7 @@ export function chooseInitState(
   const stored = meta.state;
   const lastState: LastEngineState | undefined =
     stored === 'Online' || stored === 'Bootstrapping'
-      ? // inferred: a state stored without its time counts as recorded long ago (docs/fidelity.md)
+      ? // inferred: a state stored without its time counts as recorded long ago (docs/design/fidelity.md)
         { state: stored, timestampMs: Number(meta.lastOnlineMs ?? 0n) }
       : undefined;
   const libIsGenesis = meta.lib === undefined || store.info(meta.lib)?.height === 0n;

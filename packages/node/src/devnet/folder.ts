@@ -180,7 +180,7 @@ export async function prepareDevnetFolder(o: DevnetFolderOptions): Promise<Prepa
       'DEVNET_OPTION',
       `--genesis-delay: expected whole seconds from 0 to 86400, got ${delay}`,
     );
-  // inferred: the scenario options (docs/fidelity.md "Devnet scenario options")
+  // inferred: the scenario options (docs/design/fidelity.md "Devnet scenario options")
   const peers: Record<string, readonly number[]> = { ...(kept?.peers ?? {}) };
   for (const [node, list] of parsePeerLists(o.peers ?? [], nodes)) peers[String(node)] = list;
   const ibd = o.ibdPeers ?? kept?.ibd_peers ?? 'first';
@@ -269,7 +269,7 @@ export function parseCopy(spec: string, nodes: number): { from: number; to: numb
  * and mempool), so that `to` starts where `from` stopped, with its own keys and peer id. Both must be
  * stopped (a running node's store may be half written), and `from` must have a state. F's harness
  * saves and restores a node's state the same way (tests/src/cucumber/steps/manual_nodes/snapshots.rs).
- * inferred: only `state/` is copied, keys and peer id stay the node's own (docs/fidelity.md "Devnet scenario options")
+ * inferred: only `state/` is copied, keys and peer id stay the node's own (docs/design/fidelity.md "Devnet scenario options")
  */
 export async function copyNodeState(
   dir: string,

@@ -146,7 +146,7 @@ export async function planDevnet(o: DevnetPlanOptions): Promise<NodePlan[]> {
   }
   const plans: NodePlan[] = [];
   for (let i = 0; i < o.nodes; i++) {
-    // inferred: devnet key indices per node (docs/fidelity.md "Multi-node devnet keys and genesis")
+    // inferred: devnet key indices per node (docs/design/fidelity.md "Multi-node devnet keys and genesis")
     const network = ed25519Key(2000 + i);
     const peerId = await peerIdOfNodeKey(frToBytes(devnetSecretKey(2000 + i)));
     const p2pPort = o.p2pPortBase + i;
@@ -177,7 +177,7 @@ export async function planDevnet(o: DevnetPlanOptions): Promise<NodePlan[]> {
  * the integer division goes one unit at a time to the first notes, so the total is exact.
  */
 export function genesisNotes(plans: readonly NodePlan[]): { value: bigint; pk: string; key: number }[] {
-  // inferred: the split of the devnet stake (docs/fidelity.md "Multi-node devnet keys and genesis")
+  // inferred: the split of the devnet stake (docs/design/fidelity.md "Multi-node devnet keys and genesis")
   const keys = plans.flatMap((p) => p.fundedKeys);
   const perKey = Math.min(NOTES_PER_KEY, Math.floor(MAX_GENESIS_NOTES / keys.length));
   const count = BigInt(keys.length * perKey);
@@ -256,7 +256,7 @@ export function devnetDeploymentYaml(
  * The Blend declarations of the genesis: nodes 0..coreNodes-1 declare themselves as Blend core nodes
  * (provider id = their Blend Ed25519 key, zk id = their Blend Zk key, locator = their Blend port), each
  * locking its first genesis note. With two or more, the devnet mixes from its first epoch.
- * inferred: a devnet choice, no reference devnet exists (docs/fidelity.md "Devnet Blend settings and declarations")
+ * inferred: a devnet choice, no reference devnet exists (docs/design/fidelity.md "Devnet Blend settings and declarations")
  */
 export function genesisDeclarations(
   plans: readonly NodePlan[],
@@ -293,7 +293,7 @@ export interface GenesisAccount {
 
 /**
  * Devnet key of the first genesis account.
- * inferred: account keys and note order are devnet choices (docs/fidelity.md "Devnet scenario options")
+ * inferred: account keys and note order are devnet choices (docs/design/fidelity.md "Devnet scenario options")
  */
 export const ACCOUNT_KEY_BASE = 3000;
 
@@ -415,7 +415,7 @@ export function nodeConfigYaml(plan: NodePlan, all: readonly NodePlan[], o: Node
  * peer ids of its initial peers, as F `init` and F's cucumber step "we use IBD peers" (F
  * tests/src/cucumber/steps/manual_nodes/utils.rs `get_startup_settings`). `none`: no IBD peer, as F's
  * cucumber nodes without that step.
- * inferred: `first` is a devnet choice (docs/fidelity.md "Multi-node devnet IBD peers and start order")
+ * inferred: `first` is a devnet choice (docs/design/fidelity.md "Multi-node devnet IBD peers and start order")
  */
 export function ibdPeers(
   plan: NodePlan,

@@ -119,7 +119,7 @@ export function applyChannelConfig(env: OpEnv, op: ChannelConfigOp, proof: OpPro
   // F (core/src/mantle/ops/channel/config.rs): no check that the thresholds fit the number of keys;
   // only preverification's "thresholds > 0, keys non-empty".
   // inferred: config `parent` must be the channel's config tip (zero for a new channel); F's config op
-  // has no parent, the field and `config_tip_hash` come from the 0.3.x format (docs/fidelity.md)
+  // has no parent, the field and `config_tip_hash` come from the 0.3.x format (docs/design/fidelity.md)
   if (existing) {
     if (!bytesEqual(op.parent, existing.config_tip_hash)) {
       fail('InvalidParent', 'parent is not the channel configuration tip', env.opIndex);

@@ -196,7 +196,7 @@ export interface Genesis {
  * transaction, and a header root that matches it.
  * inferred: the root may also be the transaction root alone, the header's `block_root` of F before
  * blocks carried uncle headers (`merkle::calculate_block_root`, replaced by `body_root` in F
- * 977dd3a8a): the reference's testnet genesis is written so, and F would refuse it (docs/fidelity.md).
+ * 977dd3a8a): the reference's testnet genesis is written so, and F would refuse it (docs/design/fidelity.md).
  */
 export function checkGenesis(block: Block): void {
   try {

@@ -26,7 +26,7 @@ export function powTicket(epochNonce: bigint, blockHash: Uint8Array, publicKey: 
 }
 
 // inferred: the genesis reward target is the deployment's `initial_target`, else p / 2^initial_difficulty;
-// F seeds a placeholder (docs/fidelity.md)
+// F seeds a placeholder (docs/design/fidelity.md)
 export function initialPowTarget(p: PowRewardParams): bigint {
   return p.initial_target ?? FR_MODULUS >> BigInt(p.initial_difficulty);
 }
@@ -86,7 +86,7 @@ export function powEpochChange(
   let tx_density = draft.pow.tx_density;
   for (let i = 0; i < epochsCrossed; i++) tx_density = closeEpoch(tx_density);
   // inferred: one claims-per-block constant for the retarget and this denominator, epoch length × f
-  // blocks per epoch (docs/fidelity.md)
+  // blocks per epoch (docs/design/fidelity.md)
   const epoch_reward = epochPowReward(
     pool,
     p.rate_num,
@@ -127,7 +127,7 @@ export function applyClaimPowReward(env: OpEnv, op: ClaimPowRewardOp): TxEventPa
     fail('RewardsDisabled', 'PoW rewards are disabled (the epoch reward is 0)', opIndex);
   if (pow.pool < pow.epoch_reward) fail('RewardPoolExhausted', 'the PoW reward pool is exhausted', opIndex);
   const block = acceptClaimBlock(pow.recent_blocks, slot, op.block_hash, cfg.slot_window, opIndex);
-  // inferred: the real epoch nonces, not F's placeholder digest of the epoch number (docs/fidelity.md)
+  // inferred: the real epoch nonces, not F's placeholder digest of the epoch number (docs/design/fidelity.md)
   if (op.epoch_nonce !== draft.epoch_state.nonce && op.epoch_nonce !== draft.prev_epoch_nonce) {
     fail('InvalidEpochNonce', 'epoch_nonce is neither the current nor the previous epoch nonce', opIndex);
   }

@@ -131,7 +131,7 @@ export interface TokenEvaluation {
 
 /** Bits that can count every blending token of an epoch: `ceil(log2(Q_c · N + 1))`. */
 // inferred: JS `Math.log2` may differ from Rust's `f64::log2` in the last bit, which `ceil` can only
-// expose at exact powers of two, where both are exact (docs/fidelity.md).
+// expose at exact powers of two, where both are exact (docs/design/fidelity.md).
 export function tokenCountBitLen(coreQuotaValue: bigint, membershipSize: bigint): bigint {
   const total = coreQuotaValue * membershipSize;
   return BigInt(Math.ceil(Math.log2(Number(total) + 1)));

@@ -44,6 +44,6 @@ export function totalStakeInference(i: StakeInference, stake: bigint, density: b
   const error = (stake * p * (expected - density * p)) / expected;
   const correction = (i.learning_rate * error) / p;
   const next = (stake * p - correction) / p;
-  // inferred: an estimate above u64::MAX is kept, the reference panics (docs/fidelity.md)
+  // inferred: an estimate above u64::MAX is kept, the reference panics (docs/design/fidelity.md)
   return next < 1n ? 1n : next;
 }

@@ -44,7 +44,7 @@ function checkLocator(m: Multiaddr): void {
 }
 
 // inferred: "is a multiaddr" as @multiformats/multiaddr decides it; F uses the Rust multiaddr crate,
-// whose protocol table may differ in corner cases (docs/fidelity.md)
+// whose protocol table may differ in corner cases (docs/design/fidelity.md)
 function checkedBytes(b: Uint8Array): Uint8Array {
   let m: Multiaddr;
   try {

@@ -150,7 +150,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
    * A transaction whose hash is pending or being admitted. The hash does not cover the proofs, so its
    * stateless checks run first, as F's decoding runs them before the pool sees a duplicate.
    */
-  // inferred: the order of the checks (docs/fidelity.md)
+  // inferred: the order of the checks (docs/design/fidelity.md)
   private async again(
     hash: Uint8Array,
     tx: SignedMantleTx,
@@ -185,7 +185,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     const size = encoded.length;
     // The ZkSig statements: the transaction applied on top of the view (the notes it spends).
     // inferred: F checks ZkSig proofs only when a block is built; here they are checked on admission too,
-    // so a forged one is refused at once (docs/fidelity.md)
+    // so a forged one is refused at once (docs/design/fidelity.md)
     const view = this.viewCache();
     let applies = false;
     // The view with this transaction on top, reused if the view has not changed once it is admitted.
@@ -229,7 +229,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
    * The view on top of the current tip, computed again when the tip or the pool changed: the pending
    * transactions applied in FIFO order in rounds, as F's block proposal does (the specification's
    * "can be included on top of the current tip"; F's view lists every pending transaction).
-   * inferred: the rounds and the exclusion of transactions whose proofs are not verified yet (docs/fidelity.md)
+   * inferred: the rounds and the exclusion of transactions whose proofs are not verified yet (docs/design/fidelity.md)
    */
   private viewCache(): ViewCache {
     const c = this.cache;
@@ -390,7 +390,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
 
   /**
    * Removes transactions (and those past the TTL); their stored entries are deleted.
-   * inferred: deleted at once, F keeps removed bodies 10 minutes (docs/fidelity.md)
+   * inferred: deleted at once, F keeps removed bodies 10 minutes (docs/design/fidelity.md)
    */
   private drop(hashes: Iterable<Uint8Array>): void {
     const list = [...hashes];
@@ -419,7 +419,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
    * the removal. A block on a side branch changes nothing. The chain reads the abandoned blocks before
    * it deletes a dead fork, so a reorg that moves the LIB past the fork point re-inserts them as well.
    * inferred: F removes the new tip block's transactions only and re-inserts every transaction of the
-   * abandoned blocks, even one the new branch includes (docs/fidelity.md)
+   * abandoned blocks, even one the new branch includes (docs/design/fidelity.md)
    */
   private reconcile(b: ProcessedBlock): void {
     if (this.closed || b.applied.length === 0) return;

@@ -12,7 +12,7 @@ import { type Component, type Multiaddr, multiaddr } from '@multiformats/multiad
 import { within } from '../util/abort.ts';
 import { NetworkError } from './errors.ts';
 
-// inferred: rust-libp2p's resolver has its own timeouts (hickory: 5 s a query); one bound of 5 s here (docs/fidelity.md)
+// inferred: rust-libp2p's resolver has its own timeouts (hickory: 5 s a query); one bound of 5 s here (docs/design/fidelity.md)
 export const DNS_LOOKUP_TIMEOUT_MS = 5_000;
 
 /** The address family each DNS protocol asks for (0: both). */

@@ -83,7 +83,7 @@ export interface RpcMessage {
  * key but with `from`/`seqno` (the reference's `Author` messages) is validated without them. A signed
  * message is left as it is (and refused, as `StrictNoSign` refuses signatures).
  */
-// inferred: F validates nothing; this accepts its unsigned Author messages and still refuses signed ones (docs/fidelity.md)
+// inferred: F validates nothing; this accepts its unsigned Author messages and still refuses signed ones (docs/design/fidelity.md)
 export function acceptUnsignedAuthor<M extends RpcMessage>(m: M): M {
   if (m.signature != null || m.key != null) return m;
   if (m.from == null && m.seqno == null) return m;
@@ -125,7 +125,7 @@ function withProtocolVersion<F extends (components: never) => unknown>(make: F, 
  * `ping` service). The reference runs no ping protocol, so a ping would fail against it; a peer counts
  * as alive when a connection to it is open or can be opened.
  */
-// inferred: a peer is alive when a connection to it opens; F runs no ping (docs/fidelity.md)
+// inferred: a peer is alive when a connection to it opens; F runs no ping (docs/design/fidelity.md)
 function connectionLiveness(): (components: {
   connectionManager: { openConnection(peer: PeerId, options?: AbortOptions): Promise<unknown> };
 }) => { ping(peer: PeerId, options?: AbortOptions): Promise<number> } {

@@ -42,11 +42,11 @@ export const MAX_RETRY = 3;
 const BACKOFF_BASE_S = 5;
 /** How long a dial attempt may take: rust-libp2p QUIC's handshake timeout, 5 s. */
 const DIAL_TIMEOUT_MS = 5_000;
-// inferred: F reads the request with no timeout of its own; a served stream must deliver it within this (docs/fidelity.md)
+// inferred: F reads the request with no timeout of its own; a served stream must deliver it within this (docs/design/fidelity.md)
 const REQUEST_TIMEOUT_MS = 5_000;
 /** How often idle connections are looked for. */
 const IDLE_SWEEP_MS = 30_000;
-// inferred: F dials its initial peers at start only (3 retries); this node redials a lost one (docs/fidelity.md)
+// inferred: F dials its initial peers at start only (3 retries); this node redials a lost one (docs/design/fidelity.md)
 /** How often initial peers that are not connected are dialled again. */
 export const INITIAL_PEER_REDIAL_MS = 15_000;
 
@@ -76,7 +76,7 @@ function dialErrorText(addr: string, e: unknown): string {
   else if (err?.name === 'NoValidAddressesError' || /no valid addresses|unsupported|not supported/i.test(msg))
     reason = `: Multiaddr is not supported: ${addr}`;
   else reason = `: : ${msg}`;
-  // inferred: rust-libp2p 0.56 `DialError` Display with `print_error_chain` (docs/fidelity.md)
+  // inferred: rust-libp2p 0.56 `DialError` Display with `print_error_chain` (docs/design/fidelity.md)
   return `Failed to negotiate transport protocol(s): [(${addr}${reason})]`;
 }
 
@@ -343,7 +343,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     return this.node.getPeers().map(String);
   }
 
-  // inferred: peers seen connected, dialled or discovered, not F's Kademlia routing table (docs/fidelity.md)
+  // inferred: peers seen connected, dialled or discovered, not F's Kademlia routing table (docs/design/fidelity.md)
   discoveredPeers(): string[] {
     return [...this.discovered];
   }
@@ -367,7 +367,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     }
   }
 
-  // inferred: one attempt answered at once; F retries the API's dial too (docs/fidelity.md)
+  // inferred: one attempt answered at once; F retries the API's dial too (docs/design/fidelity.md)
   async dial(addr: string): Promise<string> {
     if (this.closed) throw new NetworkError('NETWORK_NOT_STARTED', 'the network service is stopped');
     try {

@@ -15,7 +15,7 @@ export interface RedialSettings {
   readonly maxMs: number;
 }
 
-// inferred: the reference redials no peer by itself; these values are this node's own (docs/fidelity.md)
+// inferred: the reference redials no peer by itself; these values are this node's own (docs/design/fidelity.md)
 export const DEFAULT_REDIAL: RedialSettings = { shortMs: 2_000, firstMs: 1_000, maxMs: 5 * 60_000 };
 
 interface Hold {

@@ -17,7 +17,7 @@ export interface ScoringSettings {
   readonly banMs: number;
 }
 
-// inferred: the reference has no scoring; these values are this node's own (docs/fidelity.md)
+// inferred: the reference has no scoring; these values are this node's own (docs/design/fidelity.md)
 export const DEFAULT_SCORING: ScoringSettings = {
   major: 10,
   minor: 1,

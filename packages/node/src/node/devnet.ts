@@ -40,7 +40,7 @@ export function devnetConfig(): UserConfig {
     known[hex(k.publicKey)] = hex(k.publicKey);
   }
   kms[hex(zkPublicKey(master))] = { kind: 'Zk', secret: hex(master) };
-  // inferred: devnet choices, no reference devnet exists (docs/fidelity.md)
+  // inferred: devnet choices, no reference devnet exists (docs/design/fidelity.md)
   const blendZk = devnetSecretKey(1001);
   kms[hex(zkPublicKey(blendZk))] = { kind: 'Zk', secret: hex(blendZk) };
   const blendSigning = frToBytes(devnetSecretKey(1002));

@@ -190,7 +190,7 @@ export class OpsService implements IOps {
       return { id: t.id, state: t.state };
     }
     const state = this.deps.chain.stateOf(tip);
-    // inferred: F's wallet fails for a block it has no state of; the text is ours (docs/fidelity.md)
+    // inferred: F's wallet fails for a block it has no state of; the text is ours (docs/design/fidelity.md)
     if (state === undefined)
       throw new OpsError('OPS_NO_LEDGER_STATE', `Ledger state not found for block ${hex(tip)}`);
     return { id: tip, state };
@@ -199,7 +199,7 @@ export class OpsService implements IOps {
   agedNotes(tip?: Uint8Array): AgedNotes {
     const at = this.#stateAt(tip);
     // inferred: "cannot win at tip" = no voucher master key (a won slot is passed over, leader-service.ts);
-    // the notes are those the leader plays (docs/fidelity.md)
+    // the notes are those the leader plays (docs/design/fidelity.md)
     if (this.config.voucherMaster === undefined) return { tip: at.id, notes: [] };
     const notes: AgedNote[] = [];
     // F `get_leader_aged_notes`: the wallet's unspent notes at the tip that are in the epoch's aged
@@ -220,7 +220,7 @@ export class OpsService implements IOps {
       .filter((v) => v.status === 'available')
       .map((v) => ({ commitment: v.cm, nullifier: v.nullifier }));
     // inferred: reward_amount is the ledger's payout of one claim at that block (F has no such field)
-    // (docs/fidelity.md)
+    // (docs/design/fidelity.md)
     return { tip: at.id, vouchers, reward_amount: voucherRewardAmount(at.state) };
   }
 
@@ -297,7 +297,7 @@ export class OpsService implements IOps {
 
   #requireDeclaration(id: Uint8Array): Declaration {
     const d = this.#declarationAtTip(id);
-    // inferred: F prints the id with Debug formatting; we print hex (docs/fidelity.md)
+    // inferred: F prints the id with Debug formatting; we print hex (docs/design/fidelity.md)
     if (d === undefined)
       throw new OpsError('OPS_DECLARATION_NOT_FOUND', `Declaration ${hex(id)} not found in ledger`, {
         declaration_id: hex(id),
@@ -336,7 +336,7 @@ export class OpsService implements IOps {
   }
 
   // inferred: the SDP messages answer {declaration_id, tx_id} once submitted and fail with a 500 (spec);
-  // F answers activity and withdrawal at once with null and only logs their failures (docs/fidelity.md)
+  // F answers activity and withdrawal at once with null and only logs their failures (docs/design/fidelity.md)
   declare(op: SDPDeclareOp): Promise<SdpSubmission> {
     return serially(this.#sdp, async () => {
       const r = await this.#submitSdp('declaration', declarationId(op), {

@@ -87,7 +87,7 @@ export class VoucherBook {
     this.#leaves.sync();
     const { live } = this.#pending();
     // inferred: at a past `tip` the snapshot and nullifiers are that block's; the reservations and the
-    // canonical positions are the current ones (docs/fidelity.md)
+    // canonical positions are the current ones (docs/design/fidelity.md)
     const count = state.leader.snapshot.count;
     return own.map((v) => {
       const position = this.#leaves.positionOf(v.cm);

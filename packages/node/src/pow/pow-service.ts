@@ -91,7 +91,7 @@ export class PowService implements IPow {
    * show its balance and absorb every claim): throws `ConfigError` with the reference's text.
    */
   static init(config: PowConfig, deps: PowDeps): PowService {
-    // inferred: checked at once, before Online (the configuration parser checks it first) (docs/fidelity.md)
+    // inferred: checked at once, before Online (the configuration parser checks it first) (docs/design/fidelity.md)
     checkTargetsTracked(config.pow, config.knownKeys);
     const s = new PowService(config, deps);
     if (deps.chain.consensusState === 'Online') s.#start();
@@ -103,7 +103,7 @@ export class PowService implements IPow {
   }
 
   /** `rate_num > 0` in the deployment (F `EraSettings::rewards_enabled`). */
-  // inferred: the deployment's, without eras (docs/fidelity.md)
+  // inferred: the deployment's, without eras (docs/design/fidelity.md)
   get rewardsEnabled(): boolean {
     return this.deps.chain.config.pow.rate_num > 0n;
   }
@@ -134,7 +134,7 @@ export class PowService implements IPow {
 
   // ---- toggles
 
-  // inferred: a command before Online is recorded and applied when the chain goes Online (docs/fidelity.md)
+  // inferred: a command before Online is recorded and applied when the chain goes Online (docs/design/fidelity.md)
   startMining(): void {
     if (!this.#wantMining) this.deps.logger.info('PoW mining started');
     this.#wantMining = true;

@@ -60,7 +60,7 @@ export class SyncClient {
           ...(signal ? { signal } : {}),
         },
       )) {
-        // inferred: one frame is the whole answer; the stream's end is not waited for (docs/fidelity.md)
+        // inferred: one frame is the whole answer; the stream's end is not waited for (docs/design/fidelity.md)
         answer = decodeTipResponse(frame);
         break;
       }
@@ -116,7 +116,7 @@ export class SyncClient {
       })) {
         const msg = decodeBlocksResponse(frame);
         if (msg.kind === 'NoMoreBlocks') {
-          // inferred: the end of the answer; the stream's own end is not waited for (docs/fidelity.md)
+          // inferred: the end of the answer; the stream's own end is not waited for (docs/design/fidelity.md)
           ended = true;
           break;
         }
@@ -199,7 +199,7 @@ export class SyncClient {
 
   /**
    * The error of a failed request, after penalizing the peer for bytes that are not what it should send.
-   * inferred: F penalizes no chain-sync peer; this node reports them to the network's scoring (docs/fidelity.md)
+   * inferred: F penalizes no chain-sync peer; this node reports them to the network's scoring (docs/design/fidelity.md)
    */
   private peerFailure(peer: string, what: string, e: unknown): SyncError {
     if (e instanceof SyncError) return e;

@@ -71,7 +71,7 @@ export async function runIbd(cfg: IbdSettings, deps: IbdDeps): Promise<boolean> 
     deps.signal.throwIfAborted();
     const tips = await fetchTipsWithRetry(cfg, deps);
     // inferred: a tip stored here (in the tree or below the LIB) is synced; F asks for its ledger state,
-    // which it keeps for the tree only, so a peer behind the LIB would be downloaded from forever (docs/fidelity.md)
+    // which it keeps for the tree only, so a peer behind the LIB would be downloaded from forever (docs/design/fidelity.md)
     const unsynced = [...tips].filter((t) => deps.chain.blockRef(hexToBytes(t)) === undefined);
     if (unsynced.length === 0) {
       log.info('IBD complete: all configured peer tips are present in the local tree');
@@ -123,7 +123,7 @@ async function fetchTipsWithRetry(cfg: IbdSettings, deps: IbdDeps): Promise<Set<
     const tips = await fetchTips(cfg, deps);
     if (tips.size > 0) return tips;
     if (attempt >= cfg.tips_fetch_max_attempts) break;
-    // inferred: backon's jitter adds a random part of the delay, up to the delay itself (docs/fidelity.md)
+    // inferred: backon's jitter adds a random part of the delay, up to the delay itself (docs/design/fidelity.md)
     const wait = Math.min(delay, cfg.tips_fetch_max_delay);
     const jittered = wait + Math.floor(random() * wait);
     deps.logger.debug(`tip fetch returned no tips; retrying in ${jittered}ms`);

@@ -209,7 +209,7 @@ export class OrphanDownloader implements IBlockSync {
     }
   }
 
-  // inferred: the oldest queued orphan goes first; F's queue is a hash map, in no set order (docs/fidelity.md)
+  // inferred: the oldest queued orphan goes first; F's queue is a hash map, in no set order (docs/design/fidelity.md)
   private dequeue(): OrphanInfo | undefined {
     for (const [k, info] of this.pending) {
       this.pending.delete(k);

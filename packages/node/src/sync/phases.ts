@@ -78,7 +78,7 @@ export class BootstrapPhases implements PhaseSource {
       },
       (e: Error) => {
         if (this.deps.signal.aborted) return;
-        // inferred: F stops its chain network service only; here the node stops (docs/fidelity.md)
+        // inferred: F stops its chain network service only; here the node stops (docs/design/fidelity.md)
         this.deps.logger.error({ err: e.message }, IBD_FAILED_MESSAGE);
         this.deps.onIbdFailed?.(e);
       },

@@ -66,7 +66,7 @@ export class BlockProvider {
       return { kind: 'Unknown', text: 'Invalid state: the start block is not in the immutable chain' };
     const last = stored[stored.length - 1]!;
     if (bytesEqual(last, target) || stored.length >= limit) return stored.slice(1);
-    // inferred: F appends the tree path from the LIB with the LIB itself again (sent twice); here once (docs/fidelity.md)
+    // inferred: F appends the tree path from the LIB with the LIB itself again (sent twice); here once (docs/design/fidelity.md)
     const libStored = bytesEqual(last, lib.id);
     const rest = this.treePath(lib.id, t.ref, limit - stored.length + (libStored ? 1 : 0));
     if (!rest)

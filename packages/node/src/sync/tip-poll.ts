@@ -95,7 +95,7 @@ export class TipPoll {
     return queued ? best : undefined;
   }
 
-  // inferred: a timer at each cadence slot's start stands for F's slot ticks (docs/fidelity.md)
+  // inferred: a timer at each cadence slot's start stands for F's slot ticks (docs/design/fidelity.md)
   private schedule(): void {
     if (this.deps.signal.aborted) return;
     const { clock } = this.deps;

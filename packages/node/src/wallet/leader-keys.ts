@@ -31,7 +31,7 @@ export function leaderKeys(
     const pk = zkPkOf(pkHex);
     // inferred: a known key whose id names no ZK key of the store, or a key of another public key,
     // plays no lottery; F's leader finds out when its KMS call fails or its proof does not verify
-    // (docs/fidelity.md)
+    // (docs/design/fidelity.md)
     if (sk !== undefined && pk !== undefined && zkPublicKey(sk) === pk && !secretKeys.includes(sk))
       secretKeys.push(sk);
   }

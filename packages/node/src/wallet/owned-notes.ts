@@ -88,7 +88,7 @@ export class OwnedNotes {
     const seen = new Set<Fr>();
     for (const pk of pks) {
       // inferred: a key named twice is read once (F would list its notes twice and build a transfer
-      // spending a note twice, which the ledger refuses) (docs/fidelity.md)
+      // spending a note twice, which the ledger refuses) (docs/design/fidelity.md)
       if (seen.has(pk)) continue;
       seen.add(pk);
       this.byPk.get(pk)?.forEach((r, id) => {

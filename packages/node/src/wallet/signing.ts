@@ -92,7 +92,7 @@ export async function signTx(
           break;
         }
         // inferred: F (an older ChannelConfig) signs with the channel's first accredited key; here the
-        // proof is a multi-signature, so that one signature at key index 0 (docs/fidelity.md)
+        // proof is a multi-signature, so that one signature at key index 0 (docs/design/fidelity.md)
         const channel = ledger.channels.get(bytesToHex(op.payload.channel));
         proofs.push({
           type: 'ChannelMultiSigProof',

@@ -62,7 +62,7 @@ export const powHandlers: Handlers<typeof powRoutes, Pick<ApiContext, 'pow'>> = 
   },
   async powClaim(ctx, { body }) {
     // F: an invalid claim address counts as none (the neediest auto-claim target is paid).
-    // inferred: any content type is read as JSON (docs/fidelity.md)
+    // inferred: any content type is read as JSON (docs/design/fidelity.md)
     const address = zkKey(body?.claim_address);
     try {
       const hash = await ctx.pow.claim(address);

@@ -22,9 +22,9 @@ export interface GossipConfig {
 }
 
 export const DEFAULT_GOSSIP_LIMITS = {
-  // inferred: F processes proposals one at a time from an unbounded stream; 256 waiting is the bound here (docs/fidelity.md)
+  // inferred: F processes proposals one at a time from an unbounded stream; 256 waiting is the bound here (docs/design/fidelity.md)
   maxPendingProposals: 256,
-  // inferred: F admits gossiped transactions without a bound; 1024 and 64 MiB at once here (docs/fidelity.md)
+  // inferred: F admits gossiped transactions without a bound; 1024 and 64 MiB at once here (docs/design/fidelity.md)
   maxPendingTxs: 1024,
   maxPendingTxBytes: 64 * 1024 * 1024,
   futureBlockRetries: 3,

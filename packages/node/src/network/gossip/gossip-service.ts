@@ -165,7 +165,7 @@ export class GossipService implements IGossip {
    * received (F `services/blend/src/core/dispatcher/libp2p.rs`), and handled here as if a peer had sent
    * it, since gossipsub never delivers a node's own message back to it. Nobody is blamed if it is bad:
    * its author is hidden by design.
-   * inferred: F's exit node only publishes it (docs/fidelity.md "A Blend proposal of an exit node")
+   * inferred: F's exit node only publishes it (docs/design/fidelity.md "A Blend proposal of an exit node")
    */
   relayProposal(bytes: Uint8Array): void {
     if (this.closed) return;
@@ -212,7 +212,7 @@ export class GossipService implements IGossip {
    * counts as `relayed`: it raises the peer's score, but never to the ban by itself (an attacker could
    * otherwise inject garbage elsewhere until honest neighbours ban each other); a peer is banned only
    * when it also misbehaves in exchanges it alone answers for (chain sync).
-   * inferred: which offence each failure is; F has no peer scoring (docs/fidelity.md)
+   * inferred: which offence each failure is; F has no peer scoring (docs/design/fidelity.md)
    */
   private penalize(
     peer: string,
@@ -305,7 +305,7 @@ export class GossipService implements IGossip {
           'proposal dropped: transaction not here',
         );
       } else {
-        // inferred: references that contradict the signed header are useless data from the sender (docs/fidelity.md)
+        // inferred: references that contradict the signed header are useless data from the sender (docs/design/fidelity.md)
         this.counters.proposalsRejected++;
         log.debug({ block: hex, peer: from, err: e.message }, 'proposal does not rebuild its block');
         this.penalize(from, 'proposal', e);

@@ -19,7 +19,7 @@ import { FakeChain } from '../mempool/fake-chain.ts';
 type Ctx = Parameters<typeof mantleHandlers.mempoolAddTx>[0];
 type Args = Parameters<typeof mantleHandlers.mempoolAddTx>[1];
 
-test('a full mempool: 500 with the pool text, nothing added (bounded pool, docs/fidelity.md)', async () => {
+test('a full mempool: 500 with the pool text, nothing added (bounded pool, docs/design/fidelity.md)', async () => {
   const chain = new FakeChain();
   const maxPendingBytes = 64 * 1024 * 1024;
   const mempool = await Mempool.init(
