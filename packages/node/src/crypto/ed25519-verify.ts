@@ -206,5 +206,7 @@ export function ed25519Verify(publicKey: Uint8Array, message: Uint8Array, signat
   ) {
     return ed25519VerifyPortable(publicKey, message, signature);
   }
+  // inferred: on ordinary inputs node:crypto gives dalek's verdict; shown by OpenSSL's source, the
+  // probes and the CCTV vectors, not by a reference source (docs/design/fidelity.md)
   return nodeCryptoVerify(publicKey, message, signature);
 }
