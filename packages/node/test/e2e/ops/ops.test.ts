@@ -5,14 +5,13 @@
  * changed), and the write flows proven in the ledger: a leader claim included and paid, SDP declare →
  * activity → withdraw through `/blend/join` and `/sdp/*` (the activity accepted by the ledger's Blend
  * reward checks), a channel deposit included. Inclusion is read from the chain (`GET
- * /cryptarchia/transaction/{hash}` also serves pending transactions). The write flows need the node's
- * wallet and mempool; a node built without one of them says so (`this node runs no wallet`, `mempool
- * service not available`), and those tests skip themselves.
+ * /cryptarchia/transaction/{hash}` also serves pending transactions). The node under test runs its
+ * wallet and mempool, so the write flows must succeed: an answer that either is missing is a failure.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { bytesToHex, hexToBytes } from '../../../src/codec/hex.ts';
 import { type Json, parseJson, stringifyJson } from '../../../src/codec/json.ts';
+import { bytesToHex, hexToBytes } from '../../../src/codec/hex.ts';
 import { keyNullifierOf } from '../../../src/crypto/blend/selection.ts';
 import { ed25519PublicKey } from '../../../src/crypto/ed25519.ts';
 import { frFromBytes } from '../../../src/crypto/field.ts';
@@ -92,9 +91,6 @@ async function call(
   return { status: res.status, type: res.headers.get('content-type'), text, json };
 }
 
-/** The answers of a node built without a wallet or without a mempool service. */
-const NO_WALLET = /^(this node runs no wallet|mempool service not available)/;
-
 /** A well-formed Blend activity proof (for the answers that come before any check of it). */
 const PROOF = {
   epoch: 0,
@@ -105,7 +101,6 @@ const PROOF = {
   },
   proof_of_selection: { selection_randomness: '00'.repeat(32) },
 };
-const noWallet = (r: Reply) => r.status === 500 && NO_WALLET.test(String(r.json?.message));
 
 /** A key's balance and its unspent notes (channel and locked notes excluded), as the wallet reports them. */
 async function balance(pk: string): Promise<{ balance: bigint; notes: Map<string, bigint> }> {
@@ -248,7 +243,7 @@ describe('leader rewards', () => {
     assert.equal(leaves.leaves(1e9).length, state.leader.vouchers.count);
   });
 
-  test('POST /leader/claim: included, the funding key paid the reward less the fee, the voucher claimed once', async (t) => {
+  test('POST /leader/claim: included, the funding key paid the reward less the fee, the voucher claimed once', async () => {
     let claimable: { vouchers: { commitment: string; nullifier: string }[] } | undefined;
     await waitUntil(
       async () => {
@@ -261,7 +256,6 @@ describe('leader rewards', () => {
     );
     const before = await balance(FUNDING);
     const r = await call('POST', '/leader/claim');
-    if (noWallet(r)) return t.skip('the node runs no wallet or no mempool');
     assert.equal(r.status, 200, r.text);
     const hash = r.json.tx_hash as string;
     assert.match(hash, /^[0-9a-f]{64}$/);
@@ -379,7 +373,7 @@ describe('the node current SDP declaration', () => {
 });
 
 describe('write flows', () => {
-  test('POST /channel/deposit: included, the note leaves the balance, the block events hold the Deposit', async (t) => {
+  test('POST /channel/deposit: included, the note leaves the balance, the block events hold the Deposit', async () => {
     const pk = KEYS[1]!;
     const before = await balance(pk);
     const [noteId, value] = [...before.notes][0]!;
@@ -389,7 +383,6 @@ describe('write flows', () => {
       funding_public_keys: [pk],
       max_tx_fee: 1_000_000_000,
     });
-    if (noWallet(r)) return t.skip('the node runs no wallet or no mempool');
     assert.equal(r.status, 200, r.text);
     const inc = await included(r.json.hash);
     assert.equal(inc.events.length, 1, JSON.stringify(inc.events));
@@ -415,7 +408,7 @@ describe('write flows', () => {
     assert.equal((await call('GET', `/channel/${'00'.repeat(32)}`)).status, 200);
   });
 
-  test('SDP: declare (/blend/join) → an activity the ledger accepts → withdraw', async (t) => {
+  test('SDP: declare (/blend/join) → an activity the ledger accepts → withdraw', async () => {
     const serviceNote = async (pk: string) => [...(await balance(pk)).notes.keys()][0]!;
     // A second provider first (the rewards need two), then the node itself, which becomes current.
     const other = await call('POST', '/sdp/declaration', {
@@ -425,7 +418,6 @@ describe('write flows', () => {
       zk_id: KEYS[1],
       service_note_id: await serviceNote(KEYS[3]!),
     });
-    if (noWallet(other)) return t.skip('the node runs no wallet or no mempool');
     assert.equal(other.status, 200, other.text);
     const join = await call('POST', '/blend/join', {
       locator: '/ip4/127.0.0.1/udp/3400/quic-v1',
