@@ -187,10 +187,12 @@ describe('Miner', () => {
     miner.stop();
     assert.equal(miner.isMining, false);
     const n = store.ready().length;
-    // The workers finish the chunk they are in (a few ms) and go idle.
-    await new Promise((r) => setTimeout(r, 100));
+    // The workers finish the chunk they are in and go idle. A round trip to every worker (a rate
+    // measurement, 1 ms) is a barrier: it is answered after the worker took the 'idle' and after the
+    // chunks it sent before. A worker still searching would send chunks between two such round trips.
+    await miner.permutationRate(1);
     const attempts = miner.stats.attempts;
-    await new Promise((r) => setTimeout(r, 200));
+    await miner.permutationRate(1);
     assert.equal(miner.stats.attempts, attempts, 'the workers are idle after stop()');
     assert.equal(store.ready().length, n, 'no winner after stop()');
 
@@ -294,7 +296,9 @@ describe('Miner', () => {
     // Both workers are in the middle of a chunk in which every attempt wins.
     miner.stop();
     const n = store.ready().length;
-    await new Promise((r) => setTimeout(r, 200));
+    // A round trip to every worker: answered after the chunks it sent before it took the 'idle', so
+    // those late results have arrived (and were dropped) by then.
+    await miner.permutationRate(1);
     assert.equal(store.ready().length, n);
     for (const w of store.ready()) assert.equal(w.ticket, powTicket(77n, id, w.publicKey));
     await miner.close();
@@ -310,9 +314,14 @@ describe('Miner', () => {
     miners.push(miner);
     miner.start();
     await until(() => store.ready().length >= 3, 20_000, 'three winners');
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(store.ready().length, 3, 'no winner beyond what the pool pays');
     assert.ok(lines.some((l) => l.includes('PoW search paused')));
+    // Paused, the workers are idle: between two round trips to every worker (each answered after
+    // the chunks sent before it) no chunk arrives, and no winner was added beyond the three.
+    await miner.permutationRate(1);
+    const attempts = miner.stats.attempts;
+    await miner.permutationRate(1);
+    assert.equal(miner.stats.attempts, attempts, 'the workers are idle while paused');
+    assert.equal(store.ready().length, 3, 'no winner beyond what the pool pays');
     // A claim settles (one winner retired): the next block resumes the search.
     await store.retire([store.ready()[0]!.ticket]);
     (chain as unknown as EventEmitter<ChainEvents>).emit('block', {
