@@ -15,7 +15,7 @@ const SRC = join(ROOT, 'src');
 
 /** The layers, lowest first: each a list of top-level folders or files of src/ (without extension). */
 function readLayers(): string[][] {
-  const readme = readFileSync(join(ROOT, '../../README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, '../../docs/design/layers.md'), 'utf8');
   const m = /### Layers\n[\s\S]*?```\n([^\n]+)\n```/.exec(readme);
   assert.ok(m, 'the README has a "### Layers" section with the order in a code block');
   return m[1]!.split('<').map((level) => level.trim().split(/\s+/));
