@@ -16,6 +16,7 @@ import { bytesToHex } from '../../../src/codec/hex.ts';
 import type { ProofSystem } from '../../../src/ledger/proof-system.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
 import { DEVNET, genesisNotes, KEYS, type Owned, TestChain, transfer } from '../../mocks/ledger.ts';
+import { waitUntil } from '../../utils/wait-until.ts';
 import { chainService, GENESIS_MS, type TestService } from './helpers.ts';
 
 const hex = (b: Block) => bytesToHex(headerId(b.header));
@@ -194,30 +195,41 @@ test('a block submitted twice in a burst is applied once; the second gets BLOCK_
 });
 
 test('at most MAX_IN_FLIGHT blocks are prepared ahead of their finish', async () => {
-  const n = ChainService.MAX_IN_FLIGHT * 2 + 3;
+  const MAX = ChainService.MAX_IN_FLIGHT;
+  const n = MAX * 2 + 3;
   const chainBlocks = blocks(n);
-  // Leader proofs wait until released: nothing finishes meanwhile.
+  // Leader proofs wait until released: nothing finishes meanwhile. Each proof records how many blocks
+  // had finished (the tip height) when its block was prepared.
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
-  let started = 0;
+  const finishedAtStart: number[] = [];
+  let s!: TestService;
   const proofs: ProofSystem = {
     ...INSECURE_TEST_PROOFS,
     verifyPol: async (i, p) => {
-      started++;
+      finishedAtStart.push(s.chain.tip().height);
       await gate;
       return INSECURE_TEST_PROOFS.verifyPol(i, p);
     },
   };
-  const s = await chainService({ proofs });
+  s = await chainService({ proofs });
   try {
     const all = Promise.all(chainBlocks.map((b) => s.chain.submit(b)));
-    await sleep(200);
-    assert.equal(started, ChainService.MAX_IN_FLIGHT, 'the blocks beyond the bound wait to be prepared');
+    await waitUntil(() => finishedAtStart.length >= MAX, 10_000, `${MAX} blocks prepared`);
     assert.equal(s.chain.tip().height, 0);
     release();
     await all;
-    assert.equal(started, n);
+    assert.equal(finishedAtStart.length, n);
     assert.equal(s.chain.tip().height, n);
+    // The k-th block (from 1) is prepared only once fewer than MAX blocks wait for their finish: at
+    // least k - MAX have finished. The first MAX go ahead while nothing has.
+    const bound = finishedAtStart.map((_, i) => Math.max(0, i + 1 - MAX));
+    assert.deepEqual(
+      finishedAtStart.map((f, i) => Math.min(f, bound[i]!)),
+      bound,
+      'a block beyond the bound was prepared before the blocks ahead of it finished',
+    );
+    assert.deepEqual(finishedAtStart.slice(0, MAX), new Array(MAX).fill(0));
   } finally {
     s.close();
   }
