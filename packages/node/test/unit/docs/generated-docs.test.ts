@@ -2,7 +2,7 @@
  * The generated documentation pages (docs/api/endpoints.md from the route table, docs/running/cli.md
  * from the node's CLI) are rendered again in memory by scripts/gen-docs.ts and must equal the committed
  * files: a route or a command changed without refreshing the pages fails here, naming the command that
- * refreshes them.
+ * refreshes them. The hand-written logging page is checked against the node's list of log modules.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { API } from '../../../src/api/definitions.ts';
 import { buildCli } from '../../../src/cli.ts';
+import { LOG_MODULES } from '../../../src/node/logger.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../..');
 
@@ -76,4 +77,14 @@ test('the CLI page has a section for every command and every option of the CLI',
   const program = buildCli();
   walk(program, program.name());
   assert.match(page.content, /## logos-node start\n\n[^\n]+\n\nThe default command/);
+});
+
+test('the logging page lists every log module of the node, and no other', () => {
+  const page = readFileSync(join(REPO_ROOT, 'docs/running/logging.md'), 'utf8');
+  const listed = [...page.matchAll(/^\| `([a-z0-9]+)` \|/gm)].map((m) => m[1]);
+  assert.deepEqual(
+    listed,
+    [...LOG_MODULES],
+    'docs/running/logging.md: the table of log modules differs from LOG_MODULES',
+  );
 });
