@@ -12,6 +12,7 @@ import { bytesToHex } from '../../../src/codec/hex.ts';
 import { openStore } from '../../../src/storage/open.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
 import { DEVNET, TEST_LEADER, TestChain } from '../../mocks/ledger.ts';
+import { waitUntil } from '../../utils/wait-until.ts';
 
 const dirs: string[] = [];
 after(() => {
@@ -60,8 +61,7 @@ test('an orphan waits for its parent and is applied when the parent arrives', as
     const b2 = t.block([], 2n);
     await assert.rejects(s.chain.submit(b2), /Missing parent while applying block 0x/);
     await s.chain.submit(b1);
-    await s.chain.drain();
-    await new Promise((r) => setTimeout(r, 50));
+    // drain() waits for the blocks being processed and for the orphans they adopt.
     await s.chain.drain();
     assert.equal(s.chain.tip().height, 2);
     assert.equal(bytesToHex(s.chain.tip().id), bytesToHex(headerId(b2.header)));
@@ -80,8 +80,7 @@ test('a block from a future slot is refused before its parent is looked up (not 
     const future = t.block([], 501_000n);
     await assert.rejects(s.chain.submit(future), /after the current slot/);
     await s.chain.submit(b1);
-    await s.chain.drain();
-    await new Promise((r) => setTimeout(r, 50));
+    // drain() waits for the blocks being processed and for the orphans they adopt.
     await s.chain.drain();
     assert.equal(s.chain.tip().height, 1, 'the future block was not kept to be applied later');
   } finally {
@@ -166,7 +165,7 @@ test('readers see a new tip only once its block is stored', async () => {
     const b1 = t.block([], 1n);
     const before = bytesToHex(s.chain.tip().id);
     const done = s.chain.submit(b1);
-    while (!committing) await new Promise((r) => setTimeout(r, 5));
+    await waitUntil(() => committing, 10_000, 'the block commit to start');
     // The block tree has the block, storage does not yet: readers still see the previous head.
     assert.equal(bytesToHex(s.chain.tip().id), before);
     assert.equal(s.chain.headerIds()[0] && bytesToHex(s.chain.headerIds()[0]!), before);
