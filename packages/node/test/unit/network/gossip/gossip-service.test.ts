@@ -175,10 +175,14 @@ test('proposals at or before the LIB are recorded as rejected, applied ones skip
   const known = makeBlock(11n);
   s.applied.add(idOf(known));
   await s.peer.publish(BLOCKS, encodeProposal(toProposal(known)));
-  await waitUntil(() => s.gossip.counters.proposalsReceived === 2, 2_000, 'both received');
-  await new Promise((r) => setTimeout(r, 20));
+  // Proposals are handled one at a time in arrival order: once a third one (also before the LIB) is
+  // recorded as rejected, the first two have been handled.
+  const sentinel = makeBlock(9n);
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(sentinel)));
+  await waitUntil(() => s.sink.rejected.length === 2, 2_000, 'the proposals handled');
+  assert.equal(s.gossip.counters.proposalsReceived, 3);
   assert.deepEqual(s.submitted, []);
-  assert.deepEqual(s.sink.rejected, [idOf(old)]);
+  assert.deepEqual(s.sink.rejected, [idOf(old), idOf(sentinel)]);
   assert.deepEqual(s.net.penalties, []);
   await s.gossip.close();
 });
@@ -329,7 +333,8 @@ test('proposals beyond the waiting bound are dropped; close stops the work', asy
   await s.gossip.close();
   const n = s.submitted.length;
   s.net.inject(BLOCKS, encodeProposal(toProposal(makeBlock(1000n))), 'p');
-  await new Promise((r) => setTimeout(r, 20));
+  // close() again waits for any proposal handling that injection could have started.
+  await s.gossip.close();
   assert.equal(s.submitted.length, n);
   assert.ok(n < 300);
 });
