@@ -86,37 +86,36 @@ const wallet = await Wallet.init(
     signal: new AbortController().signal,
   },
 );
-const server = new ApiServer(
+const server = await ApiServer.init(
   { backend: { ...cfg.api.backend, listen_address: '127.0.0.1:0' } },
-  {
-    build: { commit: null, tag: null },
-    setLogFilter: () => {},
-    chain,
-    get clock(): never {
-      throw new Error('not read by the measured endpoints');
-    },
-    deployment: FAST,
-    phase: () => 'Following',
-    get mempool(): never {
-      throw new Error('not read by the measured endpoints');
-    },
-    get pow(): never {
-      throw new Error('not read by the measured endpoints');
-    },
-    get ops(): never {
-      throw new Error('not read by the measured endpoints');
-    },
-    get network(): never {
-      throw new Error('not read by the measured endpoints');
-    },
-    get blend(): never {
-      throw new Error('not read by the measured endpoints');
-    },
-    wallet,
-  },
   pino({ level: 'silent' }),
 );
-const address = await server.start();
+const address = await server.serve({
+  build: { commit: null, tag: null },
+  setLogFilter: () => {},
+  chain,
+  get clock(): never {
+    throw new Error('not read by the measured endpoints');
+  },
+  deployment: FAST,
+  phase: () => 'Following',
+  get mempool(): never {
+    throw new Error('not read by the measured endpoints');
+  },
+  get pow(): never {
+    throw new Error('not read by the measured endpoints');
+  },
+  get ops(): never {
+    throw new Error('not read by the measured endpoints');
+  },
+  get network(): never {
+    throw new Error('not read by the measured endpoints');
+  },
+  get blend(): never {
+    throw new Error('not read by the measured endpoints');
+  },
+  wallet,
+});
 process.stderr.write(
   `wallet bench child: ${total} notes (${wallet.balance(pk)?.notes.length} owned) ready in ${Math.round(performance.now() - t0)} ms\n`,
 );

@@ -61,7 +61,7 @@ export class ApiServer {
   private readonly app: FastifyInstance;
   private address: string | undefined;
   private server!: Server;
-  /** Requests that came in after `bind` and before `start`; they are served once the API starts. */
+  /** Requests that came in after binding and before `serve`; they are served once the API serves. */
   private held: [IncomingMessage, ServerResponse][] | undefined = [];
   private closing: Promise<void> | undefined;
 
@@ -70,9 +70,11 @@ export class ApiServer {
   private readonly guard: RequestGuard;
   private readonly matcher: RouteMatcher;
 
-  constructor(
+  /** The node's services, given by `serve`; until then every request is held, none is routed. */
+  private services: ApiContext | undefined;
+
+  private constructor(
     private readonly opts: ApiServerOptions,
-    private readonly ctx: ApiContext,
     private readonly logger: Logger,
     /** The served routes: the node's table, or another for tests of the server itself. */
     private readonly routes: readonly ServerRoute[] = ROUTES,
@@ -112,6 +114,32 @@ export class ApiServer {
       },
     });
     this.install();
+  }
+
+  /**
+   * An API bound to its listen address (rejects if it is taken) that does not serve yet: requests that
+   * arrive before `serve` wait for it. A node binds first so that a taken port stops it before it writes.
+   */
+  static async init(
+    opts: ApiServerOptions,
+    logger: Logger,
+    /** The served routes: the node's table, or another for tests of the server itself. */
+    routes: readonly ServerRoute[] = ROUTES,
+  ): Promise<ApiServer> {
+    const api = new ApiServer(opts, logger, routes);
+    try {
+      await api.bind();
+    } catch (e) {
+      await api.close();
+      throw e;
+    }
+    return api;
+  }
+
+  /** The node's services; only read once `serve` gave them (requests are held until then). */
+  private get ctx(): ApiContext {
+    if (this.services === undefined) throw new ApiError(503, 'the API does not serve yet');
+    return this.services;
   }
 
   /** The bound address, e.g. `127.0.0.1:8080` (the real port when 0 was asked). */
@@ -479,7 +507,7 @@ export class ApiServer {
   }
 
   /**
-   * Keeps a request that arrives before `start` until the node serves; one still waiting after the API
+   * Keeps a request that arrives before `serve` until the node serves; one still waiting after the API
    * timeout gets the empty 408 of any request that outlives it.
    */
   private hold(req: IncomingMessage, res: ServerResponse): void {
@@ -497,12 +525,8 @@ export class ApiServer {
     res.once('finish', () => clearTimeout(timer));
   }
 
-  /**
-   * Takes the listen address (and fails if it is taken) without serving yet: requests that arrive
-   * before `start` wait for it. A node binds first so that a taken port stops it before it writes.
-   */
-  async bind(): Promise<string> {
-    if (this.address !== undefined) return this.address;
+  /** Takes the listen address (and fails if it is taken) without serving yet. */
+  private async bind(): Promise<void> {
     const [host, port] = splitHostPort(this.opts.backend.listen_address);
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
@@ -519,12 +543,14 @@ export class ApiServer {
       this.address = this.opts.backend.listen_address;
       this.guard.listening(host, port);
     }
-    return this.address;
   }
 
-  /** Binds (if not yet bound) and serves. */
-  async start(): Promise<string> {
-    const address = await this.bind();
+  /** Serves the routes on the node's services; the requests held since binding are answered now. */
+  async serve(services: ApiContext): Promise<string> {
+    const address = this.address;
+    if (address === undefined || this.services !== undefined)
+      throw new ApiError(500, 'the API serves once, after binding');
+    this.services = services;
     await this.installSwaggerUi();
     await this.app.ready();
     const held = this.held ?? [];

@@ -214,59 +214,14 @@ export class LogosNode {
       return x;
     };
 
-    // The API's context reads services built below; no request is served before they exist.
-    let chain: ChainService | undefined;
-    let mempool: Mempool | undefined;
-    let clock: SlotClock | undefined;
-    let phases: BootstrapPhases | undefined;
-    let wallet: Wallet | undefined;
-    let ops: OpsService | undefined;
-    let pow: PowService | undefined;
-    let network: INetwork | undefined;
-    let blend: BlendService | undefined;
+    // Bound first, served last: requests that come in meanwhile wait for the services.
     const api = own(
-      new ApiServer(
-        { backend: config.api.backend },
-        {
-          build: buildInfo(),
-          get chain() {
-            return chain!;
-          },
-          get clock() {
-            return clock!;
-          },
-          get mempool() {
-            return mempool!;
-          },
-          get wallet() {
-            return wallet!;
-          },
-          deployment,
-          get ops() {
-            return ops!;
-          },
-          get pow() {
-            return pow!;
-          },
-          get network() {
-            return network!;
-          },
-          get blend() {
-            return blend!;
-          },
-          phase: () => phases?.phase ?? 'AwaitingGenesisTime',
-          setLogFilter: (filters) => applyLogFilter(loggers, filters),
-        },
-        log('api'),
-      ),
+      await ApiServer.init({ backend: config.api.backend }, log('api')).catch((e: NodeJS.ErrnoException) => {
+        throw new ConfigError(
+          `api.backend.listen_address: cannot listen on ${config.api.backend.listen_address}: ${listenFailure(e)}`,
+        );
+      }),
     );
-    try {
-      await api.bind();
-    } catch (e) {
-      throw new ConfigError(
-        `api.backend.listen_address: cannot listen on ${config.api.backend.listen_address}: ${listenFailure(e as NodeJS.ErrnoException)}`,
-      );
-    }
 
     // The key store loads (and checks) its keys before anything is created; its ZK signatures are made
     // by the proof backend built below.
@@ -291,7 +246,7 @@ export class LogosNode {
       }),
     );
 
-    network =
+    const network =
       opts.network ??
       own(
         await NetworkService.init(
@@ -311,7 +266,7 @@ export class LogosNode {
       forceBootstrap: boot.force_bootstrap,
       gracePeriod: boot.offline_grace_period.grace_period,
     });
-    clock = new SlotClock(init.genesisTimeMs, deployment.slot_duration_ms);
+    const clock = new SlotClock(init.genesisTimeMs, deployment.slot_duration_ms);
 
     proofs = own(opts.proofs ?? createProofSystem(deployment, circuits ? { circuits } : {}));
     log('proofs').info({ backend: proofs.name }, 'proof backend ready');
@@ -320,7 +275,7 @@ export class LogosNode {
     const verifier = own(await pooledVerifier(proofs, verifierThreads(config.mempool)));
     log('proofs').info({ verifier: verifier.name }, 'proof verification ready');
 
-    chain = own(
+    const chain = own(
       await ChainService.init(
         {
           deployment,
@@ -331,48 +286,46 @@ export class LogosNode {
         { store: store.chain, proofs: verifier, clock, logger: log('chain'), signal },
       ),
     );
-    const c = chain;
     // The consensus state is recorded at once and then periodically (F: the chain service's
     // state_recording_timer, a tokio interval, ticks first right away).
-    void c.recordState();
+    void chain.recordState();
     const recordEveryMs = boot.offline_grace_period.state_recording_interval * 1000;
-    // inferred: a zero interval records with the blocks only (F cannot start with it) (docs/fidelity.md)
+    // inferred: a zero interval records with the blocks only (F cannot start with it) (docs/design/fidelity.md)
     if (recordEveryMs > 0) {
-      const timer = setInterval(() => void c.recordState(), recordEveryMs);
+      const timer = setInterval(() => void chain.recordState(), recordEveryMs);
       stops.push(() => clearInterval(timer));
     }
-    c.on('fatal', (e) => {
+    chain.on('fatal', (e) => {
       log('node').error({ err: e.message }, 'fatal chain error; the node stops');
       opts.onFatal?.(e);
     });
     log('node').info(
       {
-        chain_id: c.genesis.parameter.chain_id,
+        chain_id: chain.genesis.parameter.chain_id,
         genesis_time: new Date(init.genesisTimeMs).toISOString(),
-        genesis: bytesToHex(c.genesis.id),
+        genesis: bytesToHex(chain.genesis.id),
         slot_ms: deployment.slot_duration_ms,
-        state: c.consensusState,
+        state: chain.consensusState,
         data_dir: dataDir,
         api: api.listening,
       },
       'chain ready',
     );
 
-    const net = network;
     const ibdDone = deferred<void>();
     // Gossip waits for it; a failed IBD stops the node, so the rejection needs no other handler.
     ibdDone.promise.catch(() => {});
-    const sync = own(
+    const sync: SyncService = own(
       SyncService.init(
         { protocol: deployment.network.chain_sync_protocol_name, config: config.sync },
-        { chain: c, network: net, clock, phases: () => phases, logger: log('sync'), signal },
+        { chain, network, clock, phases: () => phases, logger: log('sync'), signal },
       ),
     );
-    phases = own(
+    const phases: BootstrapPhases = own(
       BootstrapPhases.init(
         { online: init.online, prolongedBootstrapPeriod: boot.prolonged_bootstrap_period },
         {
-          chain: c,
+          chain,
           clock,
           logger: log('sync'),
           signal,
@@ -392,25 +345,24 @@ export class LogosNode {
       ),
     );
 
-    mempool = own(
+    const mempool = own(
       await Mempool.init(mempoolConfig(config.mempool, deployment.mempool.tx_ttl_ms), {
-        chain: c,
+        chain,
         proofs: verifier,
         store: store.mempool,
         logger: log('mempool'),
         signal,
       }),
     );
-    const pool = mempool;
 
     // Block proposals and transactions over gossipsub, taken once initial block download is over.
     const gossip = own(
       GossipService.init(
         gossipConfig({ blockTopic: deployment.network.block_topic, txTopic: deployment.network.tx_topic }),
         {
-          network: net,
-          chain: c,
-          mempool: pool,
+          network,
+          chain,
+          mempool,
           orphans: sync,
           ibd: ibdDone.promise,
           logger: log('network'),
@@ -421,7 +373,7 @@ export class LogosNode {
 
     // The mix network: proposals and dispersed transactions go through it when the epoch's Blend
     // membership is large enough, else straight to gossip and the mempool.
-    blend = own(
+    const blend = own(
       await BlendService.init(
         {
           blend: config.blend,
@@ -430,9 +382,9 @@ export class LogosNode {
           zkSecret: blendZkSecret(config),
         },
         {
-          chain: c,
+          chain,
           clock,
-          mempool: pool,
+          mempool,
           gossip,
           prover: proofs,
           verifier,
@@ -446,10 +398,10 @@ export class LogosNode {
       ),
     );
 
-    wallet = own(
+    const wallet = own(
       await Wallet.init(config.wallet, {
-        chain: c,
-        mempool: pool,
+        chain,
+        mempool,
         kms,
         store: store.wallet,
         logger: log('wallet'),
@@ -459,7 +411,7 @@ export class LogosNode {
 
     // The leader plays with the key store's ZK keys the wallet knows, and derives vouchers from the master key.
     const { secretKeys, voucherMaster, voucherMasterKeyId } = leaderKeys(kms, config.wallet);
-    // inferred: without the key the node runs and passes over won slots; F requires the key id (docs/fidelity.md)
+    // inferred: without the key the node runs and passes over won slots; F requires the key id (docs/design/fidelity.md)
     if (voucherMaster === undefined && secretKeys.length > 0) {
       log('node').error(
         { voucher_master_key_id: voucherMasterKeyId },
@@ -470,7 +422,7 @@ export class LogosNode {
       voucherMaster !== undefined ? new VoucherGenerator(voucherMaster, store.wallet) : undefined;
     log('node').info({ leader_keys: secretKeys.length }, 'leader keys loaded');
 
-    ops = own(
+    const ops = own(
       OpsService.init(
         {
           voucherMaster,
@@ -481,7 +433,7 @@ export class LogosNode {
           kmsKeys: config.kms.backend.keys,
         },
         {
-          chain: c,
+          chain,
           proofs,
           wallet,
           vouchers: store.wallet,
@@ -500,13 +452,13 @@ export class LogosNode {
     });
     const miner = new Miner(
       { threads: miningThreads(config.pow), concurrencyPerBlock: config.pow.mining.max_tickets_per_block },
-      { chain: c, store: winners, logger: powLog, signal },
+      { chain, store: winners, logger: powLog, signal },
     );
-    pow = own(
+    const pow = own(
       PowService.init(
         { pow: config.pow, knownKeys: Object.values(config.wallet.known_keys) },
         {
-          chain: c,
+          chain,
           wallet,
           // F publishes the claims through Blend (in a broadcast epoch it adds them to this mempool).
           blend,
@@ -520,7 +472,20 @@ export class LogosNode {
       ),
     );
 
-    await api.start();
+    await api.serve({
+      build: buildInfo(),
+      chain,
+      clock,
+      deployment,
+      mempool,
+      wallet,
+      ops,
+      pow,
+      network,
+      blend,
+      phase: () => phases.phase,
+      setLogFilter: (filters) => applyLogFilter(loggers, filters),
+    });
     // Serving stops before the services it reads close (the first close, of the bound socket, is then a no-op).
     stops.push(() => api.close());
     const leader = own(
@@ -528,21 +493,21 @@ export class LogosNode {
         // A node that cannot prove leadership does not play the lottery (it follows the chain).
         { secretKeys: rolesOff.has('pol') ? [] : secretKeys, vouchers },
         {
-          chain: c,
+          chain,
           clock,
           proofs,
-          txs: pool,
+          txs: mempool,
           logger: log('leader'),
           publisher: blend,
           signal,
         },
       ),
     );
-    own(Notifier.init({ chain: c, clock, phases, logger: log('node'), signal }));
+    own(Notifier.init({ chain, clock, phases, logger: log('node'), signal }));
 
     return new LogosNode({
-      chain: c,
-      mempool: pool,
+      chain,
+      mempool,
       network,
       leader,
       gossip,
@@ -586,7 +551,7 @@ function loadCircuits(opts: NodeOptions, log: Logger): CircuitFolder {
     config: opts.config.proofs.circuits ?? undefined,
     configBaseDir: opts.baseDir,
   });
-  // inferred: a network proved with the reference's keys cannot be followed with this node's own (docs/fidelity.md)
+  // inferred: a network proved with the reference's keys cannot be followed with this node's own (docs/design/fidelity.md)
   if (from === 'shipped' && opts.deployment.circuits === 'reference')
     throw new ConfigError(
       `deployment ${opts.deployment.name}: this node cannot verify this network's proofs with its own circuits: they are made with the reference's circuit keys. Give the reference's circuits release folder (logos-blockchain-circuits, unpacked) with --circuits, proofs.circuits or ${CIRCUITS_ENV}`,
@@ -613,7 +578,7 @@ const ROLES_OF: Readonly<Record<Circuit, string>> = {
 
 /**
  * Says, once at start, which roles are off because the backend cannot prove their circuit.
- * inferred: the reference always has its native witness generators and has no such follower mode (docs/fidelity.md)
+ * inferred: the reference always has its native witness generators and has no such follower mode (docs/design/fidelity.md)
  */
 function logRolesOff(proofs: ProofSystem, log: Logger): ReadonlySet<Circuit> {
   const off = new Set<Circuit>();

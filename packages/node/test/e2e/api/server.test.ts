@@ -80,13 +80,12 @@ async function serve(
   backend: { timeout: number; max_concurrent_requests: number; max_body_size?: number },
 ) {
   const cfg = devnetConfig().api.backend;
-  const server = new ApiServer(
+  const server = await ApiServer.init(
     { backend: { ...cfg, listen_address: '127.0.0.1:0', ...backend } },
-    ctx,
     pino({ level: 'silent' }),
     routes,
   );
-  const base = `http://${await server.start()}`;
+  const base = `http://${await server.serve(ctx)}`;
   return { server, base };
 }
 

@@ -21,8 +21,8 @@ let base: string;
 
 before(async () => {
   const backend = { ...devnetConfig().api.backend, listen_address: '127.0.0.1:0' };
-  server = new ApiServer({ backend }, { chain } as never, pino({ level: 'silent' }));
-  base = `http://${await server.start()}`;
+  server = await ApiServer.init({ backend }, pino({ level: 'silent' }));
+  base = `http://${await server.serve({ chain } as never)}`;
 });
 after(() => server.close());
 

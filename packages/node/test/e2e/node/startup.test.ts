@@ -12,6 +12,7 @@ import { after, test } from 'node:test';
 import { pino } from 'pino';
 import { ROUTES } from '../../../src/api/impl/index.ts';
 import { ApiServer } from '../../../src/api/server.ts';
+import type { ApiContext } from '../../../src/api/types.ts';
 import { devnetConfig } from '../../../src/node/devnet.ts';
 import { LogosNode } from '../../../src/node/node.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
@@ -121,50 +122,52 @@ test('a stale lock of a dead process is logged through the node logger', async (
   assert.equal(stale.module, 'storage');
 });
 
-/** An API server answering /version only, on a free port. */
-function versionServer(timeout?: number): ApiServer {
+/** What /version reads of the node. */
+const VERSION_ONLY: ApiContext = {
+  build: { commit: null, tag: null },
+  setLogFilter: () => {},
+  get chain(): never {
+    throw new Error('not read by /version');
+  },
+  get clock(): never {
+    throw new Error('not read by /version');
+  },
+  get mempool(): never {
+    throw new Error('not read by /version');
+  },
+  get wallet(): never {
+    throw new Error('not read by /version');
+  },
+  get pow(): never {
+    throw new Error('not read by /version');
+  },
+  get ops(): never {
+    throw new Error('not read by /version');
+  },
+  get network(): never {
+    throw new Error('not read by /version');
+  },
+  get blend(): never {
+    throw new Error('not read by /version');
+  },
+  deployment: FAST,
+  phase: () => 'AwaitingGenesisTime',
+};
+
+/** An API server answering /version only, bound to a free port, not serving yet. */
+function versionServer(timeout?: number): Promise<ApiServer> {
   const c = devnetConfig();
-  return new ApiServer(
+  return ApiServer.init(
     { backend: { ...c.api.backend, listen_address: '127.0.0.1:0', ...(timeout ? { timeout } : {}) } },
-    {
-      build: { commit: null, tag: null },
-      setLogFilter: () => {},
-      get chain(): never {
-        throw new Error('not read by /version');
-      },
-      get clock(): never {
-        throw new Error('not read by /version');
-      },
-      get mempool(): never {
-        throw new Error('not read by /version');
-      },
-      get wallet(): never {
-        throw new Error('not read by /version');
-      },
-      get pow(): never {
-        throw new Error('not read by /version');
-      },
-      get ops(): never {
-        throw new Error('not read by /version');
-      },
-      get network(): never {
-        throw new Error('not read by /version');
-      },
-      get blend(): never {
-        throw new Error('not read by /version');
-      },
-      deployment: FAST,
-      phase: () => 'AwaitingGenesisTime',
-    },
     pino({ level: 'silent' }),
     ROUTES.filter((r) => r.operationId === 'version'),
   );
 }
 
 test('a request that reaches the bound API before it serves is answered once it does', async () => {
-  const server = versionServer();
+  const server = await versionServer();
   try {
-    const address = await server.bind();
+    const address = String(server.listening);
     let answered = false;
     const reply = fetch(`http://${address}/version`).then(async (r) => {
       answered = true;
@@ -172,7 +175,7 @@ test('a request that reaches the bound API before it serves is answered once it 
     });
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(answered, false, 'held while the node starts');
-    assert.equal(await server.start(), address);
+    assert.equal(await server.serve(VERSION_ONLY), address);
     const { status, body } = await reply;
     assert.equal(status, 200);
     assert.equal(typeof body.version, 'string');
@@ -182,9 +185,9 @@ test('a request that reaches the bound API before it serves is answered once it 
 });
 
 test('a request held before the API serves gets the empty 408 after the API timeout', async () => {
-  const server = versionServer(0.3);
+  const server = await versionServer(0.3);
   try {
-    const address = await server.bind();
+    const address = String(server.listening);
     const r = await fetch(`http://${address}/version`);
     assert.equal(r.status, 408);
     assert.equal(await r.text(), '');

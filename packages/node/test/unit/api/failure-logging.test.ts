@@ -64,8 +64,8 @@ before(async () => {
     { level: 'debug' },
     { write: (s: string) => void lines.push(JSON.parse(s) as LogLine) },
   );
-  server = new ApiServer({ backend }, { chain: new EventEmitter() } as never, logger, ROUTES);
-  base = `http://${await server.start()}`;
+  server = await ApiServer.init({ backend }, logger, ROUTES);
+  base = `http://${await server.serve({ chain: new EventEmitter() } as never)}`;
 });
 after(() => server.close());
 

@@ -70,13 +70,12 @@ const ctx = {
 
 async function serve(backend: { cors_origins?: string[]; allowed_hosts?: string[] } = {}) {
   const cfg = devnetConfig().api.backend;
-  const server = new ApiServer(
+  const server = await ApiServer.init(
     { backend: { ...cfg, listen_address: '127.0.0.1:0', ...backend } },
-    ctx,
     pino({ level: 'silent' }),
     [...ROUTES, writeRoute, mutatingGet],
   );
-  const port = Number((await server.start()).split(':').pop());
+  const port = Number((await server.serve(ctx)).split(':').pop());
   return { server, port };
 }
 

@@ -18,8 +18,8 @@ let port: number;
 before(async () => {
   const backend = { ...devnetConfig().api.backend, listen_address: '127.0.0.1:0' };
   // No request here reaches a handler: the chain is never read.
-  server = new ApiServer({ backend }, { chain: new EventEmitter() } as never, pino({ level: 'silent' }));
-  port = Number((await server.start()).split(':').pop());
+  server = await ApiServer.init({ backend }, pino({ level: 'silent' }));
+  port = Number((await server.serve({ chain: new EventEmitter() } as never)).split(':').pop());
 });
 after(() => server.close());
 

@@ -18,8 +18,8 @@ const PINNED = {
 
 test('the served OpenAPI document is byte for byte the pinned one', async () => {
   const backend = { ...devnetConfig().api.backend, listen_address: '127.0.0.1:0' };
-  const server = new ApiServer({ backend }, {} as never, pino({ level: 'silent' }), ROUTES);
-  const address = await server.start();
+  const server = await ApiServer.init({ backend }, pino({ level: 'silent' }), ROUTES);
+  const address = await server.serve({} as never);
   try {
     const r = await fetch(`http://${address}/api-docs/openapi.json`);
     assert.equal(r.status, 200);
