@@ -39,8 +39,9 @@ const r = spawnSync(
   [
     '--import',
     'tsx',
+    '--conditions=logos-source',
     '--import',
-    './packages/node/src/polyfills.mjs',
+    './packages/shared/src/polyfills.ts',
     '--test',
     '--test-reporter=tap',
     '--test-reporter-destination=stdout',

@@ -27,6 +27,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childExecArgv } from '@logos-ts/shared/runtime';
 import { type Figure, median } from './harness.ts';
 
 // ---------- autocannon (no type declarations of its own) ----------
@@ -117,7 +118,7 @@ class Child {
     hookExit();
     this.proc = spawn(
       process.execPath,
-      [...PROF, '--import', 'tsx', '--import', './src/polyfills.mjs', `bench/${script}`, ...args],
+      [...PROF, ...childExecArgv(), `bench/${script}`, ...args],
       // The child's stdout and stderr go to our stderr: stdout carries only the `bench` lines.
       { cwd: ROOT, stdio: ['ignore', 2, 2, 'ipc'] },
     );

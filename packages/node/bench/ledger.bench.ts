@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { childExecArgv } from '@logos-ts/shared/runtime';
 import { applyBlock } from '../src/ledger/apply.ts';
 import { context, header, transfers, withNotes } from './fixtures.ts';
 import { type Figure, median } from './harness.ts';
@@ -47,7 +48,7 @@ export const figures: Figure[] = [
     measure() {
       const out = execFileSync(
         process.execPath,
-        ['--expose-gc', '--import', 'tsx', '--import', './src/polyfills.mjs', 'bench/ledger-rss-child.ts'],
+        ['--expose-gc', ...childExecArgv(), 'bench/ledger-rss-child.ts'],
         { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8', maxBuffer: 1 << 20 },
       );
       const mb = Number(/rss_mb (\d+(\.\d+)?)/.exec(out)?.[1]);

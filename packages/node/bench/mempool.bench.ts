@@ -22,7 +22,8 @@ import http from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stringifyJson } from '../src/codec/json.ts';
+import { stringifyJson } from '@logos-ts/shared/json';
+import { childExecArgv } from '@logos-ts/shared/runtime';
 import { selectTransactions } from '../src/leader/block-builder.ts';
 import { PROOFS_ALREADY_VERIFIED } from '../src/ledger/proof-system.ts';
 import { type SignedMantleTx, signedMantleTx, txHash, txHashToFr } from '../src/mantle/tx.ts';
@@ -90,10 +91,7 @@ async function addRate(): Promise<number> {
       ...(process.env.BENCH_MEMPOOL_CPU_PROF
         ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_MEMPOOL_CPU_PROF]
         : []),
-      '--import',
-      import.meta.resolve('tsx'),
-      '--import',
-      join(ROOT, 'src/polyfills.mjs'),
+      ...childExecArgv(),
       join(ROOT, 'src/main.ts'),
       'start',
       '--config',

@@ -44,6 +44,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childExecArgv } from '@logos-ts/shared/runtime';
 import { pino } from 'pino';
 import { decodeBlock } from '../src/block/block.ts';
 import type { ProcessedBlock } from '../src/chain/index.ts';
@@ -103,7 +104,7 @@ class Provider {
   constructor(args: readonly string[]) {
     this.proc = spawn(
       process.execPath,
-      ['--import', 'tsx', '--import', './src/polyfills.mjs', 'bench/net-provider.ts', ...args],
+      [...childExecArgv(), 'bench/net-provider.ts', ...args],
       // The child's output goes to our stderr: stdout carries only the `bench` lines.
       { cwd: ROOT, stdio: ['ignore', 2, 2, 'ipc'] },
     );

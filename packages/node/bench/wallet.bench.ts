@@ -18,6 +18,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { childExecArgv } from '@logos-ts/shared/runtime';
 import { pino } from 'pino';
 import type { IChain } from '../src/chain/index.ts';
 import { bytesToHex } from '../src/codec/hex.ts';
@@ -70,14 +71,10 @@ let balanceRun: Promise<BalanceRun> | undefined;
 
 /** A child process of this benchmark, with IPC; killed when this process exits. */
 function child(script: string, args: string[]): ChildProcess {
-  const p = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--import', './src/polyfills.mjs', `bench/${script}`, ...args],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 2, 2, 'ipc'],
-    },
-  );
+  const p = spawn(process.execPath, [...childExecArgv(), `bench/${script}`, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 2, 2, 'ipc'],
+  });
   const kill = () => p.kill('SIGKILL');
   process.once('exit', kill);
   p.once('exit', () => process.off('exit', kill));

@@ -7,9 +7,10 @@
  *   const { cryptarchia_info } = await node.cryptarchiaInfo();
  *   for await (const line of await node.cryptarchiaBlocksRange({ query: { order: 'ascending' } })) ...
  */
+
+import { type Json, parseJson, stringifyJson } from '@logos-ts/shared/json';
 import { API, type Api, type OperationId, type QueryParam, type RouteDef } from '../src/api/definitions.ts';
 import { type Infer, type Schema, SchemaError } from '../src/api/json-schema.ts';
-import { type Json, parseJson, stringifyJson } from '../src/codec/json.ts';
 
 export type * from './types.ts';
 export type { Api, OperationId };

@@ -6,8 +6,9 @@
  *   const hash = await transfer(node, { from: pkA, to: pkB, amount: 10n });
  *   const tx = await waitForInclusion(node, hash);
  */
+
+import type { Json } from '@logos-ts/shared/json';
 import { bytesToHex } from '../src/codec/hex.ts';
-import type { Json } from '../src/codec/json.ts';
 import { mantleTx, txHash } from '../src/mantle/tx.ts';
 import { ApiResponseError, type LogosClient } from './index.ts';
 import type { SignedTransaction } from './types.ts';

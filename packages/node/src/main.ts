@@ -1,5 +1,6 @@
-/** Entry point: `npm start` runs the CLI's default command, a local devnet node. */
-import './polyfills.mjs';
+#!/usr/bin/env node
+/** Entry point of `logos-node` (and `npm start`): runs the CLI; its default command is a local devnet node. */
+import '@logos-ts/shared/polyfills';
 import { buildCli } from './cli.ts';
 
 buildCli()

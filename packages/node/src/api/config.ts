@@ -2,7 +2,7 @@
  * The API's section of `user_config.yaml` (`api.backend`): its type, the reference defaults and its
  * parser. The node parses the file and passes the section in; the API reads no other configuration.
  */
-import { ConfigError, int, listenAddress, mapping, only, seconds } from '../util/config-fields.ts';
+import { ConfigError, int, listenAddress, mapping, only, seconds } from '@logos-ts/shared/config-fields';
 
 /** The API server's options: the `api.backend` section. */
 export interface ApiBackendConfig {

@@ -4,7 +4,7 @@
  * plain-text rejections: 400 for a malformed path or query, 415 for a body that is not
  * `application/json`, 400 for JSON that does not parse, 422 for JSON of the wrong shape.
  */
-import { type Json, parseJson } from '../codec/json.ts';
+import { type Json, parseJson } from '@logos-ts/shared/json';
 import { Rejection } from './errors.ts';
 import { SchemaError, SchemaRuleError } from './json-schema.ts';
 import { missingQueryField } from './params.ts';

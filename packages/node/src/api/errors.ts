@@ -3,7 +3,7 @@
  * `{"code": <status>, "message": ...}` as JSON; malformed or refused requests (`Rejection`: path,
  * query, body, Host, Origin) answer a plain-text message. Both are `LogosError`s.
  */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type ApiErrorCode = 'API_BAD_REQUEST' | 'API_NOT_FOUND' | 'API_FAILED';
 

@@ -3,7 +3,7 @@
  * document), a TypeScript type (for the typed client) and a decoder that checks a parsed response
  * and turns u64 fields into bigint (u64 values may exceed 2^53, see codec/json.ts).
  */
-import type { Json } from '../codec/json.ts';
+import type { Json } from '@logos-ts/shared/json';
 
 export type JsonSchema = { [key: string]: unknown };
 

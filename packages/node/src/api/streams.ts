@@ -6,10 +6,10 @@
  * share one subscription to the chain, and each event is serialised once for all of them.
  */
 
+import { stringifyJson } from '@logos-ts/shared/json';
 import { blockToApiJson } from '../block/block.ts';
 import type { ChainEvents, ProcessedBlock } from '../chain/index.ts';
 import { bytesToHex } from '../codec/hex.ts';
-import { stringifyJson } from '../codec/json.ts';
 import { ApiError } from './errors.ts';
 import type { cryptarchiaRoutes } from './routes/cryptarchia.ts';
 import type { ApiContext, ApiStream, HandlerArgs } from './types.ts';

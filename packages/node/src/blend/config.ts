@@ -20,7 +20,7 @@
  *
  * The key layout is checked with the other sections (node/config.ts).
  */
-import { ConfigError, hex64, int, mapping, multiaddr, seconds } from '../util/config-fields.ts';
+import { ConfigError, hex64, int, mapping, multiaddr, seconds } from '@logos-ts/shared/config-fields';
 
 /** The core role's swarm (F `BackendConfig` of the core settings). */
 export interface BlendCoreBackend {

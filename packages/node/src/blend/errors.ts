@@ -1,5 +1,5 @@
 /** Why the Blend service refused a request, with the reference's texts where it has them. */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type BlendErrorCode =
   /** A transaction whose encoding exceeds a Blend payload body (F `TransactionTooLarge`). */

@@ -21,11 +21,11 @@
 
 import { publicKeyFromRaw } from '@libp2p/crypto/keys';
 import { peerIdFromPublicKey } from '@libp2p/peer-id';
+import { LogosError } from '@logos-ts/shared/errors';
 import { bytesToHex } from '../codec/hex.ts';
 import type { PoqPublicInputs } from '../crypto/blend/poq.ts';
 import { isEd25519Point } from '../crypto/ed25519.ts';
 import type { Fr } from '../crypto/field.ts';
-import { LogosError } from '../errors/base.ts';
 import type { Declaration, EpochState, LedgerState } from '../ledger/state.ts';
 import { locatorToString } from '../mantle/locator.ts';
 import { chooseMultiple, type RngCore } from './scheduling/rng.ts';

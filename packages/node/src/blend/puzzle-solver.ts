@@ -1,11 +1,12 @@
 /**
  * Solves the epoch's Blend puzzle (F `blend/proofs/src/quota/pow.rs` `solve_puzzle`: a nonce whose
  * ticket `Poseidon2([BLEND_POW_V1, epoch nonce, nonce])` is below the epoch's difficulty) on a worker
- * thread at the lowest priority (puzzle-worker.mjs), one search at a time, so the search never holds
+ * thread at the lowest priority (puzzle-worker.ts), one search at a time, so the search never holds
  * the event loop. A zero difficulty admits no ticket: nothing is searched.
  * inferred: where and how the search runs (docs/fidelity.md "Blend puzzle search")
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '@logos-ts/shared/runtime';
 import type { Fr } from '../crypto/field.ts';
 
 interface Solution {
@@ -49,7 +50,7 @@ export class PuzzleSolver {
 
   private ensureWorker(): Worker {
     if (this.worker !== null) return this.worker;
-    const w = new Worker(new URL('./puzzle-worker.mjs', import.meta.url));
+    const w = startWorker(import.meta.url, 'puzzle-worker');
     w.unref();
     w.on('message', (m: { type: string; id?: number; nonce?: Fr; attempts?: number }) => {
       const c = this.current;

@@ -15,8 +15,9 @@
  *   slot (one data message and its `R_c` copies, each through `β_c` layers); PoW `β_c` per solution.
  *   The PoQ circuit takes quotas below 2^20.
  */
+
+import { LogosError } from '@logos-ts/shared/errors';
 import { MAX_QUOTA, QUOTA_BITS } from '../crypto/blend/poq.ts';
-import { LogosError } from '../errors/base.ts';
 import type { BlendDeployment } from '../ledger/deployment.ts';
 import { averageSlotsForBlocks, type Ratio } from '../ledger/parameters.ts';
 import { coreQuota, type ResolvedBlendRewardParams } from '../ledger/sdp-rewards.ts';

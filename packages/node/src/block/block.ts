@@ -7,15 +7,15 @@
  * ‖ u64 tx count ‖ each tx as u64 length ‖ its binary encoding`. An empty block is 377 bytes.
  */
 
+import { LogosError } from '@logos-ts/shared/errors';
+import type { Json } from '@logos-ts/shared/json';
 import { type Reader, Writer } from '../codec/binary.ts';
 import { DecodeError, EncodeError, within } from '../codec/errors.ts';
 import { bytesEqual } from '../codec/hex.ts';
-import type { Json } from '../codec/json.ts';
 import { ed25519Signature } from '../codec/primitives.ts';
 import { type Codec, decode, encode, struct, vec } from '../codec/schema.ts';
 import { blake2b256, tag } from '../crypto/blake2b.ts';
 import { ed25519Verify } from '../crypto/ed25519.ts';
-import { LogosError } from '../errors/base.ts';
 import {
   decodeSignedTx,
   encodeSignedTx,

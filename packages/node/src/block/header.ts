@@ -4,10 +4,10 @@
  * The header id hashes the same fields in another order (see `headerId`).
  */
 
+import { isJsonObject, type Json } from '@logos-ts/shared/json';
 import { Writer } from '../codec/binary.ts';
 import { DecodeError, within } from '../codec/errors.ts';
 import { bytesToHex } from '../codec/hex.ts';
-import { isJsonObject, type Json } from '../codec/json.ts';
 import { ed25519PublicKey, ed25519Signature, groth16ProofHex, id32 } from '../codec/primitives.ts';
 import { type Codec, decode, encode, expected, fr, struct, u64 } from '../codec/schema.ts';
 import { blake2b256, tag } from '../crypto/blake2b.ts';

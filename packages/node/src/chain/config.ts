@@ -4,7 +4,16 @@
  * `cryptarchia.service.sync` belong to the network and sync services to come and are checked for their
  * key layout; `cryptarchia.leader` is the leader's.
  */
-import { bool, checkLayout, hex64, type Layout, mapping, only, seconds, u64 } from '../util/config-fields.ts';
+import {
+  bool,
+  checkLayout,
+  hex64,
+  type Layout,
+  mapping,
+  only,
+  seconds,
+  u64,
+} from '@logos-ts/shared/config-fields';
 
 export interface CryptarchiaSection {
   readonly service: {

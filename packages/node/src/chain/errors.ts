@@ -8,7 +8,7 @@
  *   rule broken): a peer that sent it is penalised;
  * - `internal`: the node failed (storage), the block may be fine.
  */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type BlockRejectedCode =
   /** The block is already in the block tree. */

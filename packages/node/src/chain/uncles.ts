@@ -10,11 +10,12 @@
  * Nothing else is required: an uncle need not be a block this node has seen, and the rules do not look at
  * the slots the chain or other uncles occupy (uncle selection does).
  */
+
+import { LogosError } from '@logos-ts/shared/errors';
 import { encodeHeader, headerId, type SignedHeader } from '../block/header.ts';
 import { bytesToHex } from '../codec/hex.ts';
 import type { BlockNode } from '../consensus/engine.ts';
 import { ed25519Verify } from '../crypto/ed25519.ts';
-import { LogosError } from '../errors/base.ts';
 import { epochStateAt, polPublicInputs } from '../ledger/apply.ts';
 import type { LedgerConfig } from '../ledger/parameters.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';

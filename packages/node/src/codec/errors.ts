@@ -1,4 +1,4 @@
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 /**
  * Malformed input while decoding (binary or JSON). `path` names the field, e.g.

@@ -6,11 +6,12 @@
  * unknown variants and trailing bytes raise a DecodeError naming the field.
  * JSON decoding ignores unknown object members, as serde does by default.
  */
+
+import { isJsonObject, type Json, JsonFloat } from '@logos-ts/shared/json';
 import { FR_MODULUS, type Fr, frToBytes, leBytesToBigint } from '../crypto/field.ts';
 import { type PrefixWidth, prefixWidth, Reader, Writer } from './binary.ts';
 import { DecodeError, EncodeError, within } from './errors.ts';
 import { bytesToHex, hexToBytesOrUndefined } from './hex.ts';
-import { isJsonObject, type Json, JsonFloat } from './json.ts';
 
 export interface Codec<T> {
   /** A short description of the JSON form, used in error messages. */

@@ -36,7 +36,7 @@
  * Heights are JS numbers (exact far beyond any chain length; the skip arithmetic needs < 2^31).
  */
 
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type ConsensusState = 'Bootstrapping' | 'Online';
 

@@ -16,9 +16,9 @@
  * values (which the 512-bit reference reproduces unless p·ln(1−f) falls within ~2^-250 of an integer).
  */
 
+import { LogosError } from '@logos-ts/shared/errors';
 import { FR_MODULUS, type Fr, fr, frAdd, frFromAscii, frMod, frMul } from '../crypto/field.ts';
 import { digest } from '../crypto/poseidon2/index.ts';
-import { LogosError } from '../errors/base.ts';
 
 export class LotteryError extends LogosError {
   constructor(message: string) {

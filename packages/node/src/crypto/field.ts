@@ -4,7 +4,7 @@
  * Values are plain bigints in [0, p). The canonical byte form is 32 bytes little-endian;
  * the JSON form is the lowercase hex of those bytes (so Fr(1) is "01" followed by 62 zeros).
  */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type Fr = bigint;
 

@@ -2,7 +2,7 @@
  * Failures of the `devnet` command: a bad option, a folder that holds another devnet (or something
  * else), a port in use, a deployment that cannot be written. Codes are `DEVNET_` + what went wrong.
  */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type DevnetErrorCode =
   /** An option is out of range (`--nodes`, a port base). */

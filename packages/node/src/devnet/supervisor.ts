@@ -12,9 +12,9 @@
  * unless `stopOnExit` is set. Aborting `signal` stops the nodes as SIGINT does.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { childExecArgv, siblingModule } from '@logos-ts/shared/runtime';
 import { prettyLine } from '../node/logger.ts';
 import type { PreparedDevnet } from './folder.ts';
 import type { NodePlan } from './plan.ts';
@@ -50,15 +50,11 @@ interface Child {
   exited: boolean;
 }
 
-const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-const MAIN = fileURLToPath(new URL(`../main${ext}`, import.meta.url));
-const POLYFILLS = fileURLToPath(new URL('../polyfills.mjs', import.meta.url));
+const MAIN = fileURLToPath(siblingModule(import.meta.url, '../main'));
 
-/** The node program: the same entry point as `npm start` (through tsx when running from source). */
+/** The node program: the same entry point as `logos-node` (through tsx when running from source). */
 function nodeArgv(): string[] {
-  const pre = ext === '.ts' ? ['--import', import.meta.resolve('tsx')] : [];
-  if (existsSync(POLYFILLS)) pre.push('--import', POLYFILLS);
-  return [...pre, MAIN];
+  return [...childExecArgv(), MAIN];
 }
 
 const NODE_COLORS = ['36', '35', '33', '32', '34', '91', '92', '93', '94', '95', '96'];

@@ -4,7 +4,7 @@
  * (F `KeyId = String`, `services/key-management-system/src/backend/preload.rs`). The node's own tools
  * name keys by the hex of their public key, the id the wallet's signing endpoints look keys up by.
  */
-import { ConfigError, hex64, isObj, mapping, only } from '../util/config-fields.ts';
+import { ConfigError, hex64, isObj, mapping, only } from '@logos-ts/shared/config-fields';
 
 /**
  * A key id as configured: any string. One of 64 hex characters is lower-cased (and one YAML read as an

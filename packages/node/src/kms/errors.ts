@@ -1,5 +1,5 @@
 /** Why the key store refused to sign. Messages name keys by public key only, never by secret. */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type KmsErrorCode =
   /** No key of the store has this public key (and kind). */

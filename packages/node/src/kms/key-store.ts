@@ -8,13 +8,14 @@
  * signs in-process (node:crypto); a ZK signature is a Groth16 proof made by the proof system's prover
  * process. Secrets are never logged nor put in an error message; the store serialises as a placeholder.
  */
+
+import { ConfigError } from '@logos-ts/shared/config-fields';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import { Ed25519Signer } from '../crypto/ed25519.ts';
 import { type Fr, frFromBytes, frToBytes } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
-import { ConfigError } from '../util/config-fields.ts';
 import type { KmsSection } from './config.ts';
 import { KmsError } from './errors.ts';
 import { type IKms, MAX_ZK_SIGNING_KEYS } from './interface.ts';

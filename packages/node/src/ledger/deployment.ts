@@ -7,12 +7,13 @@
  *
  * Integers are read exactly (u64 values above 2^53 included). Every problem names its key.
  */
+
+import { LogosError } from '@logos-ts/shared/errors';
 import { parse } from 'yaml';
 import type { Block } from '../block/block.ts';
 import { DecodeError } from '../codec/errors.ts';
 import { hexToBytesOrUndefined } from '../codec/hex.ts';
 import { FR_MODULUS, type Fr, leBytesToBigint } from '../crypto/field.ts';
-import { LogosError } from '../errors/base.ts';
 import { locatorFromString } from '../mantle/locator.ts';
 import { MAX_MODULUS_SHIFT } from './blend-difficulty.ts';
 import type {

@@ -3,7 +3,7 @@
  * e.g. `InputNotFound`) and has the code `LEDGER_` + that name in snake case (`LEDGER_INPUT_NOT_FOUND`);
  * where it happened (transaction and op index) and the detail are metadata, rendered into the message.
  */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 /** Why the ledger refused a transaction or a block: a reference error variant name where the reference has one. */
 export type LedgerErrorCode =

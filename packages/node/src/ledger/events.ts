@@ -2,8 +2,9 @@
  * Ledger events of a block, as `GET /cryptarchia/blocks/{id}/events` shows them: header events first
  * (epoch-change effects), then transaction events in transaction and op order.
  */
+
+import type { Json } from '@logos-ts/shared/json';
 import { bytesToHex } from '../codec/hex.ts';
-import type { Json } from '../codec/json.ts';
 import { fr, u64 } from '../codec/schema.ts';
 import type { Fr } from '../crypto/field.ts';
 import { type Utxo, utxo } from '../mantle/note.ts';

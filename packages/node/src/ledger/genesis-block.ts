@@ -6,9 +6,10 @@
  * The block is decoded with this node's block codec (src/block/block.ts); the deployment's genesis
  * (chain id, time, nonce, notes, declarations) is then read back from it.
  */
+
+import type { Json } from '@logos-ts/shared/json';
 import type { Block } from '../block/block.ts';
 import { block as blockCodec } from '../block/block.ts';
-import type { Json } from '../codec/json.ts';
 import { noteId } from '../mantle/note.ts';
 import { Opcode, opId } from '../mantle/ops.ts';
 import type { GenesisSpec } from './deployment-types.ts';

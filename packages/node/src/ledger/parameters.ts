@@ -2,7 +2,7 @@
  * Parameters of the ledger and of the consensus epochs, as a deployment fixes them.
  * Every derived quantity (base period, epoch length, snapshot offsets) is computed here, once.
  */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 /** A positive rational number, e.g. the active slot coefficient f = 1/30. */
 export interface Ratio {

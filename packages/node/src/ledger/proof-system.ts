@@ -7,9 +7,10 @@
  * `DeferredProofChecks`, which records every statement and answers yes; the records are then
  * verified together and the block is refused if any fails (see ledger/verified.ts).
  */
+
+import { LogosError } from '@logos-ts/shared/errors';
 import type { PoqPublicInputs, PoqWitness } from '../crypto/blend/poq.ts';
 import type { Fr } from '../crypto/field.ts';
-import { LogosError } from '../errors/base.ts';
 import type { Groth16ProofParts } from '../mantle/ops.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
 

@@ -44,12 +44,13 @@
  * Decoding is strict: bad version, truncation, trailing bytes, non-canonical values, out-of-range
  * references and inconsistent trees all throw DecodeError.
  */
+
+import { LogosError } from '@logos-ts/shared/errors';
 import { Reader, Writer } from '../codec/binary.ts';
 import { DecodeError, EncodeError, within } from '../codec/errors.ts';
 import { bytesToHex, hexToBytesOrUndefined } from '../codec/hex.ts';
 import { U64_MAX } from '../codec/schema.ts';
 import { FieldError, FR_MODULUS, type Fr, frToBytes, leBytesToBigint } from '../crypto/field.ts';
-import { LogosError } from '../errors/base.ts';
 import { bigintKeys, type KeyKind, PMap, stringKeys } from '../util/pmap.ts';
 import type {
   EpochPoqInputs,

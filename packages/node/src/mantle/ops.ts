@@ -5,9 +5,9 @@
  * with the payload members in the same order.
  */
 
+import { isJsonObject, type Json } from '@logos-ts/shared/json';
 import type { Writer } from '../codec/binary.ts';
 import { DecodeError, EncodeError, within } from '../codec/errors.ts';
-import { isJsonObject, type Json } from '../codec/json.ts';
 import { ed25519PublicKey, hashArray, id32 } from '../codec/primitives.ts';
 import {
   boundedBytes,

@@ -2,10 +2,11 @@
  * Operation proofs. In JSON a proof is an externally tagged enum (`{"ZkSig":{...}}`, `{"None":null}`);
  * in binary it has no tag: its variant is implied by the opcode of the op it belongs to.
  */
+
+import { isJsonObject, type Json } from '@logos-ts/shared/json';
 import type { Reader, Writer } from '../codec/binary.ts';
 import { DecodeError, EncodeError, within } from '../codec/errors.ts';
 import { bytesToHex } from '../codec/hex.ts';
-import { isJsonObject, type Json } from '../codec/json.ts';
 import { ed25519Signature, groth16ProofHex } from '../codec/primitives.ts';
 import { type Codec, expected, fixedBytes, struct, u16 } from '../codec/schema.ts';
 import { Opcode } from './ops.ts';

@@ -7,10 +7,10 @@
  * the API output adds `"hash"` as the first member of `mantle_tx`.
  */
 
+import { isJsonObject, type Json } from '@logos-ts/shared/json';
 import { type Reader, Writer } from '../codec/binary.ts';
 import { DecodeError, EncodeError, within } from '../codec/errors.ts';
 import { bytesToHex } from '../codec/hex.ts';
-import { isJsonObject, type Json } from '../codec/json.ts';
 import { type Codec, decode, expected, vec } from '../codec/schema.ts';
 import { blake2b256, tag } from '../crypto/blake2b.ts';
 import { type Fr, frFromBytesModOrder } from '../crypto/field.ts';

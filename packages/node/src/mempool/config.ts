@@ -4,7 +4,7 @@
  * and how many threads verify proofs on admission. The TTL is the deployment's (`mempool.tx_ttl`).
  */
 import { availableParallelism } from 'node:os';
-import { ConfigError, int, mapping, only } from '../util/config-fields.ts';
+import { ConfigError, int, mapping, only } from '@logos-ts/shared/config-fields';
 
 export interface MempoolSection {
   /** Pending transactions held at most. */

@@ -1,5 +1,5 @@
 /** Why the pool refused a transaction. Texts of the reference where it has them (`services/tx-service`). */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type MempoolErrorCode =
   /** Bigger than a block's transaction bytes (2 MiB). */

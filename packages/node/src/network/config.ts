@@ -4,7 +4,7 @@
  * the gossipsub parameters, the chain-sync stream limits and the peers dialled at start. Kademlia,
  * identify and NAT settings are checked for their layout and not read (libp2p defaults apply).
  */
-import { hexToBytesOrUndefined } from '../codec/hex.ts';
+
 import {
   bool,
   ConfigError,
@@ -15,7 +15,8 @@ import {
   type Obj,
   only,
   port,
-} from '../util/config-fields.ts';
+} from '@logos-ts/shared/config-fields';
+import { hexToBytesOrUndefined } from '../codec/hex.ts';
 
 /** Gossipsub parameters (F: rust-libp2p 0.49 defaults, `nodes/node/standalone-node-config.yaml`). */
 export interface GossipsubSettings {

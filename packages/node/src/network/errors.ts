@@ -1,5 +1,5 @@
 /** Errors of the network service: framing of request/response streams, dials, the libp2p node. */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type NetworkErrorCode =
   | 'NETWORK_FRAME_TOO_LARGE'

@@ -6,7 +6,7 @@
  * then posts `POST /blend/join` with the Blend address and the note. Nothing is posted when a check
  * fails; every request is bounded in time.
  */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 import { readConfigFile } from './load.ts';
 
 export interface BlendDeclarationArgs {

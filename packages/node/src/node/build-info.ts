@@ -1,41 +1,12 @@
 /**
- * Where this node's code comes from, for `GET /version`: the abbreviated commit of the repository
- * checkout it runs from and the tag pointing at it (null outside a checkout, or without git).
+ * Where this node's code comes from, for `GET /version` (shared/build-info.ts: the build's record, or
+ * git when running from a checkout).
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { type BuildInfo, buildInfo as infoUnder } from '@logos-ts/shared/build-info';
 
-export interface BuildInfo {
-  readonly commit: string | null;
-  readonly tag: string | null;
-}
+export type { BuildInfo };
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function git(args: string[]): string | null {
-  try {
-    const out = execFileSync('git', args, {
-      cwd: ROOT,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-      timeout: 5000,
-    });
-    return out.trim() || null;
-  } catch {
-    return null;
-  }
-}
-
-let cached: BuildInfo | undefined;
-
+/** This package's build information (`../../` is the package folder from source, `dist/` in a build). */
 export function buildInfo(): BuildInfo {
-  if (!cached) {
-    const checkout = existsSync(`${ROOT}.git`);
-    cached = {
-      commit: checkout ? git(['rev-parse', '--short', 'HEAD']) : null,
-      tag: checkout ? git(['describe', '--tags', '--exact-match', 'HEAD']) : null,
-    };
-  }
-  return cached;
+  return infoUnder(new URL('../../', import.meta.url));
 }

@@ -14,6 +14,19 @@
  * `mempool`, `ops/` for `sdp` and the key ids of `blend`, a section of this node's own, `network/` for
  * `network`, `pow/` for `pow`, `zk/` for `proofs`, a section of this node's own).
  */
+
+import {
+  ConfigError,
+  checkLayout,
+  host,
+  type Layout,
+  listenAddress,
+  mapping,
+  multiaddr,
+  type Obj,
+  only,
+  str,
+} from '@logos-ts/shared/config-fields';
 import { parseDocument } from 'yaml';
 import { type ApiBackendConfig, DEFAULT_API_BACKEND, parseApiSection } from '../api/config.ts';
 import { type BlendSection, DEFAULT_BLEND, parseBlendSection } from '../blend/index.ts';
@@ -32,22 +45,10 @@ import {
   type StorageSection,
 } from '../storage/config.ts';
 import { DEFAULT_SYNC, parseSyncConfig, type SyncConfig } from '../sync/index.ts';
-import {
-  ConfigError,
-  checkLayout,
-  host,
-  type Layout,
-  listenAddress,
-  mapping,
-  multiaddr,
-  type Obj,
-  only,
-  str,
-} from '../util/config-fields.ts';
 import { DEFAULT_WALLET, parseWalletSection, type WalletSection } from '../wallet/index.ts';
 import { DEFAULT_PROOFS, type ProofsSection, parseProofsSection } from '../zk/index.ts';
 
-export { ConfigError } from '../util/config-fields.ts';
+export { ConfigError } from '@logos-ts/shared/config-fields';
 export interface UserConfig {
   readonly api: { readonly backend: ApiBackendConfig };
   readonly state: StateSection;

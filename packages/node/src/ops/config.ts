@@ -5,8 +5,9 @@
  * `SdpWalletConfig`; `services/blend/src/lib.rs` (`non_ephemeral_signing_key_id`, `core.zk.secret_key_kms_id`).
  * The leader's claim settings are `cryptarchia.leader.wallet` (chain/config.ts).
  */
+
+import { hex64, mapping, u64 } from '@logos-ts/shared/config-fields';
 import type { BlendSection } from '../blend/index.ts';
-import { hex64, mapping, u64 } from '../util/config-fields.ts';
 
 export interface SdpSection {
   /** The node's declaration id (hex) used until one is set through the API. */

@@ -3,7 +3,7 @@
  * refused. Texts of the reference where it has them (`services/wallet`, `services/sdp`,
  * `services/chain/chain-leader`); the HTTP layer answers them as 500 `{code, message}`.
  */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type OpsErrorCode =
   /** `POST /leader/claim` with no voucher available. */

@@ -12,9 +12,9 @@
  * ```
  */
 import { availableParallelism } from 'node:os';
+import { ConfigError, hex64, int, mapping, only, u64 } from '@logos-ts/shared/config-fields';
 import { hexToBytes } from '../codec/hex.ts';
 import { type Fr, frFromBytes } from '../crypto/field.ts';
-import { ConfigError, hex64, int, mapping, only, u64 } from '../util/config-fields.ts';
 
 export type TickUnit = 'seconds' | 'slots';
 

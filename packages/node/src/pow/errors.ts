@@ -2,7 +2,7 @@
  * Why a PoW claim failed, with the reference's texts (F `services/pow/src/service.rs` `PoWError`);
  * the HTTP layer answers them as 500 `Failed to claim PoW rewards: <text>`.
  */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type PowErrorCode =
   /** The epoch reward is zero: no claim can succeed. */

@@ -3,7 +3,7 @@
  *
  * It follows the chain's processed blocks and searches, for every canonical block inside the reward
  * window, for winning tickets against that block's own ledger state (its epoch state's nonce and its
- * reward target). The search runs on `threads` worker threads (ticket-worker.mjs, each with its own
+ * reward target). The search runs on `threads` worker threads (ticket-worker.ts, each with its own
  * Poseidon2 WebAssembly instance, at the lowest scheduling priority), never on the event loop.
  *
  * Window, as the reference: on each processed block, with `frontier = tip_slot − slot_window`
@@ -18,14 +18,14 @@
  * A winner is written to the store (durably) and then logged (`PoW ticket found`, block slot and ticket
  * prefix; never the secret key). After `stop()` returns, results that arrive are dropped.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '@logos-ts/shared/runtime';
 import type { Logger } from 'pino';
 import { headerId } from '../block/header.ts';
 import type { IChain, ProcessedBlock } from '../chain/index.ts';
 import { bytesToHex } from '../codec/hex.ts';
 import { type PowWinner, ticketKey, type WinnerStore } from './winners.ts';
 
-const WORKER = new URL('./ticket-worker.mjs', import.meta.url);
 /** How long a worker works on one task before it reports (and may be moved to another block). */
 const CHUNK_MS = 4;
 /** The worker threads' nice value (the lowest priority). */
@@ -187,7 +187,9 @@ export class Miner {
   }
 
   private spawn(): WorkerSlot {
-    const worker = new Worker(WORKER, { workerData: { nice: WORKER_NICE, chunkMs: CHUNK_MS } });
+    const worker = startWorker(import.meta.url, 'ticket-worker', {
+      workerData: { nice: WORKER_NICE, chunkMs: CHUNK_MS },
+    });
     worker.unref();
     const slot: WorkerSlot = { worker, search: undefined, gen: 0, ready: false };
     worker.on('message', (msg: { type: string }) => {

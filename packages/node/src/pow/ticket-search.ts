@@ -1,5 +1,5 @@
 /**
- * PoW ticket attempts for one block, run by the worker threads (ticket-worker.mjs).
+ * PoW ticket attempts for one block, run by the worker threads (ticket-worker.ts).
  *
  * One attempt, as the reference's: a fresh uniformly random ZK secret key `sk`, `pk = compress(KDF, sk)`,
  * `ticket = digest([epoch_nonce, block_hash mod p, pk])`; it wins when `ticket < target`.

@@ -2,7 +2,7 @@
  * The storage's sections of `user_config.yaml` (`state`, `storage`): their types, the reference
  * defaults and their parser.
  */
-import { bool, ConfigError, mapping, only, str } from '../util/config-fields.ts';
+import { bool, ConfigError, mapping, only, str } from '@logos-ts/shared/config-fields';
 
 export interface StateSection {
   readonly base_folder: string;

@@ -1,7 +1,7 @@
 /**
  * Storage failures. Codes follow the node's convention (`STORAGE_` + what went wrong, see errors/base.ts).
  */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type StorageErrorCode =
   /** A chain update would break the canonical indices; nothing was written. */

@@ -4,7 +4,7 @@
  * defaults (F `nodes/node/binary/src/config/cryptarchia/serde/network.rs`,
  * `services/chain/chain-service/src/sync/config.rs`), and the chain-sync stream limits.
  */
-import { bool, ConfigError, int, isObj, mapping, only, seconds } from '../util/config-fields.ts';
+import { bool, ConfigError, int, isObj, mapping, only, seconds } from '@logos-ts/shared/config-fields';
 
 export interface SyncConfig {
   readonly ibd: {

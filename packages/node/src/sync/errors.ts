@@ -2,7 +2,7 @@
  * Chain sync's errors: a peer that failed a request (`SYNC_PEER`), a peer's provider that refused
  * (`SYNC_UNAVAILABLE`), IBD with no peer answering (`SYNC_ALL_PEERS_FAILED`, F `AllPeersFailed`).
  */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type SyncErrorCode = 'SYNC_PEER' | 'SYNC_UNAVAILABLE' | 'SYNC_ALL_PEERS_FAILED';
 

@@ -2,8 +2,9 @@
  * The wallet's section of `user_config.yaml` (`wallet`): its type, the reference defaults and its
  * parser. The key store's section (`kms`) is parsed by `kms/config.ts`.
  */
+
+import { hex64, int, mapping, only } from '@logos-ts/shared/config-fields';
 import { keyId } from '../kms/index.ts';
-import { hex64, int, mapping, only } from '../util/config-fields.ts';
 
 export interface WalletSection {
   /** key id (any string, F `KeyId`) → ZK public key (hex). */

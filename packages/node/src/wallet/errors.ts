@@ -1,5 +1,5 @@
 /** Why the wallet refused a request. Texts of the reference where it has them (`wallet/src/error.rs`). */
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type WalletErrorCode =
   /** The funding keys' spendable notes do not cover the transaction. */

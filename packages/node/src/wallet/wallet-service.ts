@@ -16,6 +16,8 @@
  * `/wallet/fund` fails to sign its transfer proof (F funds with `FundTx`, then signs with
  * `SignTxWithZk`, which releases nothing). They are not persisted (as F).
  */
+
+import { ConfigError } from '@logos-ts/shared/config-fields';
 import type { Logger } from 'pino';
 import { type BlockRef, headerIdText, type IChain } from '../chain/index.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
@@ -27,7 +29,6 @@ import type { LedgerState, NoteRecord } from '../ledger/state.ts';
 import { type MantleTx, type SignedMantleTx, txHash, txHashToFr } from '../mantle/tx.ts';
 import type { IMempool } from '../mempool/index.ts';
 import type { WalletStore } from '../storage/wallet-store.ts';
-import { ConfigError } from '../util/config-fields.ts';
 import { addLedgerOutputs, buildTx, consumedOrLockedNotes, newBuilder, txFee } from './builder.ts';
 import type { WalletSection } from './config.ts';
 import { WalletError } from './errors.ts';

@@ -6,7 +6,7 @@
  * truncated or hostile file is refused with a message naming it and never read past its end.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export class BinFileError extends LogosError {
   constructor(message: string) {

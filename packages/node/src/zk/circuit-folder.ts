@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 import type { Circuit } from '../ledger/proof-system.ts';
 import { fileSource } from './binfile.ts';
 import { readZkeyHeader } from './zkey-header.ts';

@@ -4,7 +4,7 @@
  * (src/zk/circuit-folder.ts), relative to the config file's folder. `--circuits` overrides it, and
  * `LBC_ROOT_DIR` (the reference build's variable) is used when neither is given.
  */
-import { mapping, only, str } from '../util/config-fields.ts';
+import { mapping, only, str } from '@logos-ts/shared/config-fields';
 
 export interface ProofsSection {
   /** The circuits folder; null: `LBC_ROOT_DIR`, else the folder of this node's own circuits. */

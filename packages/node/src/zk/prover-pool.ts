@@ -1,12 +1,13 @@
 /**
- * A pool of prover processes (src/zk/prover-process.mjs). Requests queue and go to the next free
+ * A pool of prover processes (src/zk/prover-process.ts). Requests queue and go to the next free
  * prover, urgent ones first and background ones last; a request aborted while it waits leaves the queue (one already sent runs
  * to its end). A prover that dies fails its request and is replaced by the next request.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { LogosError } from '@logos-ts/shared/errors';
+import { childExecArgv, siblingModule } from '@logos-ts/shared/runtime';
 import type { SnarkjsProof } from 'snarkjs';
-import { LogosError } from '../errors/base.ts';
 import type { ProveOptions } from '../ledger/proof-system.ts';
 
 export class ProverError extends LogosError {
@@ -36,7 +37,7 @@ interface Job {
   readonly background?: boolean;
 }
 
-const PROVER = fileURLToPath(new URL('./prover-process.mjs', import.meta.url));
+const PROVER = fileURLToPath(siblingModule(import.meta.url, 'prover-process'));
 
 export class ProverPool {
   private readonly idle: ChildProcess[] = [];
@@ -107,7 +108,7 @@ export class ProverPool {
   }
 
   private spawn(): ChildProcess {
-    const p = fork(PROVER, [], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const p = fork(PROVER, [], { execArgv: childExecArgv(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     p.on('message', (res: ProveResponse) => {
       const job = this.busy.get(p);
       if (!job || job.req.id !== res.id) return;

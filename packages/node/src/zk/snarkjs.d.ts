@@ -7,6 +7,7 @@ declare module 'snarkjs' {
     curve: string;
   }
   export type MemFile = { type: 'mem'; data: Uint8Array } | string;
+  export const curves: { getCurveFromName(name: string): Promise<unknown> };
   export const groth16: {
     fullProve(
       input: Record<string, unknown>,

@@ -12,9 +12,10 @@
  * `withVerifierPool` gives a `ProofSystem` whose verifications go to the pool and whose proving stays
  * with the base system, so callers that settle `DeferredProofChecks` need no change.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { LogosError } from '@logos-ts/shared/errors';
+import { startWorker } from '@logos-ts/shared/runtime';
 import { zkSignatureToBytes } from '../crypto/groth16/index.ts';
-import { LogosError } from '../errors/base.ts';
 import {
   type PocPublicInputs,
   type PolPublicInputs,
@@ -26,7 +27,6 @@ import type { ZkSignature } from '../mantle/proofs.ts';
 import type { CircuitName } from './circuit-folder.ts';
 import { pocPublic, poqStatement, zkSignPublic } from './groth16-system.ts';
 
-const WORKER = new URL('./verifier-worker.mjs', import.meta.url);
 /** How long requests are collected before a batch is sent. */
 const BATCH_WINDOW_MS = 1;
 /**
@@ -103,7 +103,7 @@ export class VerifierPool {
   private spawn(): Slot {
     // ffjavascript (under the verifier) loads web-worker, which, inside any worker thread, expects to
     // be a web worker and reads `mod`/`type` from workerData: an empty module keeps it inert.
-    const worker = new Worker(WORKER, {
+    const worker = startWorker(import.meta.url, 'verifier-worker', {
       workerData: {
         verificationKeys: this.opts.verificationKeys,
         mod: 'data:text/javascript,',

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { type Json, parseJson } from '@logos-ts/shared/json';
 import { header } from '../../src/block/header.ts';
 import { Reader, Writer } from '../../src/codec/binary.ts';
 import { bytesToHex } from '../../src/codec/hex.ts';
-import { type Json, parseJson } from '../../src/codec/json.ts';
 import { id32 } from '../../src/codec/primitives.ts';
 import { decode, encode } from '../../src/codec/schema.ts';
 import { ed25519PublicKey } from '../../src/crypto/ed25519.ts';

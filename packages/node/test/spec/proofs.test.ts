@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { parseJson, stringifyJson } from '@logos-ts/shared/json';
 import { Reader, Writer } from '../../src/codec/binary.ts';
 import { bytesToHex } from '../../src/codec/hex.ts';
-import { parseJson, stringifyJson } from '../../src/codec/json.ts';
 import {
   type IndexedSignature,
   proofFromJson,

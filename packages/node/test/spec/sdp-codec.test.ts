@@ -1,8 +1,8 @@
 /** The reference's SDP codec tests (core/src/sdp/mod.rs). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { parseJson, stringifyJson } from '@logos-ts/shared/json';
 import { bytesToHex } from '../../src/codec/hex.ts';
-import { parseJson, stringifyJson } from '../../src/codec/json.ts';
 import { decode, encode } from '../../src/codec/schema.ts';
 import { ed25519PublicKey } from '../../src/crypto/ed25519.ts';
 import { locator, locatorFromString, locatorToString } from '../../src/mantle/locator.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseJson, stringifyJson } from '../../src/codec/json.ts';
+import { parseJson, stringifyJson } from '@logos-ts/shared/json';
 import { ed25519PublicKey, ed25519Sign, ed25519Verify } from '../../src/crypto/ed25519.ts';
 import { type Op, Opcode } from '../../src/mantle/ops.ts';
 import { type SignedMantleTx, signedMantleTx, txHash } from '../../src/mantle/tx.ts';

@@ -2,17 +2,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childExecArgv } from '@logos-ts/shared/runtime';
 import { devnetConfig } from '../../src/node/devnet.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = import.meta.resolve('tsx');
 
 export function spawnCli(args: readonly string[], cwd: string): ChildProcess {
-  return spawn(
-    process.execPath,
-    ['--import', TSX, '--import', join(ROOT, 'src/polyfills.mjs'), join(ROOT, 'src/main.ts'), ...args],
-    { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  return spawn(process.execPath, [...childExecArgv(), join(ROOT, 'src/main.ts'), ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /**

@@ -11,8 +11,8 @@
  * outputs to the recipients and the change).
  */
 import assert from 'node:assert/strict';
+import { type Json, parseJson, stringifyJson } from '@logos-ts/shared/json';
 import { bytesToHex, hexToBytes } from '../../src/codec/hex.ts';
-import { type Json, parseJson, stringifyJson } from '../../src/codec/json.ts';
 import { fr } from '../../src/codec/schema.ts';
 import { blake2b256 } from '../../src/crypto/blake2b.ts';
 import type { Ed25519Signer } from '../../src/crypto/ed25519.ts';

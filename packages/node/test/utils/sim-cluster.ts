@@ -10,13 +10,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childExecArgv } from '@logos-ts/shared/runtime';
 import { prepareDevnetFolder } from '../../src/devnet/folder.ts';
 import { tcpFree, udpFree } from '../../src/devnet/ports.ts';
 import { fastDeploymentYaml } from '../mocks/fast-deployment.ts';
 import { waitUntil } from './api-node.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = import.meta.resolve('tsx');
 
 export interface SimClusterOptions {
   readonly nodes: number;
@@ -238,10 +238,7 @@ export class SimCluster {
       const argv = [
         ...(o.prefix?.(i) ?? []),
         process.execPath,
-        '--import',
-        TSX,
-        '--import',
-        join(ROOT, 'src/polyfills.mjs'),
+        ...childExecArgv(),
         join(ROOT, 'src/main.ts'),
         'start',
         '--config',

@@ -2,9 +2,10 @@
  * Handlers of the consensus namespace (routes/cryptarchia.ts): chain info, the slot clock, headers,
  * blocks, block events, transactions and the NDJSON block streams (streams.ts).
  */
+
+import { type Json, stringifyJson } from '@logos-ts/shared/json';
 import { blockToApiJson } from '../../block/block.ts';
 import { bytesToHex } from '../../codec/hex.ts';
-import { type Json, stringifyJson } from '../../codec/json.ts';
 import { u64 } from '../../codec/schema.ts';
 import { epochSchedule } from '../../ledger/parameters.ts';
 import { signedTxToApiJson } from '../../mantle/tx.ts';

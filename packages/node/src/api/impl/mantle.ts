@@ -1,7 +1,8 @@
 /** Handlers of the Mantle namespace (routes/mantle.ts): the mempool, gas prices and channels. */
+
+import type { Json } from '@logos-ts/shared/json';
 import { DecodeError } from '../../codec/errors.ts';
 import { bytesToHex, hexToBytes } from '../../codec/hex.ts';
-import type { Json } from '../../codec/json.ts';
 import { u64 } from '../../codec/schema.ts';
 import { LedgerError } from '../../ledger/errors.ts';
 import type { ChannelState } from '../../ledger/state.ts';

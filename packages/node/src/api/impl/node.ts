@@ -1,5 +1,5 @@
 /** Handlers of the node namespace (routes/node.ts): version and chain id. */
-import type { Json } from '../../codec/json.ts';
+import type { Json } from '@logos-ts/shared/json';
 import { API_VERSION } from '../../version.ts';
 import type { nodeRoutes } from '../routes/node.ts';
 import type { ApiContext, Handlers } from '../types.ts';

@@ -2,8 +2,9 @@
  * Handlers of the SDP namespace (routes/sdp.ts): the declarations at the tip and the epoch's snapshot,
  * and the node's own SDP messages and current declaration.
  */
+
+import type { Json } from '@logos-ts/shared/json';
 import { bytesToHex } from '../../codec/hex.ts';
-import type { Json } from '../../codec/json.ts';
 import { fr, u64 } from '../../codec/schema.ts';
 import type { Declaration } from '../../ledger/state.ts';
 import { locatorToString } from '../../mantle/locator.ts';

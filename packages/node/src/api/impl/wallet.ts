@@ -2,8 +2,9 @@
  * Handlers of the wallet namespace (routes/wallet.ts). As the reference, a balance and a transfer's
  * hash answer JSON with a `text/plain` content type (F: `(StatusCode, serde_json::to_string(..))`).
  */
+
+import type { Json } from '@logos-ts/shared/json';
 import { bytesToHex, hexToBytes } from '../../codec/hex.ts';
-import type { Json } from '../../codec/json.ts';
 import { id32 } from '../../codec/primitives.ts';
 import { fr } from '../../codec/schema.ts';
 import { type Fr, frToBytes } from '../../crypto/field.ts';

@@ -1,6 +1,6 @@
 /** Route definitions of the channel namespace: deposits into a channel, funded by the node's wallet. */
 
-import type { Json } from '../../codec/json.ts';
+import type { Json } from '@logos-ts/shared/json';
 import { id32 } from '../../codec/primitives.ts';
 import { fr } from '../../codec/schema.ts';
 import { channelDepositOp } from '../../mantle/ops.ts';

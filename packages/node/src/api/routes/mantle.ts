@@ -1,6 +1,6 @@
 /** Route definitions of the Mantle namespace: the mempool (add, view, metrics, status), gas prices, channels. */
 
-import type { Json } from '../../codec/json.ts';
+import type { Json } from '@logos-ts/shared/json';
 import {
   array,
   hex,

@@ -5,8 +5,8 @@
  * points, u64 bounds) and reach the handlers in their JSON form; handlers decode them again.
  */
 
+import type { Json } from '@logos-ts/shared/json';
 import { DecodeError } from '../../codec/errors.ts';
-import type { Json } from '../../codec/json.ts';
 import { ed25519PublicKey, id32 } from '../../codec/primitives.ts';
 import { type Codec, fr } from '../../codec/schema.ts';
 import { frFromBytes } from '../../crypto/field.ts';

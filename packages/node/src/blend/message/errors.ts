@@ -3,7 +3,7 @@
  * an encapsulation refuses. One code per reason, named after the reference's `Error` variant it stands
  * for (F: blend/message/src/error.rs), which `meta.variant` carries.
  */
-import { LogosError } from '../../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type BlendMessageErrorCode =
   /** The bytes are not exactly one message of the expected layer count (`MessageDeserializationFailed`). */

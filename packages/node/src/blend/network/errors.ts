@@ -2,7 +2,7 @@
  * Errors of the Blend network (the Blend libp2p swarm): framing of Blend streams, a swarm used before
  * it starts or after it stops, a listen address that cannot be bound, a message that cannot be sent.
  */
-import { LogosError } from '../../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type BlendNetworkErrorCode =
   | 'BLEND_NETWORK_FRAME_LENGTH'

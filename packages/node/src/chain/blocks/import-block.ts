@@ -4,10 +4,11 @@
  * transaction (and the one that stores a new chain's genesis block), the event readers receive for
  * it, and the periodic ledger snapshots of the LIB.
  */
+
+import { stringifyJson } from '@logos-ts/shared/json';
 import type { Logger } from 'pino';
 import { type Block, encodeBlock } from '../../block/block.ts';
 import { hexToBytes } from '../../codec/hex.ts';
-import { stringifyJson } from '../../codec/json.ts';
 import type { BlockNode, ConsensusState, ReceiveResult } from '../../consensus/engine.ts';
 import type { BlockResult } from '../../ledger/apply.ts';
 import { eventsToJson } from '../../ledger/events.ts';

@@ -10,7 +10,7 @@
  * whose bit i says whether the level-i node is a right child. The reference hands the circuit the
  * same siblings with the selectors root level first (`referencePathAndSelectors` converts).
  */
-import { LogosError } from '../../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 import type { Fr } from '../field.ts';
 import { compress, merkleRoot } from '../poseidon2/index.ts';
 

@@ -9,7 +9,7 @@
 // circuit's range checks (20-bit quotas and index, 64-bit note value), its selector encoding and the
 // branches not taken being unconstrained are this node's choices (docs/fidelity.md).
 
-import { LogosError } from '../../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 import { type Fr, frAdd, frFromAscii, frMul, isFr, leBytesToBigint } from '../field.ts';
 import { digest, merkleRoot } from '../poseidon2/index.ts';
 import { zkPublicKey } from '../zk-keys.ts';

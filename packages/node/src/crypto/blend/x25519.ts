@@ -13,9 +13,9 @@
  * result, the same refusal).
  */
 import { createHash } from 'node:crypto';
+import { LogosError } from '@logos-ts/shared/errors';
 import { invert } from '@noble/curves/abstract/modular.js';
 import sodium from 'sodium-native';
-import { LogosError } from '../../errors/base.ts';
 import { ED25519_PUBLIC_KEY_BYTES, ED25519_SECRET_KEY_BYTES, isEd25519Point } from '../ed25519.ts';
 import { frToBytes } from '../field.ts';
 

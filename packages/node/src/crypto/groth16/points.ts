@@ -20,9 +20,10 @@
  * Decoding is stricter than arkworks in one respect: arkworks ignores the x bits of an encoding whose
  * infinity flag is set (it only checks x < p); here every other bit must be zero.
  */
+
+import { LogosError } from '@logos-ts/shared/errors';
 import type { AffinePoint, WeierstrassPoint } from '@noble/curves/abstract/weierstrass.js';
 import { bn254 } from '@noble/curves/bn254.js';
-import { LogosError } from '../../errors/base.ts';
 
 /** An element c0 + c1·u of Fp2 = Fp[u]/(u² + 1) (noble's representation). */
 export interface Fp2 {

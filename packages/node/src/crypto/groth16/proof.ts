@@ -11,7 +11,7 @@
 Names: `compressProof`/`decompressProof` go between snarkjs JSON and bytes, `encodeProof`/`decodeProof`
 between decoded points and bytes, `proofFromSnarkjs`/`proofToSnarkjs` between JSON and points.
  */
-import { LogosError } from '../../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 import {
   compressG1,
   compressG2,

@@ -7,9 +7,9 @@
  * empty subtrees implicitly by these constants.
  */
 
+import { LogosError } from '@logos-ts/shared/errors';
 import type { Fr } from '../../crypto/field.ts';
 import { compress } from '../../crypto/poseidon2/index.ts';
-import { LogosError } from '../../errors/base.ts';
 
 /** Height of the UTXO tree and of the voucher tree: 2^32 leaves, 32-sibling paths. */
 export const TREE_HEIGHT = 32;

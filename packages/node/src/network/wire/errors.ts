@@ -2,7 +2,7 @@
  * Errors of the network wire messages: a peer's bytes that are not a valid message. Always typed, never a
  * crash: the receiver penalizes the peer and drops the stream.
  */
-import { LogosError } from '../../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type WireErrorCode =
   /** The bytes are not a message of the expected type (bad tag, short, trailing bytes, bad length). */

@@ -3,7 +3,7 @@
  * `services/chain/chain-network/src/lib.rs` `Error`: `InvalidHeader`, `UnresolvedReference`,
  * `CollidingReference`, `NoMatchingReconstruction`) and typed metadata.
  */
-import { LogosError } from '../../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 
 export type ProposalErrorCode =
   /** The header fails the checks that need the header alone (slot 0, leader signature). */

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { parseJson } from '@logos-ts/shared/json';
 import { createClient, type LogosClient } from '../../../client/index.ts';
 import { bytesToHex } from '../../../src/codec/hex.ts';
-import { parseJson } from '../../../src/codec/json.ts';
 import { type SignedMantleTx, signedTxToApiJson, txHash } from '../../../src/mantle/tx.ts';
 import { feedBlocks, followerConfig } from '../../mocks/chain-feed.ts';
 import { fastDeployment } from '../../mocks/fast-deployment.ts';

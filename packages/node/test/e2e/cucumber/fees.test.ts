@@ -14,8 +14,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { type Json, parseJson } from '@logos-ts/shared/json';
 import { bytesToHex, hexToBytes } from '../../../src/codec/hex.ts';
-import { type Json, parseJson } from '../../../src/codec/json.ts';
 import { Ed25519Signer } from '../../../src/crypto/ed25519.ts';
 import { gasContextOf, minimumTotalGasCost } from '../../../src/ledger/gas.ts';
 import { GENESIS_EXECUTION_GAS_PRICE, GENESIS_STORAGE_GAS_PRICE } from '../../../src/ledger/parameters.ts';

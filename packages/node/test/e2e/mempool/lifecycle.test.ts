@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { stringifyJson } from '@logos-ts/shared/json';
 import { bytesToHex } from '../../../src/codec/hex.ts';
-import { stringifyJson } from '../../../src/codec/json.ts';
 import { MAX_INSCRIPTION_BYTES } from '../../../src/mantle/ops.ts';
 import { type SignedMantleTx, signedMantleTx, txHash } from '../../../src/mantle/tx.ts';
 import { genesisNotes, KEYS, transfer } from '../../mocks/ledger.ts';

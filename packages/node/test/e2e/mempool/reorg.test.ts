@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { parseJson, stringifyJson } from '@logos-ts/shared/json';
 import { bytesToHex } from '../../../src/codec/hex.ts';
-import { parseJson, stringifyJson } from '../../../src/codec/json.ts';
 import { frToBytes } from '../../../src/crypto/field.ts';
 import { selectTransactions } from '../../../src/leader/block-builder.ts';
 import { PROOFS_ALREADY_VERIFIED } from '../../../src/ledger/proof-system.ts';

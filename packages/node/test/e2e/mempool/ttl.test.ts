@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { stringifyJson } from '@logos-ts/shared/json';
 import { bytesToHex } from '../../../src/codec/hex.ts';
-import { stringifyJson } from '../../../src/codec/json.ts';
 import { Ed25519Signer } from '../../../src/crypto/ed25519.ts';
 import { parseDeployment } from '../../../src/ledger/deployment.ts';
 import { type Op, Opcode } from '../../../src/mantle/ops.ts';

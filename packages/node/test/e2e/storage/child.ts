@@ -2,9 +2,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childExecArgv } from '@logos-ts/shared/runtime';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const TSX = import.meta.resolve('tsx');
 
 export interface Exit {
   code: number | null;
@@ -15,11 +15,10 @@ export interface Exit {
 
 /** Runs a TypeScript file of the project (path relative to the root) with tsx in a child process. */
 export function spawnTs(file: string, args: readonly string[], cwd = ROOT): ChildProcess {
-  return spawn(
-    process.execPath,
-    ['--import', TSX, '--import', join(ROOT, 'src/polyfills.mjs'), join(ROOT, file), ...args],
-    { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  return spawn(process.execPath, [...childExecArgv(), join(ROOT, file), ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** Collects a child's output until it exits. */

@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { childExecArgv } from '@logos-ts/shared/runtime';
 import { openStore } from '../../../src/storage/open.ts';
 import { checkInvariants, prng, randInt, tempDir } from '../../utils/storage.ts';
 import { CrashModel } from './crash-model.ts';
@@ -33,7 +34,7 @@ interface Run {
 
 /** Runs the writer until it has been up for `delayMs` after printing `ready` (or after spawn), then kills it. */
 async function runAndKill(dir: string, delayMs: number, fromSpawn: boolean): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', 'tsx', writer, dir, String(SEED)], {
+  const child = spawn(process.execPath, [...childExecArgv(), writer, dir, String(SEED)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const run: Run = { pid: child.pid!, lines: [], ready: undefined, acked: undefined };

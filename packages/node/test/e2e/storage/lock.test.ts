@@ -5,6 +5,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
+import { childExecArgv } from '@logos-ts/shared/runtime';
 import { StorageError } from '../../../src/storage/errors.ts';
 import { LOCK_FILE, lockDataDir } from '../../../src/storage/lock.ts';
 import { openStore } from '../../../src/storage/open.ts';
@@ -23,7 +24,7 @@ function inUse(dir: string, pid: number) {
 
 /** Starts a lock holder on `dir` and resolves with its first output line. */
 async function startHolder(dir: string): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', holder, dir], {
+  const child = spawn(process.execPath, [...childExecArgv(), holder, dir], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! });

@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { parseJson } from '@logos-ts/shared/json';
 import { createClient } from '../../../client/index.ts';
 import { fundAndSign, transfer, waitForInclusion } from '../../../client/wallet.ts';
-import { parseJson } from '../../../src/codec/json.ts';
 import { fundedDevnetKeys } from '../../../src/node/devnet.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
 

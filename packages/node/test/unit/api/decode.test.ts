@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { LogosError } from '@logos-ts/shared/errors';
 import { decodeRequest, parseJsonBody, type RawRequest } from '../../../src/api/decode.ts';
 import { API } from '../../../src/api/definitions.ts';
 import { ApiError, Rejection } from '../../../src/api/errors.ts';
-import { LogosError } from '../../../src/errors/base.ts';
 
 const req = (r: Partial<RawRequest>): RawRequest => ({
   params: {},

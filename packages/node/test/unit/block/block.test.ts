@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { type Json, parseJson, stringifyJson } from '@logos-ts/shared/json';
 import {
   block,
   blockBodyRoot,
@@ -10,7 +11,6 @@ import {
 } from '../../../src/block/block.ts';
 import { encodeHeader, header, headerId, signedHeader } from '../../../src/block/header.ts';
 import { bytesToHex, concatBytes } from '../../../src/codec/hex.ts';
-import { type Json, parseJson, stringifyJson } from '../../../src/codec/json.ts';
 import { decode, encode } from '../../../src/codec/schema.ts';
 import { Ed25519Signer } from '../../../src/crypto/ed25519.ts';
 import {

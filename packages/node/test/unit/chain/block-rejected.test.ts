@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { LogosError } from '@logos-ts/shared/errors';
 import { type Block, bodyRoot } from '../../../src/block/block.ts';
 import { encodeHeader, headerId, type SignedHeader } from '../../../src/block/header.ts';
 import { type BlockAction, BlockRejected, type BlockRejectedCode } from '../../../src/chain/index.ts';
 import { bytesToHex } from '../../../src/codec/hex.ts';
-import { LogosError } from '../../../src/errors/base.ts';
 import { TEST_LEADER, TestChain } from '../../mocks/ledger.ts';
 import { chainService } from './helpers.ts';
 

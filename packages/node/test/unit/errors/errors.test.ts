@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
+import { LogosError } from '@logos-ts/shared/errors';
 import { InvalidUncle } from '../../../src/chain/uncles.ts';
-import { LogosError } from '../../../src/errors/base.ts';
 import { LedgerError, ledgerErrorCode } from '../../../src/ledger/errors.ts';
 import { StorageError } from '../../../src/storage/errors.ts';
 

@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ConfigError } from '@logos-ts/shared/config-fields';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import { ed25519PublicKey, ed25519Verify } from '../../../src/crypto/ed25519.ts';
 import { frToBytes } from '../../../src/crypto/field.ts';
 import { zkPublicKey } from '../../../src/crypto/zk-keys.ts';
 import { KeyStore, KmsError, zkKeyId } from '../../../src/kms/index.ts';
 import { parseUserConfig } from '../../../src/node/config.ts';
-import { ConfigError } from '../../../src/util/config-fields.ts';
 import { leaderKeys } from '../../../src/wallet/index.ts';
 import { INSECURE_TEST_PROOFS, insecureTestZkSign } from '../../../src/zk/insecure-test-proofs.ts';
 

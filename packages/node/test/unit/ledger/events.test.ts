@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { stringifyJson } from '../../../src/codec/json.ts';
+import { stringifyJson } from '@logos-ts/shared/json';
 import { eventsToJson } from '../../../src/ledger/events.ts';
 
 test('events serialise as formats.md §4 shows them: header events, then tx events', () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { type Json, parseJson, stringifyJson } from '@logos-ts/shared/json';
 import { DecodeError } from '../../../src/codec/errors.ts';
 import { bytesToHex, concatBytes } from '../../../src/codec/hex.ts';
-import { type Json, parseJson, stringifyJson } from '../../../src/codec/json.ts';
 import { decode, encode } from '../../../src/codec/schema.ts';
 import { FR_MODULUS, frToBytes } from '../../../src/crypto/field.ts';
 import { locatorToString } from '../../../src/mantle/locator.ts';

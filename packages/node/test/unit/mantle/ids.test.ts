@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { parseJson, stringifyJson } from '@logos-ts/shared/json';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { blockBodyRoot, bodyRoot } from '../../../src/block/block.ts';
 import { encodeHeader, headerId } from '../../../src/block/header.ts';
 import { txMerkleRoot } from '../../../src/block/merkle.ts';
 import { bytesToHex, concatBytes, hexToBytes } from '../../../src/codec/hex.ts';
-import { parseJson, stringifyJson } from '../../../src/codec/json.ts';
 import { encode } from '../../../src/codec/schema.ts';
 import { frFromBytes, frToBytes } from '../../../src/crypto/field.ts';
 import { zkPublicKey } from '../../../src/crypto/zk-keys.ts';

@@ -1,9 +1,9 @@
 /** The `network` section: defaults as the reference, its YAML forms, bad values named by their key. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ConfigError } from '@logos-ts/shared/config-fields';
 import { parse } from 'yaml';
 import { DEFAULT_NETWORK, parseNetworkSection } from '../../../src/network/index.ts';
-import { ConfigError } from '../../../src/util/config-fields.ts';
 
 const yaml = (s: string) => parseNetworkSection(parse(s, { intAsBigInt: true }));
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { ConfigError } from '@logos-ts/shared/config-fields';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import { frToBytes } from '../../../src/crypto/field.ts';
 import { zkPublicKey } from '../../../src/crypto/zk-keys.ts';
 import { neediestTarget, parsePowSection, slotPeriodElapsed } from '../../../src/pow/index.ts';
-import { ConfigError } from '../../../src/util/config-fields.ts';
 import { PowHarness } from './helpers.ts';
 
 const A = zkPublicKey(2001n);

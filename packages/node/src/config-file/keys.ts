@@ -1,0 +1,144 @@
+/**
+ * The blockchain module's key calls on a node's files (operator.md §2.2): `get_peer_id(cfg)` (the
+ * libp2p Ed25519 peer id `12D3Koo…` of `network.backend.swarm.node_key`), and `generate_key`,
+ * `add_key`, `remove_key`, which keep `keystore.yaml` (keys by title, §2.3) and the config's
+ * `kms.backend.keys` (keys by id = hex of the public key) in step. Files are rewritten with mode 600
+ * through a temporary file, their comments and layout kept; errors never quote a file (it holds
+ * secret keys).
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
+import { peerIdFromPrivateKey } from '@libp2p/peer-id';
+import { writeFileAtomic } from '@logos-ts/shared/atomic-file';
+import type { Json } from '@logos-ts/shared/json';
+import { ArgumentError, text } from '@logos-ts/shared/module-args';
+import { type Document, isMap, parseDocument, Scalar, YAMLMap } from 'yaml';
+import { bytesToHex, hexToBytesOrUndefined } from '../codec/hex.ts';
+import { ed25519PublicKey } from '../crypto/ed25519.ts';
+import { FR_MODULUS, frToBytes, leBytesToBigint } from '../crypto/field.ts';
+import { zkPublicKey } from '../crypto/zk-keys.ts';
+import { readConfigFile } from '../node/load.ts';
+import { type NewKey, newEd25519Key, newZkKey } from '../node/new-config.ts';
+
+export const INVALID_KEY_TYPE = 'Invalid key_type (expected "ed25519" or "zk").';
+
+/** The peer id of a config's swarm key. */
+export async function peerIdOfConfig(configPath: string): Promise<string> {
+  const c = readConfigFile(configPath);
+  const seed = c.network.backend.swarm.node_key;
+  if (seed === null) throw new ArgumentError(`${configPath}: network.backend.swarm.node_key is not set`);
+  return peerIdFromPrivateKey(await generateKeyPairFromSeed('Ed25519', seed)).toString();
+}
+
+function keyType(v: Json | undefined): 'Zk' | 'Ed25519' {
+  const t = text(v);
+  if (t === 'zk') return 'Zk';
+  if (t === 'ed25519') return 'Ed25519';
+  throw new ArgumentError(INVALID_KEY_TYPE);
+}
+
+function title(v: Json | undefined): string {
+  // inferred: the title's characters and the texts of a bad one (docs/fidelity.md)
+  const t = text(v).trim();
+  if (t === '' || !/^[A-Za-z0-9_.-]+$/.test(t))
+    throw new ArgumentError('Invalid title (letters, digits, "_", "-" or "." required).');
+  return t;
+}
+
+/** A key from its secret's hex: the Zk public key (`fr_to_bytes`) or the Ed25519 one. */
+export function keyFromSecret(kind: 'Zk' | 'Ed25519', name: string, secretHex: string): NewKey {
+  const bytes = /^[0-9a-fA-F]{64}$/.test(secretHex) ? hexToBytesOrUndefined(secretHex) : undefined;
+  if (bytes === undefined) throw new ArgumentError('Invalid key_hex (64 hex characters required).');
+  if (kind === 'Ed25519')
+    return { title: name, kind, id: bytesToHex(ed25519PublicKey(bytes)), secret: bytesToHex(bytes) };
+  const sk = leBytesToBigint(bytes);
+  if (sk >= FR_MODULUS) throw new ArgumentError('Invalid key_hex (not a field element).');
+  return { title: name, kind, id: bytesToHex(frToBytes(zkPublicKey(sk))), secret: bytesToHex(bytes) };
+}
+
+export function load(path: string, what: string): Document {
+  let textIn: string;
+  try {
+    textIn = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ArgumentError(
+      `Cannot read the ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+  const doc = parseDocument(textIn, { logLevel: 'silent' });
+  if (doc.errors.length > 0) throw new ArgumentError(`The ${what} ${path} is not valid YAML.`);
+  return doc;
+}
+
+function save(path: string, doc: Document): void {
+  writeFileAtomic(path, doc.toString(), false);
+}
+
+export const quoted = (s: string) => {
+  const n = new Scalar(s);
+  n.type = 'QUOTE_SINGLE';
+  return n;
+};
+export const tagged = (k: Pick<NewKey, 'kind' | 'secret'>) => {
+  const n = quoted(k.secret);
+  n.tag = `!${k.kind}`;
+  return n;
+};
+
+/** The mapping at `path`, created when absent. */
+export function mapAt(doc: Document, path: string[]): YAMLMap {
+  const m = doc.getIn(path, true);
+  if (isMap(m)) return m as YAMLMap;
+  if (m !== undefined && m !== null) throw new ArgumentError(`${path.join('.')} is not a mapping.`);
+  const created = new YAMLMap();
+  doc.setIn(path, created);
+  return created;
+}
+
+/** Adds a key under `title` to the keystore and the config's key store; returns its id. */
+export function addKeyToFiles(configPath: string, keystorePath: string, key: NewKey): string {
+  const ks = load(keystorePath, 'keystore');
+  const cfg = load(configPath, 'user configuration file');
+  const pub = mapAt(ks, ['public_keys']);
+  if (pub.has(key.title)) throw new ArgumentError(`A key titled ${key.title} exists in the keystore.`);
+  pub.set(key.title, quoted(key.id));
+  mapAt(ks, ['secret_keys']).set(key.title, tagged(key));
+  const kms = mapAt(cfg, ['kms', 'backend', 'keys']);
+  if (!kms.has(key.id)) kms.set(quoted(key.id), tagged(key));
+  save(keystorePath, ks);
+  save(configPath, cfg);
+  return key.id;
+}
+
+/** Removes the key titled `title` from the keystore and the config's key store. */
+export function removeKeyFromFiles(configPath: string, keystorePath: string, name: string): void {
+  const ks = load(keystorePath, 'keystore');
+  const cfg = load(configPath, 'user configuration file');
+  const id = ks.getIn(['public_keys', name]);
+  if (typeof id !== 'string') throw new ArgumentError(`No key titled ${name} in the keystore.`);
+  ks.deleteIn(['public_keys', name]);
+  ks.deleteIn(['secret_keys', name]);
+  cfg.deleteIn(['kms', 'backend', 'keys', id]);
+  save(keystorePath, ks);
+  save(configPath, cfg);
+}
+
+/** `generate_key(cfg, keystore, type, title)`. */
+export function generateKey(cwd: string, cfg: Json, keystore: Json, type: Json, name: Json): string {
+  const kind = keyType(type);
+  const t = title(name);
+  const key = kind === 'Zk' ? newZkKey(t) : newEd25519Key(t);
+  return addKeyToFiles(resolve(cwd, text(cfg)), resolve(cwd, text(keystore)), key);
+}
+
+/** `add_key(cfg, keystore, type, key_hex, title)`. */
+export function addKey(cwd: string, cfg: Json, keystore: Json, type: Json, keyHex: Json, name: Json): string {
+  const key = keyFromSecret(keyType(type), title(name), text(keyHex));
+  return addKeyToFiles(resolve(cwd, text(cfg)), resolve(cwd, text(keystore)), key);
+}
+
+/** `remove_key(cfg, keystore, title)`. */
+export function removeKey(cwd: string, cfg: Json, keystore: Json, name: Json): void {
+  removeKeyFromFiles(resolve(cwd, text(cfg)), resolve(cwd, text(keystore)), title(name));
+}
