@@ -70,6 +70,10 @@ export class PowHarness {
   readonly balances = new Map<bigint, bigint>();
   balanceFails = false;
   slot = 0n;
+  /** How many times the service read the current slot (its auto-claim ticker checks it on a timer). */
+  slotReads = 0;
+  /** The service's log lines (JSON). */
+  readonly logs: string[] = [];
   /** The real ticket store, on the in-memory key-value store. */
   readonly store = openWinnerStore(new MemoryKv());
   readonly miner = new FakeMiner();
@@ -127,8 +131,14 @@ export class PowHarness {
         signZk: async (msg, sks) => insecureTestZkSign(msg, [...sks]),
         store: this.store,
         miner: this.miner,
-        clock: { currentSlot: () => h.slot, slotDurationMs: 20 },
-        logger: pino({ level: 'silent' }),
+        clock: {
+          currentSlot: () => {
+            h.slotReads++;
+            return h.slot;
+          },
+          slotDurationMs: 20,
+        },
+        logger: pino({ level: 'debug' }, { write: (l: string) => void h.logs.push(l) }),
       },
     );
   }
