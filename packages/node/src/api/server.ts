@@ -19,7 +19,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { LogosError } from '../errors/base.ts';
+import { LogosError } from '@logos-ts/shared/errors';
 import { Semaphore } from '../util/semaphore.ts';
 import type { ApiServerOptions } from './config.ts';
 import { decodeRequest, parseJsonBody, type RawRequest, unsupportedMediaType } from './decode.ts';

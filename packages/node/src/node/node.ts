@@ -26,7 +26,7 @@ import { OpsService } from '../ops/index.ts';
 import { Miner, miningThreads, openWinnerStore, PowService, type WinnerStore } from '../pow/index.ts';
 import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase, SyncService } from '../sync/index.ts';
-import { ConfigError } from '../util/config-fields.ts';
+import { ConfigError } from '@logos-ts/shared/config-fields';
 import { deferred } from '../util/deferred.ts';
 import { leaderKeys, Wallet } from '../wallet/index.ts';
 import {
