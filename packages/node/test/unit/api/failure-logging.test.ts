@@ -7,12 +7,12 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { after, before, describe, test } from 'node:test';
+import { LogosError } from '@logos-ts/shared/errors';
 import { pino } from 'pino';
 import { ApiError } from '../../../src/api/errors.ts';
 import { object, string } from '../../../src/api/json-schema.ts';
 import { ApiServer } from '../../../src/api/server.ts';
 import type { ServerRoute } from '../../../src/api/types.ts';
-import { LogosError } from '../../../src/errors/base.ts';
 import { devnetConfig } from '../../../src/node/devnet.ts';
 
 interface LogLine {
