@@ -9,7 +9,6 @@ import {
   hubWithRaws,
   idOf,
   message,
-  sleep,
   startCluster,
   stopAll,
   stopper,
@@ -27,11 +26,15 @@ test('a published message reaches every member exactly once', async () => {
     assert.equal(sent, nodes[0]!.swarm.corePeers().length);
     const others = nodes.slice(1);
     await until(() => others.every((n) => n.received.length === 1), 5_000, 'delivery');
-    await sleep(400);
+    // Every node relayed the message when it took it, before a second message is published: once that
+    // one has reached every node, the copies of the first have had their turn on every link.
+    const next = message();
+    nodes[0]!.swarm.publish(next);
+    await until(() => others.every((n) => n.received.length >= 2), 5_000, 'the second message');
     for (const n of others) {
       assert.deepEqual(
         n.received.map((r) => r.id),
-        [idOf(m)],
+        [idOf(m), idOf(next)],
       );
       assert.equal(n.received[0]!.ctx.fromEdge, false);
       assert.equal(n.received[0]!.ctx.epoch, 1);
@@ -52,12 +55,19 @@ test('a received message is relayed to every other core peer, never back to its 
     const m = message();
     raws[0]!.send(m);
     await until(() => raws[1]!.frames.length === 1 && raws[2]!.frames.length === 1, 3_000, 'relay');
-    await sleep(300);
-    assert.deepEqual(raws[0]!.frames, []);
-    assert.deepEqual(raws[1]!.frames[0], m);
+    // A message from another peer is relayed to raws[0] on the same stream a copy of the first would
+    // have taken before it: once it is there, nothing else came.
+    const next = message();
+    raws[1]!.send(next);
+    await until(() => raws[0]!.frames.length === 1, 3_000, 'the second message relayed');
+    assert.deepEqual(raws[0]!.frames, [next]);
+    assert.deepEqual(raws[1]!.frames, [m]);
     assert.deepEqual(
       hub.received.map((r) => [r.id, r.from]),
-      [[idOf(m), raws[0]!.peerId]],
+      [
+        [idOf(m), raws[0]!.peerId],
+        [idOf(next), raws[1]!.peerId],
+      ],
     );
   } finally {
     await stopAll([stopper(hub), ...raws]);
@@ -72,15 +82,24 @@ test('the same message from a second peer is neither verified, emitted nor relay
     const m = message();
     raws[0]!.send(m);
     await until(() => hub.received.length === 1, 3_000, 'first copy');
+    // raws[1] gets the relay, then sends its own copy, then another message on the same stream: once
+    // that one is taken, the copy before it has been handled.
+    await until(() => raws[1]!.frames.length === 1, 3_000, 'the relay to raws[1]');
     raws[1]!.send(m);
-    await sleep(400);
-    assert.equal(hub.received.length, 1);
-    assert.equal(validator.verified, 1);
+    const next = message();
+    raws[1]!.send(next);
+    await until(() => hub.received.length === 2, 3_000, 'the message after the copy');
+    assert.deepEqual(
+      hub.received.map((r) => r.id),
+      [idOf(m), idOf(next)],
+    );
+    assert.equal(validator.verified, 2, 'the copy was not verified');
     assert.deepEqual(hub.swarm.blockedPeers(), []);
     assert.equal(hub.swarm.corePeers().length, 2);
-    // raws[1] got the relay before sending its copy; raws[0] never gets it back.
-    assert.equal(raws[1]!.frames.length, 1);
-    assert.equal(raws[0]!.frames.length, 0);
+    // raws[0] never gets its message back: only the later one is relayed to it.
+    await until(() => raws[0]!.frames.length === 1, 3_000, 'the later message relayed');
+    assert.deepEqual(raws[0]!.frames, [next]);
+    assert.deepEqual(raws[1]!.frames, [m]);
   } finally {
     await stopAll([stopper(hub), ...raws]);
   }
@@ -94,8 +113,14 @@ test('a message this node published, received back from a peer, is ignored witho
     assert.equal(hub.swarm.publish(m), 1);
     await until(() => raws[0]!.frames.length === 1, 3_000, 'published');
     raws[0]!.send(m);
-    await sleep(400);
-    assert.deepEqual(hub.received, []);
+    // Another message on the same stream: once it is taken, the copy before it has been handled.
+    const next = message();
+    raws[0]!.send(next);
+    await until(() => hub.received.length === 1, 3_000, 'the message after the copy');
+    assert.deepEqual(
+      hub.received.map((r) => r.id),
+      [idOf(next)],
+    );
     assert.deepEqual(hub.swarm.blockedPeers(), []);
     assert.equal(hub.swarm.corePeers().length, 1);
   } finally {
