@@ -199,7 +199,7 @@ export class BlockchainModule {
     const tip = optionalTip(tipHex);
     if (tip !== undefined && !node.chain.has(hexToBytes(tip))) return fail(`Unknown block ${tip}.`);
     const b = await this.balance(api, pk, tip);
-    // inferred: a key without notes has none, at the asked block or the tip (docs/fidelity.md)
+    // inferred: a key without notes has none, at the asked block or the tip (docs/design/fidelity.md)
     if (b === undefined) return ok(stringifyJson({ notes: [], tip: tip ?? bytesToHex(node.chain.tip().id) }));
     const notes = Object.entries(b.notes).map(([id, value]) => ({ id, value: String(value) }));
     return ok(stringifyJson({ notes, tip: b.tip }));
@@ -301,7 +301,7 @@ export class BlockchainModule {
     const note = Object.entries(b.notes).find(([, v]) => BigInt(v as number | bigint) === value)?.[0];
     if (note === undefined)
       return fail(`No note of ${value} held by the funding key; use channel_deposit_with_notes.`);
-    // inferred: one whole note of the asked value; the fee is capped by what the key holds (docs/fidelity.md)
+    // inferred: one whole note of the asked value; the fee is capped by what the key holds (docs/design/fidelity.md)
     return this.channel_deposit_with_notes(channelId, [note], metadataHex, pk, [pk], U64_MAX, tipHex);
   }
 
@@ -326,7 +326,7 @@ export class BlockchainModule {
 
   /** Whether the node's state folder holds anything (the last started config's, else `./state`). */
   does_state_exist(): boolean {
-    // inferred: which folder is the state's (docs/fidelity.md)
+    // inferred: which folder is the state's (docs/design/fidelity.md)
     const dir = this.running?.stateDir ?? this.stateDir;
     return existsSync(dir) && readdirSync(dir).length > 0;
   }

@@ -137,7 +137,7 @@ export class BlendMembership {
       if (d.service_type !== 'BN') continue;
       const providerId = bytesToHex(d.provider_id);
       // inferred: F expects at least one locator (the ledger admits 1 to 8) and would stop on none;
-      // such a declaration is left out here like an undecodable provider id (docs/fidelity.md).
+      // such a declaration is left out here like an undecodable provider id (docs/design/fidelity.md).
       if (d.locators.length === 0) {
         dropped.push({ providerId, reason: 'no locator' });
         continue;

@@ -3,7 +3,7 @@
  * ticket `Poseidon2([BLEND_POW_V1, epoch nonce, nonce])` is below the epoch's difficulty) on a worker
  * thread at the lowest priority (puzzle-worker.ts), one search at a time, so the search never holds
  * the event loop. A zero difficulty admits no ticket: nothing is searched.
- * inferred: where and how the search runs (docs/fidelity.md "Blend puzzle search")
+ * inferred: where and how the search runs (docs/design/fidelity.md "Blend puzzle search")
  */
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '@logos-ts/shared/runtime';

@@ -58,7 +58,7 @@ export function blendTiming(p: BlendDeployment, clock: BlendClock): BlendTiming 
   // transition of `slot_secs · average_slots_per_block` seconds.
   // inferred: for a slot under one second (test deployments only) the epoch still has one round per
   // slot and the transition lasts one average block; F counts whole seconds there (a division by zero
-  // for the rounds, a transition of 0 s) and cannot run such a slot (docs/fidelity.md).
+  // for the rounds, a transition of 0 s) and cannot run such a slot (docs/design/fidelity.md).
   const roundsPerEpoch = clock.epochLength;
   if (roundsPerEpoch <= 0n) throw new BlendQuotaError('an epoch has at least one round');
   const roundsPerObservationWindow = OBSERVATION_WINDOW_DELAYS * BigInt(p.maximum_release_delay_in_rounds);

@@ -62,7 +62,7 @@ const T = {
 
 /**
  * An error of a call, with the bindings' prefix of that call (`format!("Error updating config: {error:?}")`).
- * inferred: the eyre report's `Location:` lines (a Rust source position) are left out (docs/fidelity.md).
+ * inferred: the eyre report's `Location:` lines (a Rust source position) are left out (docs/design/fidelity.md).
  */
 function prefixed<T>(prefix: string, f: () => T): T {
   try {
@@ -83,7 +83,7 @@ export function localPath(cwd: string, v: Json | undefined): string {
 
 const exists = (p: string) => p !== '' && existsSync(p);
 
-// inferred: the text of a file that cannot be read (the reference shows Rust's io error) (docs/fidelity.md)
+// inferred: the text of a file that cannot be read (the reference shows Rust's io error) (docs/design/fidelity.md)
 function readText(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
@@ -132,7 +132,7 @@ function keyOf(keys: readonly NewKey[], title: string, kind?: 'Zk' | 'Ed25519'):
 /**
  * The keys a config is built from (F: update.rs and init.rs `build_*_config`, which `expect` them).
  * inferred: the reference panics when one is missing; here the call fails with the keystore's
- * "not found" text (docs/fidelity.md).
+ * "not found" text (docs/design/fidelity.md).
  */
 function requiredKeys(keys: readonly NewKey[]): void {
   keyOf(keys, T.networkSwarm, 'Ed25519');
@@ -148,7 +148,7 @@ function requiredKeys(keys: readonly NewKey[]): void {
 /**
  * The config rewritten with the keystore's keys (F: update.rs `update_user_config` with default args).
  * inferred: the document is edited in place, its other values, comments and layout kept; the reference
- * writes the whole parsed config back, every default spelled out (docs/fidelity.md).
+ * writes the whole parsed config back, every default spelled out (docs/design/fidelity.md).
  */
 function updatedConfig(doc: Document, keys: readonly NewKey[]): void {
   /** Sets a value, keeping the comment of the one it replaces. */
@@ -209,7 +209,7 @@ export function migrateUserConfig(cwd: string, out: Json, keystore: Json): void 
   prefixed('Error migrating config: ', () => {
     if (exists(outPath)) throw new Error(MIGRATE_USER_CONFIG_EXISTS);
     if (!exists(ksPath)) throw new Error(NO_KEYSTORE);
-    // inferred: an empty output path is refused here; the reference fails writing it (docs/fidelity.md)
+    // inferred: an empty output path is refused here; the reference fails writing it (docs/design/fidelity.md)
     if (outPath === '') throw new Error('the output path is empty');
     const keys = readKeystore(ksPath);
     requiredKeys(keys);
@@ -228,7 +228,7 @@ export function migrateUserConfig(cwd: string, out: Json, keystore: Json): void 
 
 /**
  * A string at `path` of a 0.1.2 config.
- * inferred: serde's "missing field" text, with the path of the mapping instead of a line (docs/fidelity.md).
+ * inferred: serde's "missing field" text, with the path of the mapping instead of a line (docs/design/fidelity.md).
  */
 function oldField(doc: Document, path: string[]): string {
   const node = doc.getIn(path, true);
@@ -294,7 +294,7 @@ export function migrateUserConfig012(cwd: string, next: Json, old: Json, keystor
     if (exists(newPath)) throw new Error(MIGRATE_USER_CONFIG_EXISTS);
     if (!exists(oldPath)) throw new Error(MIGRATE_NO_OLD_CONFIG);
     if (exists(ksPath)) throw new Error(MIGRATE_KEYSTORE_EXISTS);
-    // inferred: empty output paths are refused here; the reference fails writing them (docs/fidelity.md)
+    // inferred: empty output paths are refused here; the reference fails writing them (docs/design/fidelity.md)
     if (newPath === '' || ksPath === '') throw new Error('the output path is empty');
     if (newPath === ksPath) throw new Error('the new config and the keystore must be different files');
     const doc = parseDocument(readText(oldPath, 'old configuration file'), {
@@ -378,7 +378,7 @@ function resolveLocator(listen: string, natDoc: unknown, external: string | unde
 /**
  * The content of `participation_data.yaml` (F: participate.rs `ParticipationData`).
  * inferred: keys and ids as lower-case hex and the locator as multiaddr text, the human-readable forms
- * of the reference's serde (docs/fidelity.md).
+ * of the reference's serde (docs/design/fidelity.md).
  */
 export function participationData(configPath: string, keystorePath: string, external?: string): string {
   const cfgText = readText(configPath, 'config file');

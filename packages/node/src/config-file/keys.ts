@@ -39,7 +39,7 @@ function keyType(v: Json | undefined): 'Zk' | 'Ed25519' {
 }
 
 function title(v: Json | undefined): string {
-  // inferred: the title's characters and the texts of a bad one (docs/fidelity.md)
+  // inferred: the title's characters and the texts of a bad one (docs/design/fidelity.md)
   const t = text(v).trim();
   if (t === '' || !/^[A-Za-z0-9_.-]+$/.test(t))
     throw new ArgumentError('Invalid title (letters, digits, "_", "-" or "." required).');

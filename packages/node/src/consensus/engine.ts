@@ -473,7 +473,7 @@ export class CryptarchiaEngine {
   #forkChoice(): Rec {
     let cmax = this.#tip;
     const online = this.#state === 'Online';
-    // inferred: fork tips are visited in arrival order of the tip block; F iterates a hash set (docs/fidelity.md)
+    // inferred: fork tips are visited in arrival order of the tip block; F iterates a hash set (docs/design/fidelity.md)
     for (const leaf of this.#leaves.values()) {
       if (leaf.id === cmax.node.id) continue;
       const f = this.#nodes.get(leaf.id)!;

@@ -34,7 +34,7 @@ export const LEAD_V1: Fr = frFromAscii('LEAD_V1');
  * a constant of the PoL circuit); we use the little-endian integer of the ASCII bytes "NONCE_CONTRIB_V1",
  * the same convention as every other domain constant (KDF, NOTE_ID_V1, LEAD_V1, EPOCH_NONCE_V1).
  * Unverified against the circuit.
- * inferred: "NONCE_CONTRIB_V1" as an ASCII little-endian constant, F has no PoL circuit source (docs/fidelity.md)
+ * inferred: "NONCE_CONTRIB_V1" as an ASCII little-endian constant, F has no PoL circuit source (docs/design/fidelity.md)
  */
 export const NONCE_CONTRIB_V1: Fr = frFromAscii('NONCE_CONTRIB_V1');
 

@@ -202,7 +202,7 @@ export function superviseDevnet(o: SupervisorOptions): Promise<number> {
     o.signal?.removeEventListener('abort', onAbort);
   };
 
-  // inferred: node 0 first, the others once it follows (docs/fidelity.md "Multi-node devnet IBD peers and start order")
+  // inferred: node 0 first, the others once it follows (docs/design/fidelity.md "Multi-node devnet IBD peers and start order")
   void (async () => {
     if (plans.length === 0) return;
     const first = start(plans[0]!);

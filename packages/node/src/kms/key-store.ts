@@ -83,7 +83,7 @@ export class KeyStore implements IKms {
   #ed25519Of(pk: Uint8Array): Ed25519Signer | undefined {
     const signer = this.#ed25519.get(bytesToHex(pk));
     // inferred: a key stored under another key's public key does not sign for it; F signs with
-    // whatever key the id names (a signature that does not verify) (docs/fidelity.md)
+    // whatever key the id names (a signature that does not verify) (docs/design/fidelity.md)
     return signer && bytesToHex(signer.publicKey) === bytesToHex(pk) ? signer : undefined;
   }
 

@@ -91,7 +91,7 @@ function networkNames(root: Obj, name: string, p: string): NetworkNames {
   const n = root.network === undefined || root.network === null ? {} : obj(root.network, `${p}.network`);
   const c = obj(root.cryptarchia, `${p}.cryptarchia`);
   const m = root.mempool === undefined || root.mempool === null ? {} : obj(root.mempool, `${p}.mempool`);
-  // inferred: the default names follow the pattern of F's deployment files (docs/fidelity.md)
+  // inferred: the default names follow the pattern of F's deployment files (docs/design/fidelity.md)
   const dflt = (suffix: string) => `/logos-blockchain-${name}/${suffix}/1.0.0`;
   const get = (o: Obj, key: string, path: string, suffix: string) =>
     o[key] === undefined ? dflt(suffix) : protocolName(o[key], `${path}.${key}`);
@@ -175,7 +175,7 @@ function mempoolSection(v: unknown, path: string): { tx_ttl_ms: number | null } 
   if (m.pubsub_topic !== undefined) str(m.pubsub_topic, `${path}.pubsub_topic`);
   if (!Object.hasOwn(m, 'tx_ttl')) return { tx_ttl_ms: DEFAULT_TX_TTL_S * 1000 };
   if (m.tx_ttl === null) return { tx_ttl_ms: null };
-  // inferred: whole seconds; F's YAML spelling of the Duration is not known (docs/fidelity.md)
+  // inferred: whole seconds; F's YAML spelling of the Duration is not known (docs/design/fidelity.md)
   return { tx_ttl_ms: small(m.tx_ttl, `${path}.tx_ttl`, 1, 0xffffffff) * 1000 };
 }
 
@@ -324,7 +324,7 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
   // F: utils/src/math.rs `NonNegativeRatio` holds a u32 numerator and denominator.
   if (f.den > 0xffffffffn)
     throw new DeploymentError(`${cp}.active_slot_coeff: numerator and denominator must fit in 32 bits`);
-  // inferred: f below 1/1000 refused, the stake inference would divide by zero (docs/fidelity.md)
+  // inferred: f below 1/1000 refused, the stake inference would divide by zero (docs/design/fidelity.md)
   if (Math.trunc(slotCoeffAsF64(f) * Number(STAKE_INFERENCE_PRECISION)) === 0)
     throw new DeploymentError(`${cp}.active_slot_coeff: must be at least 1/1000 (stake inference precision)`);
   // F: the learning rate is any non-negative number (`NonNegativeF64`).

@@ -594,7 +594,7 @@ const DECL_MAPS: MapCodec<string, Declaration> = {
 };
 
 // inferred: a UTXO tree is stored as its live leaves (a difference: leaves set, positions emptied);
-// F serializes a position -> (key, item) map by serde, a storage format we need not share (docs/fidelity.md)
+// F serializes a position -> (key, item) map by serde, a storage format we need not share (docs/design/fidelity.md)
 function writeTreeTable(w: Writer, trees: readonly UtxoTree[]): void {
   w.u8(trees.length);
   trees.forEach((tree, i) => {
@@ -796,7 +796,7 @@ function readVouchers(r: Reader): VoucherTree {
 
 // ---------------------------------------------------------------- block density
 
-// inferred: occupied slots stored as a count and ascending slots (docs/fidelity.md)
+// inferred: occupied slots stored as a count and ascending slots (docs/design/fidelity.md)
 function writeOccupiedSlots(w: Writer, occupied: PMap<bigint, true>): void {
   const slots = [...occupied.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   u32(w, slots.length, 'occupied slot count');

@@ -76,7 +76,7 @@ export interface ChannelConfigOp {
 }
 export const channelConfigOp = struct<ChannelConfigOp>('a ChannelConfig payload', {
   channel: id32,
-  // inferred: 0.3.1 field (formats.md); F's ChannelConfigOp has no parent: unverified against F (docs/fidelity.md)
+  // inferred: 0.3.1 field (formats.md); F's ChannelConfigOp has no parent: unverified against F (docs/design/fidelity.md)
   parent: id32,
   keys: vec(ed25519PublicKey, 1, MAX_CHANNEL_KEYS),
   posting_timeframe: u32,
@@ -165,7 +165,7 @@ export const sdpDeclareOp = struct<SDPDeclareOp>('an SDPDeclare payload', {
   locators,
   provider_id: ed25519PublicKey,
   zk_id: fr,
-  // inferred: 0.3.1 name (formats.md); F calls it `locked_note_id`: unverified against F (docs/fidelity.md)
+  // inferred: 0.3.1 name (formats.md); F calls it `locked_note_id`: unverified against F (docs/design/fidelity.md)
   service_note_id: fr,
 });
 
@@ -177,7 +177,7 @@ export interface SDPWithdrawOp {
 export const sdpWithdrawOp = struct<SDPWithdrawOp>('an SDPWithdraw payload', {
   declaration_id: id32,
   nonce: u64,
-  // inferred: 0.3.1 name (formats.md); F calls it `locked_note_id`: unverified against F (docs/fidelity.md)
+  // inferred: 0.3.1 name (formats.md); F calls it `locked_note_id`: unverified against F (docs/design/fidelity.md)
   service_note_id: fr,
 });
 

@@ -30,7 +30,7 @@ export type BlendKeysSection = Pick<
 >;
 
 // inferred: F requires the sdp wallet settings; absent, the fee cap is u64::MAX as for the leader's
-// claims and SDP requests fail naming the missing funding key (docs/fidelity.md)
+// claims and SDP requests fail naming the missing funding key (docs/design/fidelity.md)
 export const DEFAULT_SDP: SdpSection = {
   declaration_id: null,
   wallet: { max_tx_fee: 0xffff_ffff_ffff_ffffn, funding_pk: null },

@@ -1,7 +1,7 @@
 /**
  * The PoW service's section of `user_config.yaml` (`pow`), with the reference's defaults of its later
  * revision (F `services/pow/src/service.rs` @01976c8: one search thread, one attempt in flight per
- * block, auto-claim every 10 seconds, no targets; docs/fidelity.md):
+ * block, auto-claim every 10 seconds, no targets; docs/design/fidelity.md):
  *
  * ```yaml
  * pow:
@@ -44,7 +44,7 @@ export interface PowSection {
   };
 }
 
-// inferred: the defaults of the later reference revision (@01976c8) (docs/fidelity.md)
+// inferred: the defaults of the later reference revision (@01976c8) (docs/design/fidelity.md)
 export const DEFAULT_POW: PowSection = {
   mining: { max_threads: 1, max_tickets_per_block: 1 },
   auto_claim: { targets: [], tick: { unit: 'seconds', value: 10n } },
@@ -121,7 +121,7 @@ export function parsePowSection(raw: unknown): PowSection {
  * Refuses auto-claim targets the wallet does not track (a target whose balance the wallet cannot see
  * would absorb every claim), with the reference's text; `knownKeys` are the hex of `wallet.known_keys`.
  */
-// inferred: the keys listed as hex (F prints them with `Debug`) (docs/fidelity.md)
+// inferred: the keys listed as hex (F prints them with `Debug`) (docs/design/fidelity.md)
 export function checkTargetsTracked(pow: PowSection, knownKeys: readonly string[]): void {
   const known = new Set(knownKeys.map((k) => k.toLowerCase()));
   const untracked = pow.auto_claim.targets.map((t) => t.public_key).filter((pk) => !known.has(pk));

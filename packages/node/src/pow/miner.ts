@@ -221,7 +221,7 @@ export class Miner {
   }
 
   // inferred: only blocks joining the canonical chain are searched, and a reverted block leaves the
-  // search (F searches every processed block until it leaves the window; docs/fidelity.md)
+  // search (F searches every processed block until it leaves the window; docs/design/fidelity.md)
   private processed(pb: ProcessedBlock): void {
     if (!this.running) return;
     for (const b of pb.reverted) this.remove(bytesToHex(headerId(b.header)));
@@ -271,7 +271,7 @@ export class Miner {
 
   /** Gives a worker the next search in turn that has room for it (or makes it idle). */
   // inferred: at most `concurrencyPerBlock` workers on one block, the blocks taken in turn chunk by chunk
-  // (F: that many single attempts in flight per block on one shared pool; docs/fidelity.md)
+  // (F: that many single attempts in flight per block on one shared pool; docs/design/fidelity.md)
   private assign(slot: WorkerSlot): void {
     const current =
       slot.search !== undefined && this.searches.get(slot.search.key) === slot.search
@@ -329,7 +329,7 @@ export class Miner {
    * winners held): a ticket beyond it could never be claimed.
    */
   // inferred: the search pauses once the winners held reach what the tip's pool can pay (F's later
-  // revision stops a block's search at that count; docs/fidelity.md)
+  // revision stops a block's search at that count; docs/design/fidelity.md)
   private countRoom(): void {
     const pow = this.deps.chain.tip().state.pow;
     const payable = pow.epoch_reward > 0n ? pow.pool / pow.epoch_reward : 0n;

@@ -67,7 +67,7 @@ function durationMs(v: unknown, defMs: number, path: string): number {
 
 /**
  * An IBD peer: a peer id, or a multiaddr ending in `/p2p/<id>`.
- * inferred: F reads peer ids only; the `/p2p/` form of a multiaddr is accepted too (docs/fidelity.md)
+ * inferred: F reads peer ids only; the `/p2p/` form of a multiaddr is accepted too (docs/design/fidelity.md)
  */
 function peerId(v: unknown, path: string): string {
   if (typeof v !== 'string' || v === '') throw new ConfigError(`${path}: expected a peer id`);

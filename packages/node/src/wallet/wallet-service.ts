@@ -270,7 +270,7 @@ export class Wallet implements IWallet {
       req.priorityFeePercent,
     );
     // inferred: a transfer whose inputs need more keys than one ZK signature takes is refused here,
-    // before anything is reserved; F funds it and fails when signing (docs/fidelity.md)
+    // before anything is reserved; F funds it and fails when signing (docs/design/fidelity.md)
     if (funded.pendingTransfer.inputs.length > MAX_ZK_SIGNING_KEYS)
       throw new WalletError(
         'WALLET_TOO_MANY_INPUTS',
@@ -278,7 +278,7 @@ export class Wallet implements IWallet {
       );
     if (req.maxTxFee !== undefined) {
       const fee = txFee(funded);
-      // inferred: refused before reserving; F reserves first and keeps the notes until expiry (docs/fidelity.md)
+      // inferred: refused before reserving; F reserves first and keeps the notes until expiry (docs/design/fidelity.md)
       if (fee > req.maxTxFee)
         throw new WalletError('WALLET_FEE_ABOVE_MAX', `tx_fee(${fee}) exceeds max_tx_fee(${req.maxTxFee})`, {
           fee,

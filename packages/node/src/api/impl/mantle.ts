@@ -44,7 +44,7 @@ export function preverifyText(e: LedgerError, tx: SignedMantleTx): string {
         ? 'SDP verification error: Invalid SDP declare EDDSA signature'
         : 'Channel verification error: Invalid signature';
     case 'InvalidZkSignature':
-      // inferred: the reference checks ZkSig proofs when a block is built, not on admission (docs/fidelity.md)
+      // inferred: the reference checks ZkSig proofs when a block is built, not on admission (docs/design/fidelity.md)
       return opcode === Opcode.SDPDeclare
         ? 'SDP verification error: Invalid SDP declare ZkSignature'
         : opcode === Opcode.Transfer
@@ -89,7 +89,7 @@ export const mantleHandlers: Handlers<typeof mantleRoutes, Pick<ApiContext, 'cha
       // F: preverification runs while the body is decoded (a 422); the pool's own refusals are 500s.
       if (e instanceof LedgerError) throw new Rejection(422, BODY_REJECTED + preverifyText(e, tx));
       // inferred: a full pool (`MEMPOOL_FULL`, a bound F's unbounded pool does not have) answers 500
-      // with the pool's text, as F's other pool refusals (docs/fidelity.md)
+      // with the pool's text, as F's other pool refusals (docs/design/fidelity.md)
       if (e instanceof MempoolError) throw new ApiError(500, e.message);
       throw e;
     }

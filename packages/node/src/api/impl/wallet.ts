@@ -50,7 +50,7 @@ function builderOf(j: {
   const ledgerInputs: Utxo[] = j.ledger_inputs.map((u) => utxo.fromJson(u));
   const pending = transferOp.fromJson(j.pending_transfer);
   // inferred: a builder whose pending inputs are not its ledger inputs' ids is refused (F asserts they
-  // match when inputs are added and cannot receive such a builder from its own clients) (docs/fidelity.md)
+  // match when inputs are added and cannot receive such a builder from its own clients) (docs/design/fidelity.md)
   const ids = ledgerInputs.map(utxoId);
   if (ids.length !== pending.inputs.length || ids.some((id, i) => id !== pending.inputs[i]))
     throw new Rejection(

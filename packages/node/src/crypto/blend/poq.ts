@@ -7,7 +7,7 @@
 // inferred: F ships the circuit compiled only. Its inputs, their order, the tags and the three branch
 // statements are F's (the reference fixtures of every branch satisfy zk/circuits/poq.circom); the
 // circuit's range checks (20-bit quotas and index, 64-bit note value), its selector encoding and the
-// branches not taken being unconstrained are this node's choices (docs/fidelity.md).
+// branches not taken being unconstrained are this node's choices (docs/design/fidelity.md).
 
 import { LogosError } from '@logos-ts/shared/errors';
 import { type Fr, frAdd, frFromAscii, frMul, isFr, leBytesToBigint } from '../field.ts';
