@@ -11,6 +11,7 @@ import {
   message,
   RawPeer,
   randomPeerId,
+  recordingLogger,
   sleep,
   startCluster,
   startSwarm,
@@ -31,11 +32,15 @@ test('an edge node sends a message that the members receive and flood', async ()
     // replication factor 2: two of the three members
     assert.equal(await edge.swarm.sendAsEdge(m, members.slice(0, 2)), 2);
     await until(() => nodes.every((n) => n.received.length === 1), 5_000, 'delivery to every member');
-    await sleep(300);
+    // Every member relayed the message when it took it; a second message, published once all have it,
+    // comes after those copies on every link.
+    const next = message();
+    nodes[0]!.swarm.publish(next);
+    await until(() => nodes.slice(1).every((n) => n.received.length >= 2), 5_000, 'the second message');
     for (const n of nodes)
       assert.deepEqual(
         n.received.map((r) => r.id),
-        [idOf(m)],
+        n === nodes[0] ? [idOf(m)] : [idOf(m), idOf(next)],
       );
     const direct = nodes.slice(0, 2).filter((n) => n.received[0]!.ctx.fromEdge);
     assert.ok(direct.length >= 1, 'at least one member took it from the edge node');
@@ -54,19 +59,29 @@ test('an edge node sends a message that the members receive and flood', async ()
 
 // F: with_edge message_handling::reject_message_with_invalid_proof_of_quota, receive_malformed_message
 test('an invalid or wrong-length message from an edge node is dropped, and the edge node is not blocked', async () => {
-  const core = await startSwarm({ corePeeringDegree: { start: 0, end: 2 } });
+  const { log, lines } = recordingLogger();
+  const core = await startSwarm({ corePeeringDegree: { start: 0, end: 2 } }, log);
   const other = await RawPeer.create();
   const edge = await RawPeer.create();
+  const logged = (msg: string) => lines.filter((l) => l.msg === msg).length;
   try {
     core.swarm.updateMembership([memberOf(core), memberOf(other)], { epoch: 1, transition: false });
     await edge.connect(core.swarm.listenAddresses());
     edge.send(message('proof'));
-    await sleep(400);
+    await until(
+      () => logged('blend edge message invalid: dropped') === 1,
+      3_000,
+      'the invalid message dropped',
+    );
     const wrong = new Uint8Array(10);
     wrong[0] = 8;
     await edge.connect(core.swarm.listenAddresses());
     edge.sendBytes(wrong);
-    await sleep(400);
+    await until(
+      () => logged('blend edge message unreadable') === 1,
+      3_000,
+      'the wrong-length message dropped',
+    );
     assert.equal(core.received.length, 0);
     assert.deepEqual(core.swarm.blockedPeers(), []);
     // a valid message afterwards is taken
@@ -115,11 +130,16 @@ test('edge connections beyond the maximum are not served', async () => {
       .connect(core.swarm.listenAddresses())
       .then(() => edges[1]!.send(message()))
       .catch(() => {});
-    await sleep(500);
-    assert.deepEqual(core.received, []);
-    assert.equal(edges[1]!.connectedTo(core.swarm.peerId), false);
-    edges[0]!.send(message());
-    await until(() => core.received.length === 1, 3_000, 'the first edge node is served');
+    await until(() => !edges[1]!.connectedTo(core.swarm.peerId), 3_000, 'the second edge node dropped');
+    // The first edge node's message, sent after, is the only one taken: one the second had sent on a
+    // served connection would have been taken before it.
+    const first = message();
+    edges[0]!.send(first);
+    await until(() => core.received.length >= 1, 3_000, 'the first edge node is served');
+    assert.deepEqual(
+      core.received.map((r) => r.id),
+      [idOf(first)],
+    );
   } finally {
     await stopAll([stopper(core), other, ...edges]);
   }
