@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { packageFile } from '../util/package-files.ts';
 import { DevnetError } from './errors.ts';
 import { type PreparedDevnet, prepareDevnetFolder, readMeta } from './folder.ts';
 import { DEFAULT_API_PORT_BASE, DEFAULT_P2P_PORT_BASE, type IbdPeersMode, type NodePlan } from './plan.ts';
@@ -30,7 +31,7 @@ export {
 export const DEFAULT_DEVNET_DIR = './.devnet-multi';
 export const DEFAULT_DEVNET_NODES = 4;
 
-const BASE_DEPLOYMENT = new URL('../../deployments/devnet.yaml', import.meta.url);
+const BASE_DEPLOYMENT = packageFile('deployments/devnet.yaml');
 
 export interface DevnetOptions {
   readonly dir: string;

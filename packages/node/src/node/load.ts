@@ -6,9 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Deployment, parseDeployment } from '../ledger/deployment.ts';
+import { packageFile } from '../util/package-files.ts';
 import { ConfigError, parseUserConfig, type UserConfig } from './config.ts';
 
-const DEPLOYMENTS = new URL('../../deployments/', import.meta.url);
+const DEPLOYMENTS = packageFile('deployments/');
 
 export function loadDeployment(nameOrPath: string): Deployment {
   if (nameOrPath === 'mainnet') {

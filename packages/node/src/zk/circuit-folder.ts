@@ -17,8 +17,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { LogosError } from '@logos-ts/shared/errors';
 import type { Circuit } from '../ledger/proof-system.ts';
+import { packageFile } from '../util/package-files.ts';
 import { fileSource } from './binfile.ts';
 import { readZkeyHeader } from './zkey-header.ts';
 
@@ -94,7 +96,7 @@ function sha256(path: string): string {
 }
 
 // inferred: a manifest pins this node's own folders; a release folder has none, as the reference's build
-// checks no hashes either (docs/fidelity.md)
+// checks no hashes either (docs/design/fidelity.md)
 function readManifest(root: string): Record<string, ManifestEntry> | undefined {
   const path = join(root, 'manifest.json');
   if (!existsSync(path)) return undefined;
@@ -202,7 +204,7 @@ export function loadCircuitFolder(root: string): CircuitFolder {
 }
 
 /** The folder this node ships: its own circuits, from this project's ceremony (scripts/zk-ceremony.sh). */
-export const SHIPPED_CIRCUITS_DIR = new URL('../../zk/keys/', import.meta.url).pathname;
+export const SHIPPED_CIRCUITS_DIR = fileURLToPath(packageFile('zk/keys/'));
 
 /** The environment variable the reference's build reads the circuits folder from. */
 export const CIRCUITS_ENV = 'LBC_ROOT_DIR';
@@ -210,7 +212,7 @@ export const CIRCUITS_ENV = 'LBC_ROOT_DIR';
 export type CircuitsSource = 'option' | 'config' | typeof CIRCUITS_ENV | 'shipped';
 
 /**
- * inferred: the run-time choice of folder is this node's own (docs/fidelity.md); the reference reads
+ * inferred: the run-time choice of folder is this node's own (docs/design/fidelity.md); the reference reads
  * `LBC_ROOT_DIR` when it is built.
  * Which circuits folder to use: `--circuits`, then the config's `proofs.circuits`, then `LBC_ROOT_DIR`,
  * then the shipped folder. Relative paths are taken from `baseDir` (the config's folder) for the
