@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Libp2p } from 'libp2p';
 import {
   hubWithRaws,
   idOf,
   memberOf,
   message,
   RawPeer,
-  sleep,
   startCluster,
   startSwarm,
   stopAll,
@@ -19,15 +19,24 @@ import {
   until,
 } from './harness.ts';
 
+/** A swarm's open libp2p connections (the swarm keeps its host to itself). */
+function openConnections(n: { swarm: object }): number {
+  const host = (n.swarm as unknown as { host: Libp2p }).host;
+  return host.getConnections().filter((c) => c.status === 'open').length;
+}
+
 // F: epoch::start_new_epoch_moves_peers_to_old_epoch, publish_message, event_message_carries_epoch_number,
 // publish_to_invalid_epoch_returns_error, finish_epoch_transition, epoch_transition_reboots_peering_degree
 test('a transition keeps the old peers, which still carry old-epoch messages, until it finishes', async () => {
   const nodes = await startCluster(3, { corePeeringDegree: { start: 2, end: 2 } });
   try {
-    await until(() => nodes.every((n) => n.swarm.corePeers().length === 2), 8_000, 'peering');
-    // Let crossed dials settle on one connection per pair: a connection still being negotiated when
-    // the epoch changes is closed (F), and it may be the one the other end kept.
-    await sleep(300);
+    // Crossed dials settle on one connection per pair: a connection still being negotiated when the
+    // epoch changes is closed (F), and it may be the one the other end kept.
+    await until(
+      () => nodes.every((n) => n.swarm.corePeers().length === 2 && openConnections(n) === 2),
+      8_000,
+      'peering on one connection per pair',
+    );
     const before = nodes.map((n) =>
       n.swarm
         .corePeers()
@@ -59,7 +68,8 @@ test('a transition keeps the old peers, which still carry old-epoch messages, un
     for (const n of nodes) assert.equal(n.swarm.oldEpochPeers(), null);
     // An old-epoch message has nowhere to go any more.
     assert.equal(nodes[0]!.swarm.publish(message(), { epoch: 1 }), 0);
-    await sleep(500);
+    // The old connections close; the new epoch's stay.
+    await until(() => nodes.every((n) => openConnections(n) === 2), 5_000, 'the old connections closed');
     for (const n of nodes) assert.equal(n.swarm.corePeers().length, 2);
     const after = message();
     nodes[1]!.swarm.publish(after);
@@ -109,8 +119,8 @@ test('an old-epoch peer sending garbage is disconnected but not blocked; edge co
     assert.equal(hub.received[0]!.ctx.epoch, 1);
     raw.send(message('undecodable'));
     await until(() => !raw.connectedTo(hub.swarm.peerId), 3_000, 'old-epoch peer disconnected');
+    // A peer is blocked, if at all, when its connection closes, which also empties the old epoch.
     await until(() => hub.swarm.oldEpochPeers()?.length === 0, 3_000, 'old epoch emptied');
-    await sleep(200);
     assert.deepEqual(blocked, []);
     assert.deepEqual(hub.swarm.blockedPeers(), []);
     // it may connect again in the new epoch
@@ -130,8 +140,17 @@ test('a message processed before the change is not emitted again when it arrives
     await until(() => hub.received.length === 1, 3_000, 'first copy');
     hub.swarm.updateMembership(members, { epoch: 2, transition: true });
     raws[1]!.send(m);
-    await sleep(500);
-    assert.equal(hub.received.length, 1);
+    // Another message on the same stream: once it is taken, the copy before it has been handled.
+    const next = message();
+    raws[1]!.send(next);
+    await until(() => hub.received.length >= 2, 3_000, 'the message after the copy');
+    assert.deepEqual(
+      hub.received.map((r) => [r.id, r.ctx.epoch]),
+      [
+        [idOf(m), 1],
+        [idOf(next), 1],
+      ],
+    );
     assert.deepEqual(hub.swarm.blockedPeers(), []);
     assert.deepEqual(hub.swarm.oldEpochPeers()?.sort(), raws.map((r) => r.peerId).sort());
   } finally {
@@ -147,8 +166,12 @@ test('an old-epoch message goes to the other old-epoch peers only; a second chan
     const m = message();
     raws[0]!.send(m);
     await until(() => raws[1]!.frames.length === 1, 3_000, 'relayed to the other old-epoch peer');
-    await sleep(300);
-    assert.equal(raws[0]!.frames.length, 0);
+    // A message of the other peer is relayed to raws[0] on the stream a copy of its own would have
+    // taken before: once it is there, nothing else came.
+    const next = message();
+    raws[1]!.send(next);
+    await until(() => raws[0]!.frames.length === 1, 3_000, 'the other peer message relayed');
+    assert.deepEqual(raws[0]!.frames, [next]);
     assert.equal(hub.received[0]!.ctx.epoch, 1);
     // epoch 3: the epoch-1 connections close, epoch 2 (no peer) becomes the old one
     hub.swarm.updateMembership(members, { epoch: 3, transition: true });
