@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Libp2p } from 'libp2p';
 import {
   memberOf,
   RawPeer,
   recordingLogger,
-  sleep,
   startCluster,
   startSwarm,
   stopAll,
@@ -17,11 +17,34 @@ import {
   until,
 } from './harness.ts';
 
+/** A swarm's open libp2p connections (the swarm keeps its host to itself). */
+function openConnections(n: { swarm: object }): number {
+  const host = (n.swarm as unknown as { host: Libp2p }).host;
+  return host.getConnections().filter((c) => c.status === 'open').length;
+}
+
 test('four members reach their peering degree, within its bounds, with one connection per pair', async () => {
   const nodes = await startCluster(4, { corePeeringDegree: { start: 2, end: 3 } });
   try {
-    await until(() => nodes.every((n) => n.swarm.corePeers().length >= 2), 8_000, 'peering degree 2');
-    await sleep(300);
+    // Settled: crossed dials left one open connection per core peer, and both ends see each link.
+    const seesBack = (n: (typeof nodes)[number]) =>
+      n.swarm.corePeers().every((p) =>
+        nodes
+          .find((m) => m.swarm.peerId === p.peerId)
+          ?.swarm.corePeers()
+          .some((q) => q.peerId === n.swarm.peerId),
+      );
+    await until(
+      () =>
+        nodes.every(
+          (n) =>
+            n.swarm.corePeers().length >= 2 &&
+            openConnections(n) === n.swarm.corePeers().length &&
+            seesBack(n),
+        ),
+      8_000,
+      'peering degree 2 on one connection per pair',
+    );
     for (const n of nodes) {
       const peers = n.swarm.corePeers();
       assert.ok(peers.length >= 2 && peers.length <= 3, `${peers.length} core peers`);
@@ -53,7 +76,8 @@ test('below the minimum network size nothing is dialled and no connection is upg
     const raw = await RawPeer.create();
     try {
       await raw.connect(nodes[0]!.swarm.listenAddresses()).catch(() => {});
-      await sleep(500);
+      // The connection is not taken as a core one: it is closed.
+      await until(() => !raw.connectedTo(nodes[0]!.swarm.peerId), 3_000, 'the connection closed');
       assert.deepEqual(nodes[0]!.swarm.corePeers(), []);
       assert.deepEqual(nodes[1]!.swarm.corePeers(), []);
     } finally {
@@ -73,12 +97,11 @@ test('a member connecting beyond the maximum peering degree is not kept', async 
     await raws[0]!.connect(hub.swarm.listenAddresses());
     await until(() => hub.swarm.corePeers().length === 1, 3_000, 'first peer');
     await raws[1]!.connect(hub.swarm.listenAddresses()).catch(() => {});
-    await sleep(500);
+    await until(() => !raws[1]!.connectedTo(hub.swarm.peerId), 3_000, 'second connection closed');
     assert.deepEqual(
       hub.swarm.corePeers().map((p) => p.peerId),
       [raws[0]!.peerId],
     );
-    await until(() => !raws[1]!.connectedTo(hub.swarm.peerId), 3_000, 'second connection closed');
   } finally {
     await stopAll([stopper(hub), ...raws]);
   }
