@@ -19,7 +19,7 @@ import { devnetSecretKey } from '../../../src/ledger/devnet-keys.ts';
 import type { Declaration, EpochState } from '../../../src/ledger/state.ts';
 import { locatorFromString } from '../../../src/mantle/locator.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
-import { hubWithRaws, type RawPeer, sleep, stopAll, stopper, until } from './network/harness.ts';
+import { hubWithRaws, type RawPeer, stopAll, stopper, until } from './network/harness.ts';
 
 const NODES = [0, 1, 2].map((i) => ({
   seed: frToBytes(devnetSecretKey(1002 + 3 * i)),
@@ -173,7 +173,8 @@ describe('Blend epoch processor', () => {
     // inputs than the epoch's.
     const ps = processors(1, 5, 99n, 2n);
     const sender = ps[0]!;
-    assert.ok(await sender.proveLayer('core', {}));
+    const first = (await sender.proveLayer('core', {}))!;
+    assert.ok(first);
     const last = (await sender.proveLayer('core', {}))!;
     assert.equal(await sender.proveLayer('core', {}), null, 'an honest sender stops at its quota');
     assert.equal(await sender.proveLayer('core', {}, {}, 2), null, 'nor does it prove index 2 on request');
@@ -207,10 +208,14 @@ describe('Blend epoch processor', () => {
 
       from.send(overQuota);
       await until(() => blocked.length === 1, 3_000, 'the sender blocked');
-      await sleep(300);
       assert.deepEqual(blocked, [[from.peerId, 'invalid_proof_of_quota']]);
       assert.equal(hub.received.length, 1, 'the message beyond the quota is not delivered');
-      assert.equal(other.frames.length, 1, 'nor relayed');
+      // A message the hub sends now reaches `other` on the stream a relay of the refused one would
+      // have taken before it: once it is there, nothing else came.
+      const later = sender.wrap(PayloadType.Cover, new Uint8Array(0), [first]);
+      assert.equal(hub.swarm.publish(later), 1);
+      await until(() => other.frames.length === 2, 3_000, 'the later message');
+      assert.deepEqual(other.frames, [atQuota, later], 'the message beyond the quota is not relayed');
       assert.deepEqual(from.frames, [], 'nothing goes back to the sender');
     } finally {
       await stopAll([stopper(hub), from, other]);
