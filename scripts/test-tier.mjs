@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
- * Runs the test files of one tier (`unit`, `e2e`, `sim`, `spec`) or of all of them (`all`), across every package (packages/NAME/test/TIER), in one
- * node:test run. A tier without test files says so and succeeds. The TAP stream is followed by a
- * summary of the failed tests (scripts/failure-summary.mjs).
+ * Runs the test files of one tier (`unit`, `spec`, `e2e`, `sim`, `long`) or of the four of `npm test`
+ * (`all`: every tier but `long`), across every package (packages/NAME/test/TIER), in one node:test run.
+ * `long` holds the longest simulations and checks (`npm run test:long`, run by CI on its own). A tier
+ * without test files says so and succeeds. The TAP stream is followed by a summary of the failed tests
+ * (scripts/failure-summary.mjs).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -10,8 +12,8 @@ import { join } from 'node:path';
 
 const TIERS = ['unit', 'spec', 'e2e', 'sim'];
 const tier = process.argv[2] ?? 'all';
-if (tier !== 'all' && !TIERS.includes(tier)) {
-  console.error(`unknown test tier '${tier}': one of ${TIERS.join(', ')} or all`);
+if (tier !== 'all' && tier !== 'long' && !TIERS.includes(tier)) {
+  console.error(`unknown test tier '${tier}': one of ${TIERS.join(', ')}, long or all`);
   process.exit(2);
 }
 

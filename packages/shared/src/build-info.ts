@@ -1,7 +1,7 @@
 /**
  * Where a package's running code comes from, for `GET /version` and `--version`: its version, the
  * abbreviated commit and the tag pointing at it. A build writes them to `dist/build-info.json`
- * (scripts/write-build-info.mjs); running from a checkout's sources they are read from git; otherwise
+ * (scripts/after-build.mjs); running from a checkout's sources they are read from git; otherwise
  * commit and tag are null.
  */
 import { execFileSync } from 'node:child_process';
