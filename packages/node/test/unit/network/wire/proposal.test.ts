@@ -129,34 +129,43 @@ test('references that do not make the committed body are refused', () => {
 });
 
 /** Decodes, checks and rebuilds as a receiver does; anything thrown must be a WireError or a ProposalError. */
-function receive(bytes: Uint8Array, lookup: (p: Uint8Array) => readonly SignedMantleTx[]): void {
+/** Receives bytes as a proposal: 'block' when they make one, else the typed error's code (any other error is thrown). */
+function receive(bytes: Uint8Array, lookup: (p: Uint8Array) => readonly SignedMantleTx[]): string {
   try {
     const p = decodeProposal(bytes);
     verifyHeaderAlone(p.header, p.signature);
     reconstruct(p, lookup);
+    return 'block';
   } catch (e) {
     if (!(e instanceof WireError || e instanceof ProposalError))
       throw new Error(`not a typed error: ${(e as Error).stack}`);
+    return e.code;
   }
 }
 
 test('fuzz: random bytes give typed errors', () => {
   const next = xorshift32(0xbeef);
   const lookup = index(TXS);
+  const codes = new Set<string>();
   for (let i = 0; i < 3000; i++) {
     const len = next() % (i % 10 === 0 ? MAX_PROPOSAL_BYTES + 100 : 1200);
     const b = new Uint8Array(len);
     for (let j = 0; j < len; j++) b[j] = next() & 0xff;
     // Valid version byte and small counts sometimes, to reach deeper fields.
     if (len > 0 && i % 2 === 0) b[0] = 1;
-    receive(b, lookup);
+    codes.add(receive(b, lookup));
   }
+  // Random bytes never make a block (no valid leader signature), and are refused for several reasons.
+  assert.equal(codes.has('block'), false);
+  assert.ok(codes.size >= 2, `refusals: ${[...codes].join(', ')}`);
 });
 
 test('fuzz: mutated valid proposals give typed errors or a proposal', () => {
   const next = xorshift32(0x5eed);
   const lookup = index(TXS);
   const valid = encodeProposal(toProposal(makeBlock()));
+  assert.equal(receive(valid, lookup), 'block');
+  const outcomes = new Set<string>();
   for (let i = 0; i < 3000; i++) {
     let b = valid.slice();
     const kind = next() % 4;
@@ -173,6 +182,8 @@ test('fuzz: mutated valid proposals give typed errors or a proposal', () => {
       const at = next() % 2 === 0 ? 297 : 297 + 1 + 361;
       b[at] = next() & 0xff;
     }
-    receive(b, lookup);
+    outcomes.add(receive(b, lookup));
   }
+  // Most mutations are refused, for more than one reason.
+  assert.ok([...outcomes].filter((o) => o !== 'block').length >= 2, `outcomes: ${[...outcomes].join(', ')}`);
 });

@@ -50,6 +50,7 @@ test('lengths are checked before anything is read', () => {
 test('fuzz: random and mutated messages give a transaction or a typed error', () => {
   const next = xorshift32(0x7a7a);
   const valid = [encodeTxGossip(TX), encodeTxGossip(sampleSignedTx(SAMPLE_OPS.slice(0, 1)))];
+  const outcomes = new Set<string>();
   for (let i = 0; i < 5000; i++) {
     let b: Uint8Array;
     if (i % 3 === 0) {
@@ -62,8 +63,12 @@ test('fuzz: random and mutated messages give a transaction or a typed error', ()
     }
     try {
       decodeTxGossip(b);
+      outcomes.add('tx');
     } catch (e) {
       if (!(e instanceof WireError)) throw new Error(`not a WireError: ${(e as Error).stack}`);
+      outcomes.add(e.code);
     }
   }
+  // Refused for more than one reason (the mutations reach past the first check).
+  assert.ok([...outcomes].filter((o) => o !== 'tx').length >= 2, `outcomes: ${[...outcomes].join(', ')}`);
 });
