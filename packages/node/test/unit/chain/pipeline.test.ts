@@ -257,7 +257,11 @@ test('after a burst with a bad block, a restart on the same store finds exactly 
     assert.equal(bytesToHex(again.tip().id), hex(all[5]!));
     for (const b of all.slice(6)) assert.equal(again.has(headerId(b.header)), false);
     // Submitted again, the bad block is refused again, and the blocks after it with it.
-    await Promise.all(all.slice(6).map((b) => again.submit(b).catch(() => {})));
+    const results = await Promise.allSettled(all.slice(6).map((b) => again.submit(b)));
+    assert.deepEqual(
+      results.map((r) => (r.status === 'rejected' ? (r.reason as BlockRejected).code : 'applied')),
+      ['BLOCK_LEDGER', 'BLOCK_PARENT_REJECTED', 'BLOCK_PARENT_REJECTED', 'BLOCK_PARENT_REJECTED'],
+    );
     assert.equal(again.tip().height, 6, 'the bad block is still refused');
   } finally {
     s.close();
