@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { loadDeployment } from '../src/cli.ts';
+import { loadDeployment } from '../src/cli/index.ts';
 import { devnetConfig } from '../src/node/devnet.ts';
 import { LogosNode } from '../src/node/node.ts';
 

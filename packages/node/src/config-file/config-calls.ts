@@ -23,7 +23,7 @@
  * text (it holds secret keys).
  */
 
-import { existsSync, readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, unlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '@logos-ts/shared/atomic-file';
 import type { Json } from '@logos-ts/shared/json';
@@ -37,7 +37,8 @@ import { locatorFromString } from '../mantle/locator.ts';
 import { declarationId } from '../mantle/sdp.ts';
 import { keyTags, parseUserConfig } from '../node/config.ts';
 import { generateNodeKeys, keystoreYaml, type NewKey, nodeConfigYaml } from '../node/new-config.ts';
-import { keyFromSecret, load, mapAt, quoted, tagged } from './keys.ts';
+import { ConfigFileError, type ConfigFileErrorCode } from './errors.ts';
+import { keyFromSecret, load, mapAt, quoted, readKeystore, readText, tagged } from './keys.ts';
 
 // F: cli/config/update.rs UpdateError, cli/config/migrate.rs and migrate_0_1_2/mod.rs MigrateError
 export const UPDATE_NO_USER_CONFIG = 'User configuration file does not exist. Use `init` command.';
@@ -68,7 +69,8 @@ function prefixed<T>(prefix: string, f: () => T): T {
   try {
     return f();
   } catch (e) {
-    throw new ArgumentError(`${prefix}${(e as Error).message}`);
+    const code = e instanceof ConfigFileError ? (e.code as ConfigFileErrorCode) : 'CONFIG_FILE_INVALID';
+    throw new ConfigFileError(code, `${prefix}${(e as Error).message}`, {});
   }
 }
 
@@ -83,49 +85,22 @@ export function localPath(cwd: string, v: Json | undefined): string {
 
 const exists = (p: string) => p !== '' && existsSync(p);
 
-// inferred: the text of a file that cannot be read (the reference shows Rust's io error) (docs/design/fidelity.md)
-function readText(path: string, what: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new Error(`cannot read the ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
-}
-
 /** Checks that a config text is one the node starts from; the error names the key, never the text. */
 function checkConfig(yaml: string, path: string): void {
   parseUserConfig(yaml, path);
-}
-
-// ---- Keystore ----
-
-/** A keystore's keys by title, in file order; each id is computed from its secret, as the reference does. */
-export function readKeystore(path: string): NewKey[] {
-  const doc = parseDocument(readText(path, 'keystore'), { customTags: keyTags, logLevel: 'silent' });
-  if (doc.errors.length > 0) throw new Error(`the keystore ${path} is not valid YAML`);
-  const secrets = doc.get('secret_keys', true);
-  if (!isMap(secrets)) throw new Error(`${path}: secret_keys: expected a mapping`);
-  const keys: NewKey[] = [];
-  for (const pair of (secrets as YAMLMap).items) {
-    const title = isScalar(pair.key) ? String(pair.key.value) : '';
-    const v = isScalar(pair.value) ? (pair.value.value as { __key?: string; secret?: unknown }) : undefined;
-    if (v?.__key !== 'Zk' && v?.__key !== 'Ed25519')
-      throw new Error(`${path}: secret_keys.${title}: expected !Zk <hex> or !Ed25519 <hex>`);
-    try {
-      keys.push(keyFromSecret(v.__key, title, String(v.secret)));
-    } catch (e) {
-      throw new Error(`${path}: secret_keys.${title}: ${(e as Error).message}`);
-    }
-  }
-  return keys;
 }
 
 /** F: keystore.rs `KeystoreError` texts (`{0:?}` of a `KeyTitle`). */
 function keyOf(keys: readonly NewKey[], title: string, kind?: 'Zk' | 'Ed25519'): NewKey {
   const k = keys.find((x) => x.title === title);
   const debugTitle = `KeyTitle(${JSON.stringify(title)})`;
-  if (k === undefined) throw new Error(`Key for title '${debugTitle}' not found in keystore`);
-  if (kind !== undefined && k.kind !== kind) throw new Error(`${kind} key expected for '${debugTitle}'`);
+  if (k === undefined)
+    throw new ConfigFileError(
+      'CONFIG_FILE_KEY_MISSING',
+      `Key for title '${debugTitle}' not found in keystore`,
+    );
+  if (kind !== undefined && k.kind !== kind)
+    throw new ConfigFileError('CONFIG_FILE_KEY_MISSING', `${kind} key expected for '${debugTitle}'`);
   return k;
 }
 
@@ -186,8 +161,8 @@ export function updateUserConfig(cwd: string, cfg: Json, keystore: Json): void {
   const cfgPath = localPath(cwd, cfg);
   const ksPath = localPath(cwd, keystore);
   prefixed('Error updating config: ', () => {
-    if (!exists(cfgPath)) throw new Error(UPDATE_NO_USER_CONFIG);
-    if (!exists(ksPath)) throw new Error(NO_KEYSTORE);
+    if (!exists(cfgPath)) throw new ConfigFileError('CONFIG_FILE_MISSING', UPDATE_NO_USER_CONFIG);
+    if (!exists(ksPath)) throw new ConfigFileError('CONFIG_FILE_MISSING', NO_KEYSTORE);
     const before = readText(cfgPath, 'user configuration file');
     checkConfig(before, cfgPath);
     const keys = readKeystore(ksPath);
@@ -207,10 +182,10 @@ export function migrateUserConfig(cwd: string, out: Json, keystore: Json): void 
   const outPath = localPath(cwd, out);
   const ksPath = localPath(cwd, keystore);
   prefixed('Error migrating config: ', () => {
-    if (exists(outPath)) throw new Error(MIGRATE_USER_CONFIG_EXISTS);
-    if (!exists(ksPath)) throw new Error(NO_KEYSTORE);
+    if (exists(outPath)) throw new ConfigFileError('CONFIG_FILE_EXISTS', MIGRATE_USER_CONFIG_EXISTS);
+    if (!exists(ksPath)) throw new ConfigFileError('CONFIG_FILE_MISSING', NO_KEYSTORE);
     // inferred: an empty output path is refused here; the reference fails writing it (docs/design/fidelity.md)
-    if (outPath === '') throw new Error('the output path is empty');
+    if (outPath === '') throw new ConfigFileError('CONFIG_FILE_INVALID', 'the output path is empty');
     const keys = readKeystore(ksPath);
     requiredKeys(keys);
     const config = nodeConfigYaml(keys);
@@ -218,7 +193,7 @@ export function migrateUserConfig(cwd: string, out: Json, keystore: Json): void 
     try {
       writeFileAtomic(outPath, config, true);
     } catch (e) {
-      if (existsSync(outPath)) throw new Error(MIGRATE_USER_CONFIG_EXISTS);
+      if (existsSync(outPath)) throw new ConfigFileError('CONFIG_FILE_EXISTS', MIGRATE_USER_CONFIG_EXISTS);
       throw e;
     }
   });
@@ -233,9 +208,12 @@ export function migrateUserConfig(cwd: string, out: Json, keystore: Json): void 
 function oldField(doc: Document, path: string[]): string {
   const node = doc.getIn(path, true);
   if (node === undefined || node === null)
-    throw new Error(`${path.slice(0, -1).join('.') || 'config'}: missing field \`${path.at(-1)}\``);
+    throw new ConfigFileError(
+      'CONFIG_FILE_INVALID',
+      `${path.slice(0, -1).join('.') || 'config'}: missing field \`${path.at(-1)}\``,
+    );
   if (!isScalar(node) || node.value === null || typeof node.value === 'object')
-    throw new Error(`${path.join('.')}: expected a string`);
+    throw new ConfigFileError('CONFIG_FILE_INVALID', `${path.join('.')}: expected a string`);
   return (node.source ?? String(node.value)).toString();
 }
 
@@ -254,20 +232,27 @@ export function keystoreOf012(doc: Document): NewKey[] {
     [T.voucherMaster, oldField(doc, ['wallet', 'voucher_master_key_id'])],
   ];
   const kmsNode = doc.getIn(['kms', 'backend', 'keys'], true);
-  if (!isMap(kmsNode)) throw new Error('kms.backend: missing field `keys`');
+  if (!isMap(kmsNode)) throw new ConfigFileError('CONFIG_FILE_INVALID', 'kms.backend: missing field `keys`');
   const oldKms = new Map<string, { kind: 'Zk' | 'Ed25519'; secret: string }>();
   for (const pair of (kmsNode as YAMLMap).items) {
     const id = isScalar(pair.key) ? String(pair.key.source ?? pair.key.value) : '';
     const v = isScalar(pair.value) ? (pair.value.value as { __key?: string; secret?: unknown }) : undefined;
     if (v?.__key !== 'Zk' && v?.__key !== 'Ed25519')
-      throw new Error(`kms.backend.keys.${id}: expected !Zk <hex> or !Ed25519 <hex>`);
+      throw new ConfigFileError(
+        'CONFIG_FILE_INVALID',
+        `kms.backend.keys.${id}: expected !Zk <hex> or !Ed25519 <hex>`,
+      );
     oldKms.set(id, { kind: v.__key, secret: String(v.secret) });
   }
   // F: config/mod.rs parse_hex_ed25519_key
   if (!/^([0-9a-fA-F]{2})*$/.test(nodeKey))
-    throw new Error('network.backend.swarm.node_key: Failed to parse hex string: Invalid string length');
+    throw new ConfigFileError(
+      'CONFIG_FILE_INVALID',
+      'network.backend.swarm.node_key: Failed to parse hex string: Invalid string length',
+    );
   if (nodeKey.length !== 64)
-    throw new Error(
+    throw new ConfigFileError(
+      'CONFIG_FILE_INVALID',
       'network.backend.swarm.node_key: Failed to deserialize ed25519 key from bytes: invalid length',
     );
   const keys = new Map(generateNodeKeys().map((k) => [k.title, k] as const));
@@ -279,7 +264,7 @@ export function keystoreOf012(doc: Document): NewKey[] {
     try {
       keys.set(title, keyFromSecret(old.kind, title, old.secret.toLowerCase()));
     } catch (e) {
-      throw new Error(`kms.backend.keys.${id}: ${(e as Error).message}`);
+      throw new ConfigFileError('CONFIG_FILE_INVALID', `kms.backend.keys.${id}: ${(e as Error).message}`);
     }
   }
   return [...keys.values()];
@@ -291,17 +276,26 @@ export function migrateUserConfig012(cwd: string, next: Json, old: Json, keystor
   const oldPath = localPath(cwd, old);
   const ksPath = localPath(cwd, keystore);
   prefixed('Error migrating config: ', () => {
-    if (exists(newPath)) throw new Error(MIGRATE_USER_CONFIG_EXISTS);
-    if (!exists(oldPath)) throw new Error(MIGRATE_NO_OLD_CONFIG);
-    if (exists(ksPath)) throw new Error(MIGRATE_KEYSTORE_EXISTS);
+    if (exists(newPath)) throw new ConfigFileError('CONFIG_FILE_EXISTS', MIGRATE_USER_CONFIG_EXISTS);
+    if (!exists(oldPath)) throw new ConfigFileError('CONFIG_FILE_MISSING', MIGRATE_NO_OLD_CONFIG);
+    if (exists(ksPath)) throw new ConfigFileError('CONFIG_FILE_EXISTS', MIGRATE_KEYSTORE_EXISTS);
     // inferred: empty output paths are refused here; the reference fails writing them (docs/design/fidelity.md)
-    if (newPath === '' || ksPath === '') throw new Error('the output path is empty');
-    if (newPath === ksPath) throw new Error('the new config and the keystore must be different files');
+    if (newPath === '' || ksPath === '')
+      throw new ConfigFileError('CONFIG_FILE_INVALID', 'the output path is empty');
+    if (newPath === ksPath)
+      throw new ConfigFileError(
+        'CONFIG_FILE_INVALID',
+        'the new config and the keystore must be different files',
+      );
     const doc = parseDocument(readText(oldPath, 'old configuration file'), {
       customTags: keyTags,
       logLevel: 'silent',
     });
-    if (doc.errors.length > 0) throw new Error(`the old configuration file ${oldPath} is not valid YAML`);
+    if (doc.errors.length > 0)
+      throw new ConfigFileError(
+        'CONFIG_FILE_INVALID',
+        `the old configuration file ${oldPath} is not valid YAML`,
+      );
     const keys = keystoreOf012(doc);
     requiredKeys(keys);
     const config = nodeConfigYaml(keys);
@@ -310,14 +304,14 @@ export function migrateUserConfig012(cwd: string, next: Json, old: Json, keystor
     try {
       writeFileAtomic(ksPath, keystoreYaml(keys), true);
     } catch (e) {
-      if (existsSync(ksPath)) throw new Error(MIGRATE_KEYSTORE_EXISTS);
+      if (existsSync(ksPath)) throw new ConfigFileError('CONFIG_FILE_EXISTS', MIGRATE_KEYSTORE_EXISTS);
       throw e;
     }
     try {
       writeFileAtomic(newPath, config, true);
     } catch (e) {
       unlinkSync(ksPath);
-      if (existsSync(newPath)) throw new Error(MIGRATE_USER_CONFIG_EXISTS);
+      if (existsSync(newPath)) throw new ConfigFileError('CONFIG_FILE_EXISTS', MIGRATE_USER_CONFIG_EXISTS);
       throw e;
     }
   });
@@ -369,7 +363,8 @@ function resolveLocator(listen: string, natDoc: unknown, external: string | unde
     const host = hostOf(nat.external_address);
     if (host !== undefined) return replaceHost(listen, host);
   }
-  throw new Error(
+  throw new ConfigFileError(
+    'CONFIG_FILE_INVALID',
     `Blend listening address is ${listen} (unspecified host). Set a static external address in the ` +
       "network NAT config or provide --external-address with the node's public IPv4 address.",
   );
@@ -426,8 +421,13 @@ export function participate(cwd: string, cfg: Json, keystore: Json, outDir: Json
   // An empty output folder is the working directory (Rust's `Path::new("").join(...)`).
   const out = localPath(cwd, outDir) || cwd;
   prefixed('Error generating participation data: ', () => {
-    if (!exists(cfgPath)) throw new Error(`cannot read the config file ${cfgPath || '""'}: ENOENT`);
-    if (!exists(ksPath)) throw new Error(`cannot read the keystore ${ksPath || '""'}: ENOENT`);
+    if (!exists(cfgPath))
+      throw new ConfigFileError(
+        'CONFIG_FILE_MISSING',
+        `cannot read the config file ${cfgPath || '""'}: ENOENT`,
+      );
+    if (!exists(ksPath))
+      throw new ConfigFileError('CONFIG_FILE_MISSING', `cannot read the keystore ${ksPath || '""'}: ENOENT`);
     const data = participationData(cfgPath, ksPath, ip);
     // The reference overwrites an earlier participation_data.yaml.
     writeFileAtomic(join(out, PARTICIPATION_FILE), data, false);

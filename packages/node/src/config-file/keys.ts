@@ -1,8 +1,9 @@
 /**
- * The blockchain module's key calls on a node's files (operator.md §2.2): `get_peer_id(cfg)` (the
- * libp2p Ed25519 peer id `12D3Koo…` of `network.backend.swarm.node_key`), and `generate_key`,
- * `add_key`, `remove_key`, which keep `keystore.yaml` (keys by title, §2.3) and the config's
- * `kms.backend.keys` (keys by id = hex of the public key) in step. Files are rewritten with mode 600
+ * The blockchain module's key calls on a node's files (operator.md §2.2), also the node's `key` and
+ * `config peer-id` commands: `get_peer_id(cfg)` (the libp2p Ed25519 peer id `12D3Koo…` of
+ * `network.backend.swarm.node_key`), and `generate_key`, `add_key`, `remove_key`, which keep
+ * `keystore.yaml` (keys by title, §2.3) and the config's `kms.backend.keys` (keys by id = hex of the
+ * public key) in step; `readKeystore` and `listKeys` read a keystore (the list without secrets). Files are rewritten with mode 600
  * through a temporary file, their comments and layout kept; errors never quote a file (it holds
  * secret keys).
  */
@@ -13,13 +14,15 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { writeFileAtomic } from '@logos-ts/shared/atomic-file';
 import type { Json } from '@logos-ts/shared/json';
 import { ArgumentError, text } from '@logos-ts/shared/module-args';
-import { type Document, isMap, parseDocument, Scalar, YAMLMap } from 'yaml';
+import { type Document, isMap, isScalar, parseDocument, Scalar, YAMLMap } from 'yaml';
 import { bytesToHex, hexToBytesOrUndefined } from '../codec/hex.ts';
 import { ed25519PublicKey } from '../crypto/ed25519.ts';
 import { FR_MODULUS, frToBytes, leBytesToBigint } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
+import { keyTags } from '../node/config.ts';
 import { readConfigFile } from '../node/load.ts';
 import { type NewKey, newEd25519Key, newZkKey } from '../node/new-config.ts';
+import { ConfigFileError } from './errors.ts';
 
 export const INVALID_KEY_TYPE = 'Invalid key_type (expected "ed25519" or "zk").';
 
@@ -44,6 +47,59 @@ function title(v: Json | undefined): string {
   if (t === '' || !/^[A-Za-z0-9_.-]+$/.test(t))
     throw new ArgumentError('Invalid title (letters, digits, "_", "-" or "." required).');
   return t;
+}
+
+// inferred: the text of a file that cannot be read (the reference shows Rust's io error) (docs/design/fidelity.md)
+export function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigFileError(
+      'CONFIG_FILE_UNREADABLE',
+      `cannot read the ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+}
+
+/** A keystore's keys by title, in file order; each id is computed from its secret, as the reference does. */
+export function readKeystore(path: string): NewKey[] {
+  const doc = parseDocument(readText(path, 'keystore'), { customTags: keyTags, logLevel: 'silent' });
+  if (doc.errors.length > 0)
+    throw new ConfigFileError('CONFIG_FILE_INVALID', `the keystore ${path} is not valid YAML`);
+  const secrets = doc.get('secret_keys', true);
+  if (!isMap(secrets))
+    throw new ConfigFileError('CONFIG_FILE_INVALID', `${path}: secret_keys: expected a mapping`);
+  const keys: NewKey[] = [];
+  for (const pair of (secrets as YAMLMap).items) {
+    const title = isScalar(pair.key) ? String(pair.key.value) : '';
+    const v = isScalar(pair.value) ? (pair.value.value as { __key?: string; secret?: unknown }) : undefined;
+    if (v?.__key !== 'Zk' && v?.__key !== 'Ed25519')
+      throw new ConfigFileError(
+        'CONFIG_FILE_INVALID',
+        `${path}: secret_keys.${title}: expected !Zk <hex> or !Ed25519 <hex>`,
+      );
+    try {
+      keys.push(keyFromSecret(v.__key, title, String(v.secret)));
+    } catch (e) {
+      throw new ConfigFileError(
+        'CONFIG_FILE_INVALID',
+        `${path}: secret_keys.${title}: ${(e as Error).message}`,
+      );
+    }
+  }
+  return keys;
+}
+
+/** A key of a keystore as `key list` shows it: never its secret. */
+export interface PublicKeyEntry {
+  readonly title: string;
+  readonly kind: 'Zk' | 'Ed25519';
+  readonly id: string;
+}
+
+/** The keys of a keystore (title, kind, id), in file order; the secrets are read to check the ids, never returned. */
+export function listKeys(keystorePath: string): PublicKeyEntry[] {
+  return readKeystore(keystorePath).map(({ title: t, kind, id }) => ({ title: t, kind, id }));
 }
 
 /** A key from its secret's hex: the Zk public key (`fr_to_bytes`) or the Ed25519 one. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { banner } from '../../../src/cli.ts';
+import { banner } from '../../../src/cli/index.ts';
 import { devnetConfig, fundedDevnetKeys } from '../../../src/node/devnet.ts';
 import {
   createRootLogger,

@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { API } from '../../../src/api/definitions.ts';
-import { buildCli } from '../../../src/cli.ts';
+import { buildCli } from '../../../src/cli/index.ts';
 import { LOG_MODULES } from '../../../src/node/logger.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../..');

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { buildCli } from '../../../src/cli.ts';
+import { buildCli } from '../../../src/cli/index.ts';
 import { parseUserConfig } from '../../../src/node/config.ts';
 
 async function run(args: string[]): Promise<void> {
@@ -62,7 +62,7 @@ test('--config names the path it cannot read', async () => {
 });
 
 test('deployments by name: devnet, reference and testnet load; mainnet is refused, not faked', async () => {
-  const { loadDeployment } = await import('../../../src/cli.ts');
+  const { loadDeployment } = await import('../../../src/cli/index.ts');
   assert.equal(loadDeployment('devnet').name, 'devnet');
   assert.equal(loadDeployment('reference').genesis.genesis_time, null);
   assert.equal(loadDeployment('testnet').circuits, 'reference');

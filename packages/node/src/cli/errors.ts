@@ -1,0 +1,11 @@
+/** Errors of the node's command line (refusals before any work; printed as `error: <message>`, exit 1). */
+import { LogosError } from '@logos-ts/shared/errors';
+
+export type CliErrorCode = 'CLI_FILE_EXISTS' | 'CLI_SELF_CHECK_FAILED' | 'CLI_BAD_INPUT';
+
+export class CliError extends LogosError<{ readonly path?: string }> {
+  constructor(code: CliErrorCode, message: string, meta: { readonly path?: string } = {}) {
+    super(code, message, { meta });
+  }
+}
+LogosError.register(CliError);
