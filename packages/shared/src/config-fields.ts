@@ -1,8 +1,11 @@
 /**
- * Field readers for configuration files: each takes a parsed YAML value, a default and the value's
- * dotted path, and returns the typed value or throws a `ConfigError` that names the path. Also the key
- * layout check for sections read later, and the checks of network addresses (host:port listen
+ * Field readers for configuration files: each takes a parsed YAML (or JSON) value, a default and the
+ * value's dotted path, and returns the typed value or throws a `ConfigError` that names the path. Also
+ * the key layout check for sections read later, and the checks of network addresses (host:port listen
  * addresses, hosts, ports, multiaddrs) that must hold before the node touches its storage.
+ * A parser whose refusals are worded otherwise (the operator modules' configurations, operator.md §1.2,
+ * §3.3, §4.1) passes its own `message`; the options that widen what a reader accepts (`digits`,
+ * `words`, `single`) are for inputs typed as text, as the module calls' are.
  */
 import { isIP } from 'node:net';
 import { LogosError } from './errors.ts';
@@ -15,19 +18,39 @@ export class ConfigError extends LogosError {
 
 export type Obj = Record<string, unknown>;
 
+/** The wording of a reader's refusal, for a parser whose messages differ from the readers' own. */
+export interface Worded {
+  /** The whole message of the `ConfigError` (instead of the reader's `<path>: expected …`). */
+  readonly message?: string;
+}
+
 export function isObj(v: unknown): v is Obj {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** A mapping (absent or null reads as empty). */
-export function mapping(v: unknown, path: string): Obj {
-  if (v === undefined || v === null) return {};
-  if (!isObj(v)) throw new ConfigError(`${path}: expected a mapping`);
+/** A mapping (absent or null reads as empty, unless `required`). */
+export function mapping(v: unknown, path: string, opts?: Worded & { readonly required?: boolean }): Obj {
+  if ((v === undefined || v === null) && opts?.required !== true) return {};
+  if (!isObj(v)) throw new ConfigError(opts?.message ?? `${path}: expected a mapping`);
   return v;
 }
 
-/** Refuses any key of `o` not in `allowed`. */
-export function only(o: Obj, allowed: readonly string[], path: string): void {
+/**
+ * Refuses any key of `o` not in `allowed`; `message` words the refusal from the unknown keys (all of
+ * them, in the mapping's order).
+ */
+export function only(
+  o: Obj,
+  allowed: readonly string[],
+  path: string,
+  opts?: { readonly message?: (unknown: readonly string[]) => string },
+): void {
+  const message = opts?.message;
+  if (message !== undefined) {
+    const unknown = Object.keys(o).filter((k) => !allowed.includes(k));
+    if (unknown.length > 0) throw new ConfigError(message(unknown));
+    return;
+  }
   for (const k of Object.keys(o)) {
     if (!allowed.includes(k))
       throw new ConfigError(
@@ -44,11 +67,32 @@ export function seconds(v: unknown, def: number, path: string): number {
   return n;
 }
 
-export function int(v: unknown, def: number, path: string, min = 0): number {
+/**
+ * An integer from `min` (to `max` when given); with `digits`, a text of decimal digits (spaces around
+ * it ignored) reads as its number.
+ */
+export function int(
+  v: unknown,
+  def: number,
+  path: string,
+  min = 0,
+  opts?: Worded & { readonly max?: number; readonly digits?: boolean },
+): number {
   if (v === undefined) return def;
-  const n = typeof v === 'bigint' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min)
-    throw new ConfigError(`${path}: expected an integer ≥ ${min}`);
+  const n =
+    typeof v === 'bigint'
+      ? Number(v)
+      : opts?.digits === true && typeof v === 'string' && /^\d+$/.test(v.trim())
+        ? Number(v.trim())
+        : v;
+  const max = opts?.max;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min || (max !== undefined && n > max))
+    throw new ConfigError(
+      opts?.message ??
+        (max === undefined
+          ? `${path}: expected an integer ≥ ${min}`
+          : `${path}: expected an integer from ${min} to ${max}`),
+    );
   return n;
 }
 
@@ -61,15 +105,72 @@ export function u64(v: unknown, def: bigint, path: string): bigint {
   return b;
 }
 
-export function bool(v: unknown, def: boolean, path: string): boolean {
+/** `true` or `false`; with `words`, also their text (`"true"`, `"false"`). */
+export function bool(
+  v: unknown,
+  def: boolean,
+  path: string,
+  opts?: Worded & { readonly words?: boolean },
+): boolean {
   if (v === undefined) return def;
-  if (typeof v !== 'boolean') throw new ConfigError(`${path}: expected true or false`);
+  if (typeof v === 'boolean') return v;
+  if (opts?.words === true && (v === 'true' || v === 'false')) return v === 'true';
+  throw new ConfigError(opts?.message ?? `${path}: expected true or false`);
+}
+
+export function str(v: unknown, def: string, path: string, opts?: Worded): string {
+  if (v === undefined) return def;
+  if (typeof v !== 'string') throw new ConfigError(opts?.message ?? `${path}: expected a string`);
   return v;
 }
 
-export function str(v: unknown, def: string, path: string): string {
+/** One of `choices` (compared exactly). */
+export function oneOf<T extends string>(
+  v: unknown,
+  def: T,
+  path: string,
+  choices: readonly T[],
+  opts?: Worded,
+): T {
   if (v === undefined) return def;
-  if (typeof v !== 'string') throw new ConfigError(`${path}: expected a string`);
+  if (typeof v !== 'string' || !(choices as readonly string[]).includes(v))
+    throw new ConfigError(opts?.message ?? `${path}: expected one of ${choices.join(', ')}`);
+  return v as T;
+}
+
+/**
+ * A list of strings. With `single`, one string reads as the list of it; with `trim`, each is trimmed;
+ * with `nonEmpty`, an empty one (after trimming) is refused.
+ */
+export function strings(
+  v: unknown,
+  def: readonly string[],
+  path: string,
+  opts?: Worded & { readonly single?: boolean; readonly trim?: boolean; readonly nonEmpty?: boolean },
+): string[] {
+  if (v === undefined) return [...def];
+  const list = opts?.single === true && typeof v === 'string' ? [v] : v;
+  if (!Array.isArray(list) || !list.every((s) => typeof s === 'string'))
+    throw new ConfigError(opts?.message ?? `${path}: expected a list of strings`);
+  const out = opts?.trim === true ? list.map((s: string) => s.trim()) : (list as string[]);
+  if (opts?.nonEmpty === true && out.some((s) => s === ''))
+    throw new ConfigError(opts?.message ?? `${path}: expected a list of non-empty strings`);
+  return out;
+}
+
+/** An IP address (of `family` 4 or 6 when given). */
+export function ip(
+  v: unknown,
+  def: string,
+  path: string,
+  opts?: Worded & { readonly family?: 4 | 6 },
+): string {
+  if (v === undefined) return def;
+  const family = opts?.family;
+  if (typeof v !== 'string' || (family === undefined ? isIP(v) === 0 : isIP(v) !== family))
+    throw new ConfigError(
+      opts?.message ?? `${path}: expected an ${family === undefined ? 'IP' : `IPv${family}`} address`,
+    );
   return v;
 }
 

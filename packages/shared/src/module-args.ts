@@ -1,18 +1,22 @@
 /**
- * Checks of the blockchain module's arguments, which arrive typed as the control tool's client typed
- * them (operator.md §1.4: digits become numbers, `json:` values arrays or objects): each check either
+ * The refusal of a module call's bad argument (`ArgumentError`, every module's), and the checks of the
+ * blockchain module's arguments, which arrive typed as the control tool's client typed them
+ * (operator.md §1.4: digits become numbers, `json:` values arrays or objects): each check either
  * returns the value in the form the node wants or throws `ArgumentError` with the reference module's
  * message (operator.md §2.2).
  */
-import type { Json } from '@logos-ts/shared/json';
+import { LogosError } from './errors.ts';
+import type { Json } from './json.ts';
 
-/** A bad argument; its message is the module's error text. */
-export class ArgumentError extends Error {
+/** A bad argument of a module call; its message is the module's error text. */
+export class ArgumentError extends LogosError {
+  declare readonly code: 'MODULE_ARGUMENT';
+
   constructor(message: string) {
-    super(message);
-    this.name = 'ArgumentError';
+    super('MODULE_ARGUMENT', message);
   }
 }
+LogosError.register(ArgumentError);
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 

@@ -5,16 +5,10 @@
  */
 
 import type { Json } from '@logos-ts/shared/json';
+import { ArgumentError } from '@logos-ts/shared/module-args';
 import type { CID } from 'multiformats/cid';
 import { MAX_BLOCK_BYTES } from './blockexc.ts';
 import { parseCid } from './cid.ts';
-
-export class ArgumentError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ArgumentError';
-  }
-}
 
 /** A required string argument. */
 export function textArg(v: Json | undefined, name: string): string {

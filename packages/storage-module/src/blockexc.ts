@@ -23,6 +23,7 @@ import { CID } from 'multiformats/cid';
 import type { Logger } from 'pino';
 import type { BlockStore } from './blockstore.ts';
 import { BLOCK_CODEC, MANIFEST_CODEC, ROOT_CODEC } from './cid.ts';
+import { BadPeer, StorageModuleError } from './errors.ts';
 
 export const BLOCKEXC_PROTOCOL = '/logos-storage/blockexc/1.0.0';
 export const KIND_BLOCK = 1;
@@ -44,17 +45,6 @@ export interface Want {
   readonly cid: CID;
 }
 
-/** A peer that broke the protocol (a malformed or oversized frame); it is disconnected. */
-export class BadPeer extends Error {
-  constructor(
-    readonly peer: string,
-    reason: string,
-  ) {
-    super(`peer ${peer} broke the block exchange: ${reason}`);
-    this.name = 'BadPeer';
-  }
-}
-
 function encodeWant(w: Want): Uint8Array {
   const out = new Uint8Array(1 + w.cid.bytes.length);
   out[0] = w.kind;
@@ -65,11 +55,13 @@ function encodeWant(w: Want): Uint8Array {
 /** Decodes a want; throws on anything but a storage CID of the kind's codec. */
 export function decodeWant(frame: Uint8Array): Want {
   const kind = frame[0];
-  if (kind !== KIND_BLOCK && kind !== KIND_LEAVES) throw new Error(`unknown want kind ${kind}`);
+  if (kind !== KIND_BLOCK && kind !== KIND_LEAVES)
+    throw new StorageModuleError('STORAGE_MODULE_BAD_WANT', `unknown want kind ${kind}`);
   const cid = CID.decode(frame.subarray(1));
   const ok =
     kind === KIND_LEAVES ? cid.code === ROOT_CODEC : cid.code === BLOCK_CODEC || cid.code === MANIFEST_CODEC;
-  if (!ok || cid.version !== 1) throw new Error('want of a CID of the wrong codec');
+  if (!ok || cid.version !== 1)
+    throw new StorageModuleError('STORAGE_MODULE_BAD_WANT', 'want of a CID of the wrong codec');
   return { kind, cid };
 }
 
@@ -103,7 +95,11 @@ export async function serveBlockExchange(node: Libp2p, store: () => BlockStore |
           try {
             const frame = await reader.next();
             if (frame === undefined) break;
-            if (n >= MAX_WANTS) throw new Error(`more than ${MAX_WANTS} wants on one stream`);
+            if (n >= MAX_WANTS)
+              throw new StorageModuleError(
+                'STORAGE_MODULE_BAD_WANT',
+                `more than ${MAX_WANTS} wants on one stream`,
+              );
             want = decodeWant(frame);
           } catch (e) {
             throw new BadPeer(peer, (e as Error).message);
@@ -163,7 +159,8 @@ export async function requestWants(
   wants: readonly Want[],
   signal?: AbortSignal,
 ): Promise<(Uint8Array | undefined)[]> {
-  if (wants.length > MAX_WANTS) throw new Error(`at most ${MAX_WANTS} wants per request`);
+  if (wants.length > MAX_WANTS)
+    throw new StorageModuleError('STORAGE_MODULE_BAD_WANT', `at most ${MAX_WANTS} wants per request`);
   const stream = await node.dialProtocol(peerIdFromString(peer), BLOCKEXC_PROTOCOL, {
     signal: signal ?? AbortSignal.timeout(FRAME_TIMEOUT_MS),
   });

@@ -21,6 +21,7 @@ import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CID } from 'multiformats/cid';
 import { cidOfDigest, cidText, MANIFEST_CODEC, parseCid, ROOT_CODEC } from './cid.ts';
+import { QuotaExceeded, StorageModuleError } from './errors.ts';
 import { treeRoot } from './merkle.ts';
 
 export interface Space {
@@ -28,13 +29,6 @@ export interface Space {
   readonly quotaMaxBytes: number;
   readonly quotaUsedBytes: number;
   readonly quotaReservedBytes: number;
-}
-
-export class QuotaExceeded extends Error {
-  constructor(need: number, free: number) {
-    super(`Not enough storage quota: ${need} bytes needed, ${free} bytes free`);
-    this.name = 'QuotaExceeded';
-  }
 }
 
 export class BlockStore {
@@ -203,7 +197,10 @@ export class BlockStore {
   /** Keeps a dataset's leaves (the block digests, in order); checks that they hash to `treeCid`. */
   async putLeaves(treeCid: CID, leaves: readonly Uint8Array[]): Promise<void> {
     if (!treeCid.equals(cidOfDigest(ROOT_CODEC, treeRoot(leaves))))
-      throw new Error('The block list does not match the tree CID');
+      throw new StorageModuleError(
+        'STORAGE_MODULE_BLOCK_MISMATCH',
+        'The block list does not match the tree CID',
+      );
     const name = cidText(treeCid);
     const buf = new Uint8Array(leaves.length * 32);
     if (this.treeSizes.get(name) === buf.length) return; // kept already (a damaged file is replaced)

@@ -8,6 +8,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { base58btc } from 'multiformats/bases/base58';
 import { CID } from 'multiformats/cid';
 import * as Digest from 'multiformats/hashes/digest';
+import { StorageModuleError } from './errors.ts';
 
 export const MANIFEST_CODEC = 0xcd01;
 export const BLOCK_CODEC = 0xcd02;
@@ -38,13 +39,17 @@ export function parseCid(text: string): CID {
   try {
     cid = CID.parse(text);
   } catch {
-    throw new Error(`cannot parse cid: ${text}`);
+    throw new StorageModuleError('STORAGE_MODULE_BAD_CID', `cannot parse cid: ${text}`);
   }
-  if (cid.version !== 1) throw new Error(`cannot parse cid: ${text} (not a CIDv1)`);
+  if (cid.version !== 1)
+    throw new StorageModuleError('STORAGE_MODULE_BAD_CID', `cannot parse cid: ${text} (not a CIDv1)`);
   if (![MANIFEST_CODEC, BLOCK_CODEC, ROOT_CODEC].includes(cid.code))
-    throw new Error(`cannot parse cid: ${text} (not a storage codec)`);
+    throw new StorageModuleError('STORAGE_MODULE_BAD_CID', `cannot parse cid: ${text} (not a storage codec)`);
   if (cid.multihash.code !== SHA2_256 || cid.multihash.digest.length !== 32)
-    throw new Error(`cannot parse cid: ${text} (not a sha2-256 multihash)`);
+    throw new StorageModuleError(
+      'STORAGE_MODULE_BAD_CID',
+      `cannot parse cid: ${text} (not a sha2-256 multihash)`,
+    );
   return cid;
 }
 

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
+import { bool, ConfigError, int, ip, mapping, only, str, strings } from '@logos-ts/shared/config-fields';
 import { multiaddr } from '@multiformats/multiaddr';
 import { PRESET_BOOTSTRAP } from './presets.ts';
 import { type DecodedSpr, decodeSpr } from './spr.ts';
@@ -94,42 +95,29 @@ export const DEFAULTS = {
   'log-file': '',
 } as const;
 
-const KNOWN = new Set([...Object.keys(DEFAULTS), 'config-version']);
+const KNOWN = [...Object.keys(DEFAULTS), 'config-version'];
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(`Invalid configuration: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
+/** A refusal of the `init` configuration: `Invalid configuration: <why>`. */
+const invalid = (why: string) => new ConfigError(`Invalid configuration: ${why}`);
+const message = (why: string) => ({ message: `Invalid configuration: ${why}` });
 
 type Raw = Record<string, unknown>;
+type Key = keyof typeof DEFAULTS;
+type KeyOf<T> = { [K in Key]: (typeof DEFAULTS)[K] extends T ? K : never }[Key];
 
-function str(raw: Raw, key: keyof typeof DEFAULTS): string {
-  const v = raw[key] ?? DEFAULTS[key];
-  if (typeof v !== 'string') throw new ConfigError(`"${key}" must be a string`);
-  return v;
-}
-function bool(raw: Raw, key: keyof typeof DEFAULTS): boolean {
-  const v = raw[key] ?? DEFAULTS[key];
-  if (typeof v !== 'boolean') throw new ConfigError(`"${key}" must be true or false`);
-  return v;
-}
-function int(raw: Raw, key: keyof typeof DEFAULTS, min: number, max: number): number {
-  const v = raw[key] ?? DEFAULTS[key];
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max)
-    throw new ConfigError(`"${key}" must be an integer from ${min} to ${max}`);
-  return v;
-}
-function port(raw: Raw, key: keyof typeof DEFAULTS): number {
-  return int(raw, key, 0, 65535);
-}
-function strings(raw: Raw, key: keyof typeof DEFAULTS): string[] {
-  const v = raw[key] ?? DEFAULTS[key];
-  if (!Array.isArray(v) || !v.every((s) => typeof s === 'string'))
-    throw new ConfigError(`"${key}" must be an array of strings`);
-  return v as string[];
-}
+// A key given as null reads as absent (its default), as the reference's config loader treats it.
+const textField = (raw: Raw, key: KeyOf<string>): string =>
+  str(raw[key] ?? undefined, DEFAULTS[key], key, message(`"${key}" must be a string`));
+const boolField = (raw: Raw, key: KeyOf<boolean>): boolean =>
+  bool(raw[key] ?? undefined, DEFAULTS[key], key, message(`"${key}" must be true or false`));
+const intField = (raw: Raw, key: KeyOf<number>, min: number, max: number): number =>
+  int(raw[key] ?? undefined, DEFAULTS[key], key, min, {
+    max,
+    ...message(`"${key}" must be an integer from ${min} to ${max}`),
+  });
+const portField = (raw: Raw, key: KeyOf<number>): number => intField(raw, key, 0, 65535);
+const stringsField = (raw: Raw, key: KeyOf<readonly string[]>): string[] =>
+  strings(raw[key] ?? undefined, DEFAULTS[key], key, message(`"${key}" must be an array of strings`));
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 /** A duration as the reference writes them (`30d`, `10m`, `90s`, `1h30m`), in milliseconds. */
@@ -142,7 +130,7 @@ export function parseDuration(text: string, key: string): number {
     matched += m[0].length;
   }
   if (matched === 0 || matched !== text.trim().length || total <= 0)
-    throw new ConfigError(`"${key}" must be a duration such as "30d", "10m" or "90s"`);
+    throw invalid(`"${key}" must be a duration such as "30d", "10m" or "90s"`);
   return total;
 }
 
@@ -154,29 +142,29 @@ export function parseMixPool(text: string, source: string): MixRelay[] {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new ConfigError(`${source} is not valid JSON: ${(e as Error).message}`);
+    throw invalid(`${source} is not valid JSON: ${(e as Error).message}`);
   }
   const pool = v as { version?: unknown; relays?: unknown };
   if (pool === null || typeof pool !== 'object' || Array.isArray(pool))
-    throw new ConfigError(`${source} must be a JSON object with "version" and "relays"`);
-  if (pool.version !== 1) throw new ConfigError(`${source}: "version" must be 1`);
-  if (!Array.isArray(pool.relays)) throw new ConfigError(`${source}: "relays" must be an array`);
+    throw invalid(`${source} must be a JSON object with "version" and "relays"`);
+  if (pool.version !== 1) throw invalid(`${source}: "version" must be 1`);
+  if (!Array.isArray(pool.relays)) throw invalid(`${source}: "relays" must be an array`);
   return pool.relays.map((r: unknown, i: number) => {
     const relay = r as Record<string, unknown>;
     const at = `${source}: relay ${i}`;
-    if (relay === null || typeof relay !== 'object') throw new ConfigError(`${at} must be an object`);
+    if (relay === null || typeof relay !== 'object') throw invalid(`${at} must be an object`);
     const { peerId, mixPubKey, libp2pPubKey, multiAddr } = relay;
     if (typeof peerId !== 'string' || !/^16Uiu2[1-9A-HJ-NP-Za-km-z]+$/.test(peerId))
-      throw new ConfigError(`${at}: "peerId" must be a secp256k1 peer id (16Uiu2…)`);
+      throw invalid(`${at}: "peerId" must be a secp256k1 peer id (16Uiu2…)`);
     if (typeof mixPubKey !== 'string' || !HEX(64).test(mixPubKey))
-      throw new ConfigError(`${at}: "mixPubKey" must be 64 hex characters`);
+      throw invalid(`${at}: "mixPubKey" must be 64 hex characters`);
     if (typeof libp2pPubKey !== 'string' || !HEX(66).test(libp2pPubKey))
-      throw new ConfigError(`${at}: "libp2pPubKey" must be 66 hex characters (a compressed secp256k1 key)`);
-    if (typeof multiAddr !== 'string') throw new ConfigError(`${at}: "multiAddr" must be a string`);
+      throw invalid(`${at}: "libp2pPubKey" must be 66 hex characters (a compressed secp256k1 key)`);
+    if (typeof multiAddr !== 'string') throw invalid(`${at}: "multiAddr" must be a string`);
     try {
       multiaddr(multiAddr);
     } catch {
-      throw new ConfigError(`${at}: "multiAddr" is not a multiaddr: ${multiAddr}`);
+      throw invalid(`${at}: "multiAddr" is not a multiaddr: ${multiAddr}`);
     }
     return { peerId, mixPubKey, libp2pPubKey, multiAddr };
   });
@@ -188,7 +176,7 @@ async function sprs(list: readonly string[], key: string): Promise<DecodedSpr[]>
     try {
       out.push(await decodeSpr(s));
     } catch (e) {
-      throw new ConfigError(`"${key}" entry ${i}: ${(e as Error).message}`);
+      throw invalid(`"${key}" entry ${i}: ${(e as Error).message}`);
     }
   }
   return out;
@@ -200,68 +188,70 @@ export async function parseConfig(text: string, cwd: string): Promise<StorageCon
   try {
     parsed = text.trim() === '' ? {} : JSON.parse(text);
   } catch (e) {
-    throw new ConfigError(`not valid JSON: ${(e as Error).message}`);
+    throw invalid(`not valid JSON: ${(e as Error).message}`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-    throw new ConfigError('expected a JSON object');
-  const raw = parsed as Raw;
-  for (const k of Object.keys(raw)) if (!KNOWN.has(k)) throw new ConfigError(`unknown key "${k}"`);
+  const raw = mapping(parsed, '', { required: true, ...message('expected a JSON object') });
+  only(raw, KNOWN, '', { message: (unknown) => `Invalid configuration: unknown key "${unknown[0]}"` });
 
-  const level = str(raw, 'log-level').toUpperCase();
+  const level = textField(raw, 'log-level').toUpperCase();
   if (!(LOG_LEVELS as readonly string[]).includes(level))
-    throw new ConfigError(`"log-level" must be one of ${LOG_LEVELS.join(', ')}`);
-  const logFormat = str(raw, 'log-format').toLowerCase();
+    throw invalid(`"log-level" must be one of ${LOG_LEVELS.join(', ')}`);
+  const logFormat = textField(raw, 'log-format').toLowerCase();
   if (!['auto', 'colors', 'nocolors', 'json', 'none'].includes(logFormat))
-    throw new ConfigError('"log-format" must be auto, colors, nocolors, json or none');
-  const listenIp = str(raw, 'listen-ip');
-  if (isIP(listenIp) === 0) throw new ConfigError('"listen-ip" must be an IPv4 or IPv6 address');
+    throw invalid('"log-format" must be auto, colors, nocolors, json or none');
+  const listenIp = ip(
+    textField(raw, 'listen-ip'),
+    DEFAULTS['listen-ip'],
+    'listen-ip',
+    message('"listen-ip" must be an IPv4 or IPv6 address'),
+  );
   // inferred: this node serves no metrics endpoint, so asking for one is refused, not ignored
-  if (bool(raw, 'metrics'))
-    throw new ConfigError('"metrics" is not supported by this node (no metrics endpoint)');
-  const metricsAddress = str(raw, 'metrics-address');
-  if (isIP(metricsAddress) === 0) throw new ConfigError('"metrics-address" must be an IP address');
-  const nat = str(raw, 'nat');
+  if (boolField(raw, 'metrics'))
+    throw invalid('"metrics" is not supported by this node (no metrics endpoint)');
+  const metricsAddress = ip(
+    textField(raw, 'metrics-address'),
+    DEFAULTS['metrics-address'],
+    'metrics-address',
+    message('"metrics-address" must be an IP address'),
+  );
+  const nat = textField(raw, 'nat');
   // inferred: no port mapping is done here: `any`/`auto`/`none` listen as given, `extip:` announces
   // that IP; `upnp` and `pmp` are refused rather than accepted and ignored
   if (!['any', 'none', 'auto'].includes(nat.toLowerCase())) {
     if (['upnp', 'pmp'].includes(nat.toLowerCase()))
-      throw new ConfigError(
-        `"nat" ${nat} (port mapping) is not supported by this node; use any, none or extip:<IP>`,
-      );
+      throw invalid(`"nat" ${nat} (port mapping) is not supported by this node; use any, none or extip:<IP>`);
     if (!nat.startsWith('extip:') || isIP(nat.slice(6)) === 0)
-      throw new ConfigError('"nat" must be any, none or extip:<IP>');
+      throw invalid('"nat" must be any, none or extip:<IP>');
   }
-  const dataDirText = str(raw, 'data-dir');
-  if (dataDirText === '') throw new ConfigError('"data-dir" must not be empty');
+  const dataDirText = textField(raw, 'data-dir');
+  if (dataDirText === '') throw invalid('"data-dir" must not be empty');
   const dataDir = resolve(cwd, dataDirText);
-  const keyText = str(raw, 'net-privkey');
-  if (keyText === '') throw new ConfigError('"net-privkey" must not be empty');
+  const keyText = textField(raw, 'net-privkey');
+  if (keyText === '') throw invalid('"net-privkey" must not be empty');
   const netPrivkey = isAbsolute(keyText) ? keyText : resolve(dataDir, keyText);
-  const network = str(raw, 'network');
+  const network = textField(raw, 'network');
   // inferred: a network without a preset is refused, as the reference's preset table has only these
   if (PRESET_BOOTSTRAP[network] === undefined)
-    throw new ConfigError(`"network" must be one of ${Object.keys(PRESET_BOOTSTRAP).join(', ')}`);
-  const repoKind = str(raw, 'repo-kind');
+    throw invalid(`"network" must be one of ${Object.keys(PRESET_BOOTSTRAP).join(', ')}`);
+  const repoKind = textField(raw, 'repo-kind');
   if (!['fs', 'sqlite', 'leveldb'].includes(repoKind))
-    throw new ConfigError('"repo-kind" must be fs, sqlite or leveldb');
+    throw invalid('"repo-kind" must be fs, sqlite or leveldb');
   // inferred: only the file-system repository is built here; the others are refused, not faked
-  if (repoKind !== 'fs')
-    throw new ConfigError(`"repo-kind" ${repoKind} is not supported by this node (use "fs")`);
+  if (repoKind !== 'fs') throw invalid(`"repo-kind" ${repoKind} is not supported by this node (use "fs")`);
 
-  const noBootstrap = bool(raw, 'no-bootstrap-node');
-  const explicit = strings(raw, 'bootstrap-node');
+  const noBootstrap = boolField(raw, 'no-bootstrap-node');
+  const explicit = stringsField(raw, 'bootstrap-node');
   const bootstrapTexts = noBootstrap
     ? []
     : explicit.length > 0
       ? explicit
       : (PRESET_BOOTSTRAP[network] ?? []);
   const bootstrapNodes = await sprs(bootstrapTexts, 'bootstrap-node');
-  const dhtMixProxy = await sprs(strings(raw, 'dht-mix-proxy'), 'dht-mix-proxy');
+  const dhtMixProxy = await sprs(stringsField(raw, 'dht-mix-proxy'), 'dht-mix-proxy');
 
-  const poolPath = str(raw, 'mix-pool');
-  const poolJson = str(raw, 'mix-pool-json');
-  if (poolPath !== '' && poolJson !== '')
-    throw new ConfigError('give "mix-pool" or "mix-pool-json", not both');
+  const poolPath = textField(raw, 'mix-pool');
+  const poolJson = textField(raw, 'mix-pool-json');
+  if (poolPath !== '' && poolJson !== '') throw invalid('give "mix-pool" or "mix-pool-json", not both');
   let mixPool: MixRelay[] = [];
   if (poolJson !== '') mixPool = parseMixPool(poolJson, '"mix-pool-json"');
   else if (poolPath !== '') {
@@ -269,7 +259,7 @@ export async function parseConfig(text: string, cwd: string): Promise<StorageCon
     try {
       text = readFileSync(resolve(cwd, poolPath), 'utf8');
     } catch (e) {
-      throw new ConfigError(`"mix-pool" cannot be read: ${(e as Error).message}`);
+      throw invalid(`"mix-pool" cannot be read: ${(e as Error).message}`);
     }
     mixPool = parseMixPool(text, `"mix-pool" (${poolPath})`);
   }
@@ -277,29 +267,29 @@ export async function parseConfig(text: string, cwd: string): Promise<StorageCon
   return {
     logLevel: level as LogLevel,
     logFormat,
-    metrics: bool(raw, 'metrics'),
+    metrics: boolField(raw, 'metrics'),
     metricsAddress,
-    metricsPort: port(raw, 'metrics-port'),
+    metricsPort: portField(raw, 'metrics-port'),
     dataDir,
     listenIp,
-    listenPort: port(raw, 'listen-port'),
+    listenPort: portField(raw, 'listen-port'),
     nat,
-    discPort: port(raw, 'disc-port'),
+    discPort: portField(raw, 'disc-port'),
     netPrivkey,
     bootstrapNodes,
     network,
     dhtMixProxy,
-    mixEnabled: bool(raw, 'mix-enabled'),
+    mixEnabled: boolField(raw, 'mix-enabled'),
     mixPool,
-    maxPeers: int(raw, 'max-peers', 1, 100_000),
-    numThreads: int(raw, 'num-threads', 0, 256),
-    agentString: str(raw, 'agent-string'),
+    maxPeers: intField(raw, 'max-peers', 1, 100_000),
+    numThreads: intField(raw, 'num-threads', 0, 256),
+    agentString: textField(raw, 'agent-string'),
     repoKind,
-    storageQuota: int(raw, 'storage-quota', 1, Number.MAX_SAFE_INTEGER),
-    blockTtlMs: parseDuration(str(raw, 'block-ttl'), 'block-ttl'),
-    blockMaintenanceIntervalMs: parseDuration(str(raw, 'block-mi'), 'block-mi'),
-    blockMaintenanceBatch: int(raw, 'block-mn', 1, 1_000_000),
-    blockRetries: int(raw, 'block-retries', 0, 1_000_000),
-    logFile: str(raw, 'log-file'),
+    storageQuota: intField(raw, 'storage-quota', 1, Number.MAX_SAFE_INTEGER),
+    blockTtlMs: parseDuration(textField(raw, 'block-ttl'), 'block-ttl'),
+    blockMaintenanceIntervalMs: parseDuration(textField(raw, 'block-mi'), 'block-mi'),
+    blockMaintenanceBatch: intField(raw, 'block-mn', 1, 1_000_000),
+    blockRetries: intField(raw, 'block-retries', 0, 1_000_000),
+    logFile: textField(raw, 'log-file'),
   };
 }

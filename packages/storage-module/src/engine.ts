@@ -14,6 +14,7 @@
 import type { CID } from 'multiformats/cid';
 import type { BlockStore } from './blockstore.ts';
 import { BLOCK_CODEC, cidOf, cidOfDigest, cidText, MANIFEST_CODEC, matchesCid, ROOT_CODEC } from './cid.ts';
+import { StorageModuleError } from './errors.ts';
 import { blocksCount, decodeManifest, encodeManifest, type Manifest } from './manifest.ts';
 import { treeRoot } from './merkle.ts';
 
@@ -91,7 +92,8 @@ export class DatasetWriter {
   async finish(): Promise<CID> {
     if (this.fill > 0) this.flush(this.fill);
     await this.queue;
-    if (this.leaves.length === 0) throw new Error('Empty leaves');
+    if (this.leaves.length === 0)
+      throw new StorageModuleError('STORAGE_MODULE_EMPTY_DATASET', 'Empty leaves');
     const treeCid = cidOfDigest(ROOT_CODEC, treeRoot(this.leaves));
     await this.store.putLeaves(treeCid, this.leaves);
     const manifest: Manifest = {
@@ -117,10 +119,14 @@ export class Engine {
   /** The manifest named `cid`, from the repository, else (unless `local`) from peers. */
   async manifest(cid: CID, local: boolean, signal: AbortSignal): Promise<Manifest> {
     if (cid.code !== MANIFEST_CODEC)
-      throw new Error(`CID has invalid content type for manifest ${cidText(cid)}`);
+      throw new StorageModuleError(
+        'STORAGE_MODULE_WRONG_CID_KIND',
+        `CID has invalid content type for manifest ${cidText(cid)}`,
+      );
     let bytes = await this.store.get(cid);
     if (bytes === undefined) {
-      if (local || this.fetcher === undefined) throw new Error('Block not found in local store');
+      if (local || this.fetcher === undefined)
+        throw new StorageModuleError('STORAGE_MODULE_BLOCK_NOT_FOUND', 'Block not found in local store');
       bytes = await this.fetcher.block(cid, signal);
       decodeManifest(bytes); // a peer's manifest is checked before it is kept
       await this.store.put(cid, bytes);
@@ -132,7 +138,8 @@ export class Engine {
   private async leaves(m: Manifest, local: boolean, signal: AbortSignal): Promise<Uint8Array[]> {
     const have = await this.store.getLeaves(m.treeCid);
     if (have !== undefined) return have;
-    if (local || this.fetcher === undefined) throw new Error('Block not found in local store');
+    if (local || this.fetcher === undefined)
+      throw new StorageModuleError('STORAGE_MODULE_BLOCK_NOT_FOUND', 'Block not found in local store');
     const fetched = await this.fetcher.leaves(m.treeCid, blocksCount(m), signal);
     await this.store.putLeaves(m.treeCid, fetched);
     return fetched;
@@ -150,11 +157,13 @@ export class Engine {
     onTotal?: (bytes: number) => void,
   ): AsyncGenerator<Uint8Array> {
     refuseTreeCid(cid);
-    if (local && !this.store.has(cid)) throw new Error('Block not found in local store');
+    if (local && !this.store.has(cid))
+      throw new StorageModuleError('STORAGE_MODULE_BLOCK_NOT_FOUND', 'Block not found in local store');
     if (cid.code !== MANIFEST_CODEC) {
       let block = await this.store.get(cid);
       if (block === undefined) {
-        if (local || this.fetcher === undefined) throw new Error('Block not found in local store');
+        if (local || this.fetcher === undefined)
+          throw new StorageModuleError('STORAGE_MODULE_BLOCK_NOT_FOUND', 'Block not found in local store');
         block = await this.fetcher.block(cid, signal);
         await this.store.put(cid, block);
       }
@@ -174,7 +183,8 @@ export class Engine {
       const got: (Uint8Array | undefined)[] = await Promise.all(batch.map((c) => this.store.get(c)));
       const missing = batch.filter((_, k) => got[k] === undefined);
       if (missing.length > 0) {
-        if (local || this.fetcher === undefined) throw new Error('Block not found in local store');
+        if (local || this.fetcher === undefined)
+          throw new StorageModuleError('STORAGE_MODULE_BLOCK_NOT_FOUND', 'Block not found in local store');
         const fetched = await this.fetcher.blocks(missing, signal);
         let j = 0;
         for (let k = 0; k < batch.length; k++) {
@@ -186,7 +196,10 @@ export class Engine {
       }
       for (const [k, b] of got.entries()) {
         if (b === undefined || !matchesCid(batch[k]!, b))
-          throw new Error(`Block ${cidText(batch[k]!)} is missing or corrupt`);
+          throw new StorageModuleError(
+            'STORAGE_MODULE_BLOCK_MISMATCH',
+            `Block ${cidText(batch[k]!)} is missing or corrupt`,
+          );
         const data = b.length > left ? b.subarray(0, left) : b;
         left -= data.length;
         yield* pieces(data, chunkSize);
@@ -217,7 +230,10 @@ export class Engine {
  */
 export function refuseTreeCid(cid: CID): void {
   if (cid.code === ROOT_CODEC)
-    throw new Error(`CID ${cidText(cid)} is a dataset tree CID; give the dataset's manifest CID`);
+    throw new StorageModuleError(
+      'STORAGE_MODULE_WRONG_CID_KIND',
+      `CID ${cidText(cid)} is a dataset tree CID; give the dataset's manifest CID`,
+    );
 }
 
 function* pieces(data: Uint8Array, size: number): Generator<Uint8Array> {

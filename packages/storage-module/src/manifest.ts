@@ -9,6 +9,7 @@
  */
 import type { CID } from 'multiformats/cid';
 import { BLOCK_CODEC, cidFromBytes, ROOT_CODEC, SHA2_256 } from './cid.ts';
+import { StorageModuleError } from './errors.ts';
 import { ProtoWriter, readFieldList } from './protobuf.ts';
 
 export interface Manifest {
@@ -47,43 +48,67 @@ export function encodeManifest(m: Manifest): Uint8Array {
 
 /** Decodes a manifest; throws "Unable to decode …" (the reference's wording) on anything malformed. */
 export function decodeManifest(bytes: Uint8Array): Manifest {
-  if (bytes.length > MAX_MANIFEST_BYTES) throw new Error('Unable to decode manifest: too large');
+  if (bytes.length > MAX_MANIFEST_BYTES)
+    throw new StorageModuleError('STORAGE_MODULE_BAD_MANIFEST', 'Unable to decode manifest: too large');
   let header: Map<number, number | Uint8Array>;
   try {
     const node = readFields(bytes);
     const h = node.get(1);
-    if (!(h instanceof Uint8Array)) throw new Error('no Header');
+    if (!(h instanceof Uint8Array)) throw new StorageModuleError('STORAGE_MODULE_BAD_MANIFEST', 'no Header');
     header = readFields(h);
   } catch (e) {
-    throw new Error(`Unable to decode \`Header\` from dag-pb manifest: ${(e as Error).message}`);
+    throw new StorageModuleError(
+      'STORAGE_MODULE_BAD_MANIFEST',
+      `Unable to decode \`Header\` from dag-pb manifest: ${(e as Error).message}`,
+    );
   }
   const num = (f: number, name: string): number => {
     const v = header.get(f);
-    if (typeof v !== 'number') throw new Error(`Unable to decode \`${name}\` from manifest!`);
+    if (typeof v !== 'number')
+      throw new StorageModuleError(
+        'STORAGE_MODULE_BAD_MANIFEST',
+        `Unable to decode \`${name}\` from manifest!`,
+      );
     return v;
   };
   const str = (f: number): string | undefined => {
     const v = header.get(f);
     if (v === undefined) return undefined;
-    if (!(v instanceof Uint8Array)) throw new Error('Unable to decode manifest strings');
+    if (!(v instanceof Uint8Array))
+      throw new StorageModuleError('STORAGE_MODULE_BAD_MANIFEST', 'Unable to decode manifest strings');
     return fromUtf8.decode(v);
   };
   const tree = header.get(1);
-  if (!(tree instanceof Uint8Array)) throw new Error('Unable to decode `treeCid` from manifest!');
+  if (!(tree instanceof Uint8Array))
+    throw new StorageModuleError('STORAGE_MODULE_BAD_MANIFEST', 'Unable to decode `treeCid` from manifest!');
   let treeCid: CID;
   try {
     treeCid = cidFromBytes(tree);
   } catch {
-    throw new Error('Unable to decode `treeCid` from manifest!');
+    throw new StorageModuleError('STORAGE_MODULE_BAD_MANIFEST', 'Unable to decode `treeCid` from manifest!');
   }
   if (treeCid.code !== ROOT_CODEC || treeCid.multihash.code !== SHA2_256)
-    throw new Error('Unable to decode manifest: the tree CID is not a sha2-256 codex-root CID');
+    throw new StorageModuleError(
+      'STORAGE_MODULE_BAD_MANIFEST',
+      'Unable to decode manifest: the tree CID is not a sha2-256 codex-root CID',
+    );
   const blockSize = num(2, 'blockSize');
   const datasetSize = num(3, 'datasetSize');
   if (num(4, 'codec') !== BLOCK_CODEC || num(5, 'hcodec') !== SHA2_256 || num(6, 'version') !== 1)
-    throw new Error('Unable to decode manifest: unsupported dataset codec, hash or CID version');
-  if (header.has(7)) throw new Error('Unable to decode manifest: erasure-coded datasets are not supported');
-  if (blockSize <= 0) throw new Error('Unable to decode manifest: block size must be positive');
+    throw new StorageModuleError(
+      'STORAGE_MODULE_BAD_MANIFEST',
+      'Unable to decode manifest: unsupported dataset codec, hash or CID version',
+    );
+  if (header.has(7))
+    throw new StorageModuleError(
+      'STORAGE_MODULE_BAD_MANIFEST',
+      'Unable to decode manifest: erasure-coded datasets are not supported',
+    );
+  if (blockSize <= 0)
+    throw new StorageModuleError(
+      'STORAGE_MODULE_BAD_MANIFEST',
+      'Unable to decode manifest: block size must be positive',
+    );
   const filename = str(8);
   const mimetype = str(9);
   return {

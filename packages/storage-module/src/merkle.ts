@@ -7,6 +7,7 @@
  * tree stops at the first upper layer of one node. The root's CID has the `codex-root` codec.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
+import { StorageModuleError } from './errors.ts';
 
 const KEY_NONE = 0;
 const KEY_BOTTOM = 1;
@@ -24,7 +25,7 @@ function compress(x: Uint8Array, y: Uint8Array, key: number): Uint8Array {
 
 /** The root digest of the tree over `leaves` (32-byte digests, at least one). */
 export function treeRoot(leaves: readonly Uint8Array[]): Uint8Array {
-  if (leaves.length === 0) throw new Error('Empty leaves');
+  if (leaves.length === 0) throw new StorageModuleError('STORAGE_MODULE_EMPTY_DATASET', 'Empty leaves');
   let layer = leaves;
   let bottom = true;
   for (;;) {

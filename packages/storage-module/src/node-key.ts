@@ -10,6 +10,7 @@ import { dirname } from 'node:path';
 import { generateKeyPair, privateKeyFromProtobuf, privateKeyToProtobuf } from '@libp2p/crypto/keys';
 import type { PrivateKey } from '@libp2p/interface';
 import { atomicWriteSync } from './blockstore.ts';
+import { StorageModuleError } from './errors.ts';
 
 /** Reads the key at `path`, or creates it; throws with a message naming the path, never the key. */
 export async function setupKey(path: string): Promise<PrivateKey> {
@@ -20,15 +21,26 @@ export async function setupKey(path: string): Promise<PrivateKey> {
     return key;
   }
   const st = statSync(path);
-  if (!st.isFile()) throw new Error(`The network private key ${path} is not a file`);
+  if (!st.isFile())
+    throw new StorageModuleError('STORAGE_MODULE_NODE_KEY', `The network private key ${path} is not a file`);
   if ((st.mode & 0o077) !== 0)
-    throw new Error(`The network private key file is not safe: ${path} (chmod 600 it)`);
+    throw new StorageModuleError(
+      'STORAGE_MODULE_NODE_KEY',
+      `The network private key file is not safe: ${path} (chmod 600 it)`,
+    );
   let key: PrivateKey;
   try {
     key = privateKeyFromProtobuf(readFileSync(path));
   } catch {
-    throw new Error(`The network private key file ${path} holds no libp2p private key`);
+    throw new StorageModuleError(
+      'STORAGE_MODULE_NODE_KEY',
+      `The network private key file ${path} holds no libp2p private key`,
+    );
   }
-  if (key.type !== 'secp256k1') throw new Error(`The network private key in ${path} is not a secp256k1 key`);
+  if (key.type !== 'secp256k1')
+    throw new StorageModuleError(
+      'STORAGE_MODULE_NODE_KEY',
+      `The network private key in ${path} is not a secp256k1 key`,
+    );
   return key;
 }

@@ -29,7 +29,6 @@ import { createLibp2p, type Libp2p } from 'libp2p';
 import type { CID } from 'multiformats/cid';
 import type { Logger } from 'pino';
 import {
-  BadPeer,
   KIND_BLOCK,
   KIND_LEAVES,
   MAX_WANTS,
@@ -41,6 +40,7 @@ import type { BlockStore } from './blockstore.ts';
 import { cidOfDigest, cidText, matchesCid, ROOT_CODEC } from './cid.ts';
 import type { StorageConfig } from './config.ts';
 import type { Fetcher } from './engine.ts';
+import { BadPeer, StorageModuleError } from './errors.ts';
 import { treeRoot } from './merkle.ts';
 import { type DecodedSpr, encodeSpr } from './spr.ts';
 
@@ -233,8 +233,13 @@ export class StorageNetwork implements Fetcher {
   /** Dials `peerId` at `addrs` (or at addresses it is known by). */
   async connect(peerId: string, addrs: readonly string[]): Promise<void> {
     const id = peerIdFromString(peerId);
-    if (id.equals(this.libp2p.peerId)) throw new Error('Cannot connect to self');
-    if (this.isBad(peerId)) throw new Error(`Peer ${peerId} is refused: it sent bad data`);
+    if (id.equals(this.libp2p.peerId))
+      throw new StorageModuleError('STORAGE_MODULE_CONNECT_REFUSED', 'Cannot connect to self');
+    if (this.isBad(peerId))
+      throw new StorageModuleError(
+        'STORAGE_MODULE_CONNECT_REFUSED',
+        `Peer ${peerId} is refused: it sent bad data`,
+      );
     const signal = AbortSignal.timeout(DIAL_TIMEOUT_MS);
     if (addrs.length === 0) {
       await this.libp2p.dial(id, { signal });
@@ -292,7 +297,10 @@ export class StorageNetwork implements Fetcher {
     for (;;) {
       const peers = this.candidates();
       if (peers.length === 0)
-        throw new Error(`No connected peer to fetch ${wants[0] ? cidText(wants[0].cid) : 'data'} from`);
+        throw new StorageModuleError(
+          'STORAGE_MODULE_FETCH_FAILED',
+          `No connected peer to fetch ${wants[0] ? cidText(wants[0].cid) : 'data'} from`,
+        );
       for (const peer of peers) {
         const pending = wants.map((w, i) => [w, i] as const).filter(([, i]) => !out.has(i));
         if (pending.length === 0) break;
@@ -334,7 +342,8 @@ export class StorageNetwork implements Fetcher {
       }
     }
     signal.throwIfAborted();
-    throw new Error(
+    throw new StorageModuleError(
+      'STORAGE_MODULE_FETCH_FAILED',
       `No peer gave ${cidText(wants.find((_, i) => !out.has(i))!.cid)} within ${FETCH_TIMEOUT_MS / 1000} s`,
     );
   }

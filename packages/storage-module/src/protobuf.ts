@@ -5,6 +5,7 @@
  * read. Reading checks every length against the buffer before slicing it.
  */
 import { varint } from 'multiformats';
+import { StorageModuleError } from './errors.ts';
 
 export class ProtoWriter {
   private readonly parts: Uint8Array[] = [];
@@ -45,9 +46,10 @@ export function readFieldList(buf: Uint8Array): [number, number | Uint8Array][] 
     try {
       [v, n] = varint.decode(buf, off);
     } catch {
-      throw new Error('bad varint');
+      throw new StorageModuleError('STORAGE_MODULE_BAD_PROTOBUF', 'bad varint');
     }
-    if (n <= 0 || off + n > buf.length) throw new Error('truncated varint');
+    if (n <= 0 || off + n > buf.length)
+      throw new StorageModuleError('STORAGE_MODULE_BAD_PROTOBUF', 'truncated varint');
     off += n;
     return v;
   };
@@ -55,18 +57,20 @@ export function readFieldList(buf: Uint8Array): [number, number | Uint8Array][] 
     const key = readVarint();
     const field = Math.floor(key / 8);
     const wire = key % 8;
-    if (field === 0) throw new Error('field number 0');
+    if (field === 0) throw new StorageModuleError('STORAGE_MODULE_BAD_PROTOBUF', 'field number 0');
     if (wire === 0) out.push([field, readVarint()]);
     else if (wire === 2) {
       const len = readVarint();
-      if (len > buf.length - off) throw new Error('truncated field');
+      if (len > buf.length - off)
+        throw new StorageModuleError('STORAGE_MODULE_BAD_PROTOBUF', 'truncated field');
       out.push([field, buf.subarray(off, off + len)]);
       off += len;
     } else if (wire === 1 || wire === 5) {
       const len = wire === 1 ? 8 : 4;
-      if (len > buf.length - off) throw new Error('truncated field');
+      if (len > buf.length - off)
+        throw new StorageModuleError('STORAGE_MODULE_BAD_PROTOBUF', 'truncated field');
       off += len;
-    } else throw new Error(`unsupported wire type ${wire}`);
+    } else throw new StorageModuleError('STORAGE_MODULE_BAD_PROTOBUF', `unsupported wire type ${wire}`);
   }
   return out;
 }

@@ -11,6 +11,7 @@ import { PeerRecord, RecordEnvelope } from '@libp2p/peer-record';
 import { type Multiaddr, multiaddr } from '@multiformats/multiaddr';
 import { base64url } from 'multiformats/bases/base64';
 import * as Digest from 'multiformats/hashes/digest';
+import { StorageModuleError } from './errors.ts';
 import { readFieldList } from './protobuf.ts';
 
 /** Longer SPR texts are refused before decoding (a real one is a few hundred characters). */
@@ -39,20 +40,21 @@ export async function encodeSpr(key: PrivateKey, addrs: readonly Multiaddr[], se
 /** Decodes and verifies an SPR text; throws "invalid SPR: …" on anything wrong. */
 export async function decodeSpr(text: string): Promise<DecodedSpr> {
   if (typeof text !== 'string' || !text.startsWith('spr:'))
-    throw new Error('invalid SPR: must start with "spr:"');
-  if (text.length > MAX_SPR_CHARS) throw new Error('invalid SPR: too long');
+    throw new StorageModuleError('STORAGE_MODULE_BAD_SPR', 'invalid SPR: must start with "spr:"');
+  if (text.length > MAX_SPR_CHARS)
+    throw new StorageModuleError('STORAGE_MODULE_BAD_SPR', 'invalid SPR: too long');
   let env: RecordEnvelope;
   try {
     env = await RecordEnvelope.openAndCertify(base64url.baseDecode(text.slice(4)), PeerRecord.DOMAIN);
   } catch (e) {
-    throw new Error(`invalid SPR: ${(e as Error).message}`);
+    throw new StorageModuleError('STORAGE_MODULE_BAD_SPR', `invalid SPR: ${(e as Error).message}`);
   }
   if (
     env.payloadType.length !== 2 ||
     env.payloadType[0] !== PEER_RECORD_TYPE[0] ||
     env.payloadType[1] !== PEER_RECORD_TYPE[1]
   )
-    throw new Error('invalid SPR: not a peer record');
+    throw new StorageModuleError('STORAGE_MODULE_BAD_SPR', 'invalid SPR: not a peer record');
   let peerBytes: Uint8Array | undefined;
   let seq = 0;
   const multiaddrs: Multiaddr[] = [];
@@ -72,16 +74,21 @@ export async function decodeSpr(text: string): Promise<DecodedSpr> {
       }
     }
   } catch (e) {
-    throw new Error(`invalid SPR: ${(e as Error).message}`);
+    throw new StorageModuleError('STORAGE_MODULE_BAD_SPR', `invalid SPR: ${(e as Error).message}`);
   }
-  if (peerBytes === undefined) throw new Error('invalid SPR: no peer id');
+  if (peerBytes === undefined)
+    throw new StorageModuleError('STORAGE_MODULE_BAD_SPR', 'invalid SPR: no peer id');
   const signer = peerIdFromPublicKey(env.publicKey).toString();
   let peerId: string;
   try {
     peerId = peerIdFromMultihash(Digest.decode(peerBytes)).toString();
   } catch {
-    throw new Error('invalid SPR: bad peer id');
+    throw new StorageModuleError('STORAGE_MODULE_BAD_SPR', 'invalid SPR: bad peer id');
   }
-  if (peerId !== signer) throw new Error('invalid SPR: the record is not signed by its peer');
+  if (peerId !== signer)
+    throw new StorageModuleError(
+      'STORAGE_MODULE_BAD_SPR',
+      'invalid SPR: the record is not signed by its peer',
+    );
   return { text, peerId, seq, multiaddrs };
 }

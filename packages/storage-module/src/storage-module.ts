@@ -16,12 +16,14 @@ import type { PrivateKey } from '@libp2p/interface';
 import { peerIdFromPrivateKey, peerIdFromString } from '@libp2p/peer-id';
 import type { Json } from '@logos-ts/shared/json';
 import { fail, type ModuleContext, ok, type StdLogosResult } from '@logos-ts/shared/module-api';
+import { ArgumentError } from '@logos-ts/shared/module-args';
 import type { Logger } from 'pino';
-import { ArgumentError, boolArg, chunkSizeArg, cidArg, nonEmptyArg, stringListArg, textArg } from './args.ts';
+import { boolArg, chunkSizeArg, cidArg, nonEmptyArg, stringListArg, textArg } from './args.ts';
 import { BlockStore } from './blockstore.ts';
 import { cidText } from './cid.ts';
 import { LOG_LEVELS, parseConfig, type StorageConfig } from './config.ts';
 import { DatasetWriter, DEFAULT_BLOCK_SIZE, Engine, refuseTreeCid } from './engine.ts';
+import { StorageModuleError } from './errors.ts';
 import type { Manifest } from './manifest.ts';
 import { mimetypeOf } from './mime.ts';
 import { FETCH_TIMEOUT_MS, StorageNetwork } from './node.ts';
@@ -308,14 +310,21 @@ export class StorageModule {
       (async () => {
         try {
           for await (const chunk of createReadStream(file, { highWaterMark: size })) {
-            if (upload.cancelled) throw new Error('Failed to upload the file, the operation is cancelled.');
+            if (upload.cancelled)
+              throw new StorageModuleError(
+                'STORAGE_MODULE_UPLOAD_FAILED',
+                'Failed to upload the file, the operation is cancelled.',
+              );
             await writer.push(chunk as Buffer);
           }
           let cid: string;
           try {
             cid = cidText(await writer.finish());
           } catch (e) {
-            throw new Error(`Failed to finalize the upload session: ${(e as Error).message}`);
+            throw new StorageModuleError(
+              'STORAGE_MODULE_UPLOAD_FAILED',
+              `Failed to finalize the upload session: ${(e as Error).message}`,
+            );
           }
           this.ctx.emit('storageUploadDone', { success: true, sessionId, cid });
         } catch (e) {

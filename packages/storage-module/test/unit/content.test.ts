@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { CID } from 'multiformats/cid';
-import { BlockStore, QuotaExceeded } from '../../src/blockstore.ts';
+import { BlockStore } from '../../src/blockstore.ts';
 import {
   BLOCK_CODEC,
   cidOf,
@@ -22,6 +22,7 @@ import {
   ROOT_CODEC,
 } from '../../src/cid.ts';
 import { DatasetWriter, Engine, type Fetcher } from '../../src/engine.ts';
+import { QuotaExceeded } from '../../src/errors.ts';
 import { decodeManifest, encodeManifest } from '../../src/manifest.ts';
 import { treeRoot } from '../../src/merkle.ts';
 
