@@ -8,6 +8,14 @@
  * autoshards, also spelled without the dot. Every error names the key; nothing is half-applied.
  */
 import { isIP } from 'node:net';
+import {
+  ConfigError,
+  ip,
+  mapping,
+  bool as readBool,
+  int as readInt,
+  strings as readStrings,
+} from '@logos-ts/shared/config-fields';
 import type { Json } from '@logos-ts/shared/json';
 import { multiaddr } from '@multiformats/multiaddr';
 
@@ -36,13 +44,6 @@ export interface DeliveryConfig {
   readonly maxConnections: number;
   /** The largest WakuMessage accepted or sent, in bytes. */
   readonly maxMessageSize: number;
-}
-
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
 }
 
 /** Both presets: 150 KiB messages (operator.md §4.1 preset table). */
@@ -96,23 +97,23 @@ function defaults(): Settings {
   };
 }
 
-const int = (key: string, v: Json, min: number, max: number): number => {
-  const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max)
-    throw new ConfigError(`${key} must be an integer from ${min} to ${max}`);
-  return n;
-};
-const bool = (key: string, v: Json): boolean => {
-  if (typeof v === 'boolean') return v;
-  if (v === 'true' || v === 'false') return v === 'true';
-  throw new ConfigError(`${key} must be true or false`);
-};
-const strings = (key: string, v: Json): string[] => {
-  const list = typeof v === 'string' ? [v] : v;
-  if (!Array.isArray(list) || !list.every((s) => typeof s === 'string' && s.trim() !== ''))
-    throw new ConfigError(`${key} must be an array of non-empty strings`);
-  return (list as string[]).map((s) => s.trim());
-};
+// The value readers of a present key (`v` is never absent here): digit text reads as a number and
+// `"true"`/`"false"` as bools, as the reference's parser converts them.
+const int = (key: string, v: Json, min: number, max: number): number =>
+  readInt(v, min, key, min, {
+    max,
+    digits: true,
+    message: `${key} must be an integer from ${min} to ${max}`,
+  });
+const bool = (key: string, v: Json): boolean =>
+  readBool(v, false, key, { words: true, message: `${key} must be true or false` });
+const strings = (key: string, v: Json): string[] =>
+  readStrings(v, [], key, {
+    single: true,
+    trim: true,
+    nonEmpty: true,
+    message: `${key} must be an array of non-empty strings`,
+  });
 
 const LOG_LEVELS: Readonly<Record<string, LogLevel>> = {
   trace: 'trace',
@@ -169,8 +170,10 @@ function applyKey(s: Settings, rawKey: string, v: Json): void {
       return;
     }
     case 'listenaddress':
-      if (typeof v !== 'string' || isIP(v) !== 4) throw new ConfigError(`${rawKey} must be an IPv4 address`);
-      s.listenAddress = v;
+      s.listenAddress = ip(v, s.listenAddress, rawKey, {
+        family: 4,
+        message: `${rawKey} must be an IPv4 address`,
+      });
       return;
     case 'tcpport':
       s.tcpPort = int(rawKey, v, 0, 65535);
@@ -251,9 +254,7 @@ function applyKey(s: Settings, rawKey: string, v: Json): void {
 }
 
 function object(key: string, v: Json | undefined): Record<string, Json> {
-  if (v === null || typeof v !== 'object' || Array.isArray(v))
-    throw new ConfigError(`${key} must be a JSON object`);
-  return v as Record<string, Json>;
+  return mapping(v, key, { required: true, message: `${key} must be a JSON object` }) as Record<string, Json>;
 }
 
 function presetOf(key: string, v: Json): string {
@@ -301,9 +302,7 @@ export function parseDeliveryConfig(input: Json | undefined): DeliveryConfig {
       throw new ConfigError('Invalid JSON config');
     }
   } else root = input ?? null;
-  if (root === null || typeof root !== 'object' || Array.isArray(root))
-    throw new ConfigError('Invalid JSON config');
-  const top = root as Record<string, Json>;
+  const top = mapping(root, '', { required: true, message: 'Invalid JSON config' }) as Record<string, Json>;
   const s = defaults();
   const flat = Object.keys(top).some((k) => !LAYER_KEYS.has(normaliseKey(k)));
   if (flat) {

@@ -8,16 +8,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
+import { ConfigError } from '@logos-ts/shared/config-fields';
 import type { Json } from '@logos-ts/shared/json';
 import { fail, type ModuleContext, ok, type StdLogosResult } from '@logos-ts/shared/module-api';
 import { contentTopicToPubsubTopic, ensureValidContentTopic } from '@waku/utils';
-import { ConfigError, type DeliveryConfig, parseDeliveryConfig } from './config.ts';
+import { type DeliveryConfig, parseDeliveryConfig } from './config.ts';
 import { availableConfigs } from './config-options.ts';
+import { StoreQueryError } from './errors.ts';
 import { encodeWakuMessage, messageHash, nowNs, payloadBytes, to0xHex, type WakuMessage } from './message.ts';
 import { MetricsRegistry } from './metrics.ts';
 import { loadNodeKey, type NodeKey } from './node-key.ts';
 import { announcedIp, localEnr, WakuRelayNode } from './relay-node.ts';
-import { parsePeerAddrs, parseStoreQuery, StoreQueryError, storeQuery } from './store-client.ts';
+import { parsePeerAddrs, parseStoreQuery, storeQuery } from './store-client.ts';
 
 /** Our `Version` node info (nwaku answers its `git_version`). */
 export const NODE_VERSION = 'v0.2.1-ts';

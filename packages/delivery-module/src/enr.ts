@@ -10,6 +10,7 @@ import { ENR, SignableENR } from '@chainsafe/enr';
 import { multiaddr } from '@multiformats/multiaddr';
 import { decodeWaku2, encodeWaku2 } from '@waku/enr';
 import { decodeRelayShard, encodeRelayShard } from '@waku/utils';
+import { DeliveryError } from './errors.ts';
 
 export interface LocalEnrOptions {
   /** The secp256k1 secret key, 32 bytes. */
@@ -30,7 +31,7 @@ export function encodeEnrMultiaddrs(addrs: readonly string[]): Uint8Array {
   const parts = addrs.map((a) => {
     const ma = multiaddr(a);
     if (ma.getComponents().some((c) => c.name === 'p2p'))
-      throw new Error(`ENR multiaddr ${a} must not contain a peer id`);
+      throw new DeliveryError('DELIVERY_BAD_ADDRESS', `ENR multiaddr ${a} must not contain a peer id`);
     return ma.bytes;
   });
   const out = new Uint8Array(parts.reduce((n, p) => n + 2 + p.length, 0));

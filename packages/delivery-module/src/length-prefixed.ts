@@ -3,6 +3,7 @@
  * protocols (store query, metadata; nim-libp2p `writeLp`/`readLp`): the length is checked against the
  * caller's limit before the body is gathered.
  */
+import { DeliveryError } from './errors.ts';
 
 /** A chunk as libp2p streams yield it: bytes, or a list of byte arrays (`Uint8ArrayList`). */
 export type Chunk = Uint8Array | { subarray(): Uint8Array };
@@ -52,7 +53,7 @@ export async function readLengthPrefixed(
       let i = 0;
       scan: for (const ch of chunks) {
         for (let j = 0; j < ch.length; j++, i++) {
-          if (i >= 5) throw new Error('bad length prefix');
+          if (i >= 5) throw new DeliveryError('DELIVERY_BAD_FRAME', 'bad length prefix');
           v += (ch[j]! & 0x7f) * mul;
           mul *= 128;
           if ((ch[j]! & 0x80) === 0) {
@@ -63,7 +64,7 @@ export async function readLengthPrefixed(
         }
       }
       if (len !== undefined && len > maxBytes)
-        throw new Error(`response of ${len} bytes exceeds ${maxBytes}`);
+        throw new DeliveryError('DELIVERY_BAD_FRAME', `response of ${len} bytes exceeds ${maxBytes}`);
     }
     if (len !== undefined && total - headerBytes >= len) {
       const buf = new Uint8Array(total);
@@ -75,5 +76,5 @@ export async function readLengthPrefixed(
       return buf.subarray(headerBytes, headerBytes + len);
     }
   }
-  throw new Error('the store peer closed the stream before answering');
+  throw new DeliveryError('DELIVERY_BAD_FRAME', 'the store peer closed the stream before answering');
 }

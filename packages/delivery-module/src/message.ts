@@ -7,8 +7,10 @@
  */
 
 import type { Json } from '@logos-ts/shared/json';
+import { ArgumentError } from '@logos-ts/shared/module-args';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { WakuMessage } from '@waku/proto';
+import { DeliveryError } from './errors.ts';
 
 export type { WakuMessage };
 
@@ -31,9 +33,10 @@ export const to0xHex = (b: Uint8Array): string => `0x${Buffer.from(b).toString('
 
 /** Decodes a relayed WakuMessage; throws on more than `maxBytes` or a malformed protobuf. */
 export function decodeWakuMessage(data: Uint8Array, maxBytes: number): WakuMessage {
-  if (data.length > maxBytes) throw new Error(`message of ${data.length} bytes exceeds ${maxBytes}`);
+  if (data.length > maxBytes)
+    throw new DeliveryError('DELIVERY_BAD_MESSAGE', `message of ${data.length} bytes exceeds ${maxBytes}`);
   const m = WakuMessage.decode(data);
-  if (m.contentTopic === '') throw new Error('message without content topic');
+  if (m.contentTopic === '') throw new DeliveryError('DELIVERY_BAD_MESSAGE', 'message without content topic');
   return m;
 }
 
@@ -56,7 +59,7 @@ export function payloadBytes(v: Json | undefined): Uint8Array {
   if (typeof v === 'number' || typeof v === 'boolean') return utf8.encode(String(v));
   if (Array.isArray(v) && v.every((b) => typeof b === 'number' && Number.isInteger(b) && b >= 0 && b <= 255))
     return Uint8Array.from(v as number[]);
-  throw new Error('payload must be a string or an array of byte values');
+  throw new ArgumentError('payload must be a string or an array of byte values');
 }
 
 const bytesJson = (b: Uint8Array | undefined): Json => Array.from(b ?? []);

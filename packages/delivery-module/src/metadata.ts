@@ -7,6 +7,7 @@
  */
 import type { Connection, Stream } from '@libp2p/interface';
 import { proto_metadata } from '@waku/proto';
+import { DeliveryError } from './errors.ts';
 import { lengthPrefixed, readLengthPrefixed } from './length-prefixed.ts';
 
 export const METADATA_PROTOCOL = '/vac/waku/metadata/1.0.0';
@@ -73,7 +74,8 @@ export async function requestMetadata(connection: Connection, own: Membership): 
       'metadata request timed out',
     );
     const res = proto_metadata.WakuMetadataResponse.decode(body, { limits: { shards: 1024 } });
-    if (res.clusterId === undefined) throw new Error('empty cluster-id reported');
+    if (res.clusterId === undefined)
+      throw new DeliveryError('DELIVERY_BAD_METADATA', 'empty cluster-id reported');
     await stream.close().catch(() => {});
     return { clusterId: res.clusterId, shards: res.shards };
   } catch (e) {

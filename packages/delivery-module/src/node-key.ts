@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { generateKeyPair, privateKeyFromRaw } from '@libp2p/crypto/keys';
 import type { PrivateKey } from '@libp2p/interface';
 import { writeFileAtomic } from '@logos-ts/shared/atomic-file';
+import { DeliveryError } from './errors.ts';
 
 export const NODE_KEY_FILE = 'nodekey';
 
@@ -14,13 +15,13 @@ export interface NodeKey {
 
 function fromHex(hex: string, where: string): NodeKey {
   if (!/^[0-9a-f]{64}$/.test(hex))
-    throw new Error(`${where}: not a secp256k1 secret key of 64 hex characters`);
+    throw new DeliveryError('DELIVERY_NODE_KEY', `${where}: not a secp256k1 secret key of 64 hex characters`);
   const secret = Uint8Array.from(Buffer.from(hex, 'hex'));
   let privateKey: PrivateKey;
   try {
     privateKey = privateKeyFromRaw(secret);
   } catch {
-    throw new Error(`${where}: not a valid secp256k1 secret key`);
+    throw new DeliveryError('DELIVERY_NODE_KEY', `${where}: not a valid secp256k1 secret key`);
   }
   return { privateKey, secret };
 }

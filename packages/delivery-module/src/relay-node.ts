@@ -22,12 +22,14 @@ import type { Connection, PeerId, Stream } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { ping } from '@libp2p/ping';
 import { tcp } from '@libp2p/tcp';
+import { ConfigError } from '@logos-ts/shared/config-fields';
 import { multiaddr } from '@multiformats/multiaddr';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { createLibp2p, type Libp2p } from 'libp2p';
 import type { Logger } from 'pino';
 import type { DeliveryConfig } from './config.ts';
 import { clusterOf, createLocalEnr, decodeEnr, hasRelay, tcpDialAddress } from './enr.ts';
+import { DeliveryError } from './errors.ts';
 import { decodeWakuMessage, encodeWakuMessage, messageHash, type WakuMessage } from './message.ts';
 import { METADATA_PROTOCOL, type Membership, requestMetadata, serveMetadata } from './metadata.ts';
 import type { NodeKey } from './node-key.ts';
@@ -235,7 +237,7 @@ export class WakuRelayNode {
 
   private async startDiscv5(enr: SignableENR, learnIp: boolean): Promise<void> {
     if (this.cfg.discv5UdpPort === 0)
-      throw new Error('discv5UdpPort must be set (not 0) when discv5Discovery is on');
+      throw new ConfigError('discv5UdpPort must be set (not 0) when discv5Discovery is on');
     const d = Discv5.create({
       enr,
       privateKey: this.key.privateKey as never,
@@ -332,7 +334,7 @@ export class WakuRelayNode {
     try {
       ma = multiaddr(addr);
       const id = ma.getComponents().find((c) => c.name === 'p2p')?.value;
-      if (id === undefined) throw new Error('no /p2p/');
+      if (id === undefined) throw new DeliveryError('DELIVERY_BAD_ADDRESS', 'no /p2p/');
       peer = peerIdFromString(id);
     } catch (e) {
       this.log.debug({ addr, err: (e as Error).message }, 'not a dialable address');

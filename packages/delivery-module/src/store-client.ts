@@ -11,6 +11,7 @@ import type { Json } from '@logos-ts/shared/json';
 import { multiaddr } from '@multiformats/multiaddr';
 import { proto_store } from '@waku/proto';
 import { MAX_MESSAGE_BYTES } from './config.ts';
+import { StoreQueryError } from './errors.ts';
 import { lengthPrefixed, readLengthPrefixed } from './length-prefixed.ts';
 import { messageJson, to0xHex } from './message.ts';
 
@@ -19,8 +20,6 @@ export const STORE_QUERY_PROTOCOL = '/vac/waku/store-query/3.0.0';
 export const MAX_PAGE_SIZE = 100;
 /** nwaku `MaxRpcSize`: a full page of the largest messages plus 64 KiB. */
 export const MAX_STORE_RPC_BYTES = MAX_PAGE_SIZE * MAX_MESSAGE_BYTES + 64 * 1024;
-
-export class StoreQueryError extends Error {}
 
 /** What the client needs of the libp2p node. */
 export interface StoreDialer {

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ConfigError, MAX_MESSAGE_BYTES, parseDeliveryConfig } from '../../src/config.ts';
+import { ConfigError } from '@logos-ts/shared/config-fields';
+import { MAX_MESSAGE_BYTES, parseDeliveryConfig } from '../../src/config.ts';
 
 const refuses = (cfg: unknown, pattern: RegExp): void => {
   assert.throws(
