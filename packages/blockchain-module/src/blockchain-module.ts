@@ -28,7 +28,8 @@ import {
   slot,
   text,
 } from '@logos-ts/shared/module-args';
-import { apiBaseUrl, NodeApi, NodeCallError } from './node-api.ts';
+import { BlockchainModuleError, NodeCallError } from './errors.ts';
+import { apiBaseUrl, NodeApi } from './node-api.ts';
 
 export const NOT_RUNNING = 'The node is not running.';
 export const ALREADY_RUNNING = 'The node is already running.';
@@ -177,7 +178,8 @@ export class BlockchainModule {
       if (e instanceof NodeCallError && e.status === 404) return undefined;
       throw e;
     }
-    if (!isJsonObject(j) || !isJsonObject(j.notes)) throw new Error('unexpected wallet answer');
+    if (!isJsonObject(j) || !isJsonObject(j.notes))
+      throw new BlockchainModuleError('BLOCKCHAIN_MODULE_UNEXPECTED_ANSWER', 'unexpected wallet answer');
     return { tip: j.tip ?? null, balance: j.balance ?? null, notes: j.notes };
   }
 
@@ -237,7 +239,8 @@ export class BlockchainModule {
   async wallet_get_claimable_vouchers(): Promise<StdLogosResult> {
     const { api } = this.need();
     const j = await api.json('GET', '/leader/claim/vouchers');
-    if (!isJsonObject(j)) throw new Error('unexpected leader answer');
+    if (!isJsonObject(j))
+      throw new BlockchainModuleError('BLOCKCHAIN_MODULE_UNEXPECTED_ANSWER', 'unexpected leader answer');
     return ok(stringifyJson({ tip: j.tip ?? null, vouchers: j.vouchers ?? [] }));
   }
 

@@ -22,7 +22,7 @@ import {
   ok,
   type StdLogosResult,
 } from '@logos-ts/shared/module-api';
-import { text } from '@logos-ts/shared/module-args';
+import { ArgumentError, text } from '@logos-ts/shared/module-args';
 import { BlockchainModule, NOT_RUNNING } from './blockchain-module.ts';
 
 export const MODULE_NAME = 'blockchain_module';
@@ -103,7 +103,7 @@ export function createBlockchainModule(ctx: ModuleContext): LogosModule {
 
 function resolvePath(ctx: ModuleContext, v: Json | undefined): string {
   const p = text(v);
-  if (p === '') throw new Error('Config path must not be empty.');
+  if (p === '') throw new ArgumentError('Config path must not be empty.');
   return resolve(ctx.cwd, p);
 }
 

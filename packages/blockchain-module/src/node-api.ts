@@ -5,17 +5,7 @@
  * (`{code, message}` bodies), as the reference module passes the node's error text on (operator.md §2.2).
  */
 import { isJsonObject, type Json, parseJson, stringifyJson } from '@logos-ts/shared/json';
-
-/** A failed call: the node's message. */
-export class NodeCallError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'NodeCallError';
-  }
-}
+import { NodeCallError } from './errors.ts';
 
 /** The loopback URL of an API bound at `host:port` (a wildcard host is reached on the loopback). */
 export function apiBaseUrl(listening: string): string {
