@@ -17,9 +17,10 @@ import {
 import type { Socket } from 'node:net';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { ConfigError } from '@logos-ts/shared/config-fields';
+import { LogosError } from '@logos-ts/shared/errors';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { LogosError } from '@logos-ts/shared/errors';
 import { Semaphore } from '../util/semaphore.ts';
 import type { ApiServerOptions } from './config.ts';
 import { decodeRequest, parseJsonBody, type RawRequest, unsupportedMediaType } from './decode.ts';
@@ -117,8 +118,9 @@ export class ApiServer {
   }
 
   /**
-   * An API bound to its listen address (rejects if it is taken) that does not serve yet: requests that
-   * arrive before `serve` wait for it. A node binds first so that a taken port stops it before it writes.
+   * An API bound to its listen address that does not serve yet: requests that arrive before `serve`
+   * wait for it. An address that cannot be bound is a `ConfigError` naming the key and why. A node binds
+   * first so that a taken port stops it before it writes.
    */
   static async init(
     opts: ApiServerOptions,
@@ -131,7 +133,9 @@ export class ApiServer {
       await api.bind();
     } catch (e) {
       await api.close();
-      throw e;
+      throw new ConfigError(
+        `api.backend.listen_address: cannot listen on ${opts.backend.listen_address}: ${listenFailure(e as NodeJS.ErrnoException)}`,
+      );
     }
     return api;
   }
@@ -576,6 +580,23 @@ export class ApiServer {
       this.server.closeAllConnections();
       await closed;
     }
+  }
+}
+
+/** Why a listen address cannot be bound, in words. */
+function listenFailure(e: NodeJS.ErrnoException): string {
+  switch (e.code) {
+    case 'EADDRINUSE':
+      return 'the address is already in use';
+    case 'EADDRNOTAVAIL':
+      return 'the address is not one of this machine';
+    case 'EACCES':
+      return 'permission denied';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name does not resolve';
+    default:
+      return e.message;
   }
 }
 

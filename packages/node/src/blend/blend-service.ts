@@ -33,6 +33,7 @@ import { bytesToHex } from '../codec/hex.ts';
 import { BlakeRng } from '../crypto/blend/blake-rng.ts';
 import { ed25519PublicKey } from '../crypto/ed25519.ts';
 import type { Fr } from '../crypto/field.ts';
+import type { KmsSection } from '../kms/index.ts';
 import { epochViewAt } from '../ledger/apply.ts';
 import type { BlendDeployment } from '../ledger/deployment.ts';
 import { type EpochSchedule, epochOf, epochSchedule } from '../ledger/parameters.ts';
@@ -53,6 +54,7 @@ import type { BlendSection } from './config.ts';
 import { PayloadDispatcher } from './dispatcher.ts';
 import { BlendError, transactionTooLarge } from './errors.ts';
 import type { BlendMode, BlendNetworkInfo, IBlend, LeadershipWin, ProposalPublisher } from './interface.ts';
+import { type BlendKeys, blendKeys } from './keys.ts';
 import { type BlendEpochState, blendEpochState } from './membership.ts';
 import {
   type BlendingToken,
@@ -86,10 +88,8 @@ export { MAX_PAYLOAD_BODY_SIZE };
 export interface BlendServiceConfig {
   readonly blend: BlendSection;
   readonly deployment: BlendDeployment;
-  /** The 32-byte Ed25519 seed of `blend.non_ephemeral_signing_key_id`; null when the node has none. */
-  readonly signingSeed: Uint8Array | null;
-  /** The Zk secret key of `blend.core.zk.secret_key_kms_id`; null when the node has none. */
-  readonly zkSecret: Fr | null;
+  /** The key store's configured keys, where the node's Blend keys are looked up (keys.ts). */
+  readonly kmsKeys: KmsSection['backend']['keys'];
 }
 
 export interface BlendDeps {
@@ -207,7 +207,7 @@ export class BlendService implements IBlend, ProposalPublisher {
   private trafficEpoch: number | null = null;
 
   private constructor(
-    readonly config: BlendServiceConfig,
+    readonly config: BlendServiceConfig & BlendKeys,
     private readonly deps: BlendDeps,
     /** The node's Blend peer id (of its signing key); null without a key. */
     readonly nodeId: string | null,
@@ -235,11 +235,12 @@ export class BlendService implements IBlend, ProposalPublisher {
   }
 
   static async init(config: BlendServiceConfig, deps: BlendDeps): Promise<BlendService> {
+    const keys = blendKeys(config.blend, config.kmsKeys);
     const nodeId =
-      config.signingSeed === null
+      keys.signingSeed === null
         ? null
-        : peerIdFromPrivateKey(await generateKeyPairFromSeed('Ed25519', config.signingSeed)).toString();
-    const s = new BlendService(config, deps, nodeId);
+        : peerIdFromPrivateKey(await generateKeyPairFromSeed('Ed25519', keys.signingSeed)).toString();
+    const s = new BlendService({ ...config, ...keys }, deps, nodeId);
     if (deps.chain.consensusState === 'Online') s.start();
     else deps.chain.once('online', () => s.start());
     deps.logger.info(

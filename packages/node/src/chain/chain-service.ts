@@ -56,6 +56,12 @@ export interface ChainServiceOptions {
   readonly online: boolean;
   /** A ledger snapshot is stored each time the LIB has advanced this many blocks (default 1000). */
   readonly snapshotInterval?: number;
+  /**
+   * Records the consensus state once started and then every this many ms (F: the chain service's
+   * `state_recording_timer`, a tokio interval, ticks first right away); 0 records at start and with
+   * the blocks only; absent, with the blocks only.
+   */
+  readonly stateRecordingIntervalMs?: number;
 }
 
 export interface ChainServiceDeps {
@@ -114,6 +120,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
   private closed = false;
   /** The last state recording (drained with the blocks). */
   private recording: Promise<void> = Promise.resolve();
+  private recordingTimer: NodeJS.Timeout | undefined;
   /**
    * The head as last committed to storage. Readers (the API, the leader) see this one: while a block
    * is being stored the block tree is already ahead, and its tip must not be visible before its block
@@ -164,6 +171,12 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
   static async init(opts: ChainServiceOptions, deps: ChainServiceDeps): Promise<ChainService> {
     const chain = new ChainService(opts, deps);
     await chain.start();
+    const every = opts.stateRecordingIntervalMs;
+    if (every !== undefined) {
+      void chain.recordState();
+      // inferred: a zero interval records with the blocks only (F cannot start with it) (docs/design/fidelity.md)
+      if (every > 0) chain.recordingTimer = setInterval(() => void chain.recordState(), every);
+    }
     return chain;
   }
 
@@ -199,6 +212,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
   /** Refuses new blocks and waits for those being processed and the last state recording. */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.recordingTimer);
     await this.drain();
   }
 

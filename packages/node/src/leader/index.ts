@@ -10,6 +10,7 @@ export {
   NO_TRANSACTIONS,
   type TransactionSource,
 } from './leader-service.ts';
+export { leaderOptions } from './options.ts';
 export {
   REWARD_VOUCHER,
   VOUCHER_NF,

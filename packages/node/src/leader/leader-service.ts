@@ -149,9 +149,11 @@ export class LeaderService {
     this.keys = new Map(opts.secretKeys.map((sk) => [zkPublicKey(sk), sk]));
   }
 
-  /** A leader playing every slot from now on. */
+  /** A leader playing every slot from now on; none when the proof backend cannot prove leadership. */
   static init(opts: LeaderOptions, deps: LeaderDeps): LeaderService {
-    const leader = new LeaderService(opts, deps);
+    const canProve = deps.proofs.cannotProve?.('pol') === undefined;
+    // A node that cannot prove leadership does not play the lottery (it follows the chain).
+    const leader = new LeaderService(canProve ? opts : { ...opts, secretKeys: [] }, deps);
     leader.start();
     return leader;
   }

@@ -129,4 +129,16 @@ export class ModuleLoggers {
     for (const [name, child] of this.children) child.level = filters[name] ?? base;
     return Object.keys(filters).filter((t) => t !== '*' && !isLogModule(t));
   }
+
+  /** Replaces the log filter (`setFilter`) and says, in the node's log, which targets name no module. */
+  replaceFilter(filters: Readonly<Record<string, string>>): void {
+    const unknown = this.setFilter(filters);
+    const log = this.get('node');
+    if (unknown.length > 0)
+      log.warn(
+        { unknown, modules: LOG_MODULES },
+        'log filter: these targets name no module and change nothing',
+      );
+    log.info({ filters }, 'log filter replaced');
+  }
 }

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { IChain, SlotClock } from '../chain/index.ts';
 import type { INetwork } from '../network/index.ts';
 import { MAX_REQUEST_BYTES } from '../network/index.ts';
+import { deferred } from '../util/deferred.ts';
 import { SyncClient } from './client.ts';
 import type { SyncConfig } from './config.ts';
 import { ibdEnabled, runIbd } from './ibd.ts';
@@ -39,12 +40,15 @@ export class SyncService implements IBlockSync {
   private tipPoll: TipPoll | undefined;
   private readonly controller = new AbortController();
   private readonly signal: AbortSignal;
+  private readonly ibd = deferred<void>();
 
   private constructor(
     private readonly opts: SyncServiceOptions,
     private readonly deps: SyncServiceDeps,
   ) {
     this.signal = AbortSignal.any([deps.signal, this.controller.signal]);
+    // A failed IBD stops the node: its rejection needs no handler but the waiters'.
+    this.ibd.promise.catch(() => {});
     const cfg = opts.config;
     this.client = new SyncClient(
       deps.network,
@@ -89,6 +93,14 @@ export class SyncService implements IBlockSync {
     return s;
   }
 
+  /**
+   * Settles when initial block download ends: resolved once it ran or was skipped, rejected when it
+   * failed (the node then stops). Gossip takes no block or transaction before.
+   */
+  get ibdDone(): Promise<void> {
+    return this.ibd.promise;
+  }
+
   get pendingOrphans(): number {
     return this.orphans.pendingOrphans;
   }
@@ -115,8 +127,22 @@ export class SyncService implements IBlockSync {
     return this.orphans.whenIdle();
   }
 
-  /** Runs IBD (false: skipped; throws `SYNC_ALL_PEERS_FAILED`), then starts the tip-poll watchdog. */
+  /**
+   * Runs IBD (false: skipped; throws `SYNC_ALL_PEERS_FAILED`), then starts the tip-poll watchdog;
+   * settles `ibdDone` either way.
+   */
   async initialBlockDownload(): Promise<boolean> {
+    try {
+      const ran = await this.runIbd();
+      this.ibd.resolve();
+      return ran;
+    } catch (e) {
+      this.ibd.reject(e);
+      throw e;
+    }
+  }
+
+  private async runIbd(): Promise<boolean> {
     const cfg = this.opts.config;
     const ran = await runIbd(
       {

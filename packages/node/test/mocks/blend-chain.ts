@@ -36,7 +36,7 @@ export async function startTestBlend(deps: {
   readonly signal: AbortSignal;
 }): Promise<BlendService> {
   return BlendService.init(
-    { blend: DEFAULT_BLEND, deployment: FAST.blend, signingSeed: null, zkSecret: null },
+    { blend: DEFAULT_BLEND, deployment: FAST.blend, kmsKeys: {} },
     {
       chain: deps.chain as unknown as IChain,
       clock: new SlotClock(Date.now(), FAST.slot_duration_ms),
