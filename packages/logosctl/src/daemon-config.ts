@@ -9,6 +9,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { ConfigError, int, mapping, oneOf, only, strings } from '@logos-ts/shared/config-fields';
+import { LogosError } from '@logos-ts/shared/errors';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { loggingConfig } from './log-file.ts';
 
@@ -32,7 +34,18 @@ export const DAEMON_CONFIG_KEYS = [
 ] as const;
 
 /** A configuration the daemon would refuse; the CLI reports `INVALID_CONFIG`, exit 1. */
-export class InvalidConfig extends Error {}
+export class InvalidConfig extends ConfigError {}
+LogosError.register(InvalidConfig);
+
+/** A configuration document (`FILE`, `@FILE`, `-`) that cannot be read; the CLI reports `IO_ERROR`. */
+export class ConfigDocumentUnreadable extends LogosError {
+  declare readonly code: 'DAEMON_CONFIG_UNREADABLE';
+
+  constructor(message: string) {
+    super('DAEMON_CONFIG_UNREADABLE', message);
+  }
+}
+LogosError.register(ConfigDocumentUnreadable);
 
 export interface RestartPolicy {
   readonly maxRestarts: number;
@@ -44,28 +57,26 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** `restart_policy:`: how often and how soon a crashed module is restarted (defaults 3, 1000 ms). */
 export function restartPolicy(config: Record<string, unknown>): RestartPolicy {
-  const m = config.restart_policy ?? {};
-  if (typeof m !== 'object' || m === null || Array.isArray(m))
-    throw new Error('restart_policy: not a mapping');
-  const o = m as Record<string, unknown>;
-  const int = (k: string, d: number, max: number): number => {
-    const v = o[k] ?? d;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max)
-      throw new Error(`restart_policy.${k}: expected a whole number from 0 to ${max}`);
-    return v;
-  };
+  const o = mapping(config.restart_policy, 'restart_policy', { message: 'restart_policy: not a mapping' });
+  // A key given as null reads as absent (its default).
+  const whole = (k: string, d: number, max: number): number =>
+    int(o[k] ?? undefined, d, `restart_policy.${k}`, 0, {
+      max,
+      message: `restart_policy.${k}: expected a whole number from 0 to ${max}`,
+    });
   return {
-    maxRestarts: int('max_restarts', 3, Number.MAX_SAFE_INTEGER),
-    backoffMs: int('backoff_ms', 1000, MAX_TIMER_MS),
+    maxRestarts: whole('max_restarts', 3, Number.MAX_SAFE_INTEGER),
+    backoffMs: whole('backoff_ms', 1000, MAX_TIMER_MS),
   };
 }
 
 /** `modules_dirs:`: more folders of installed modules (relative ones against the daemon's cwd). */
 export function configuredModulesDirs(config: Record<string, unknown>, cwd: string): string[] {
-  const v = config.modules_dirs ?? [];
-  if (!Array.isArray(v) || !v.every((d) => typeof d === 'string' && d !== ''))
-    throw new Error('modules_dirs: expected a list of folders');
-  return v.map((d: string) => resolve(cwd, d));
+  const dirs = strings(config.modules_dirs ?? undefined, [], 'modules_dirs', {
+    nonEmpty: true,
+    message: 'modules_dirs: expected a list of folders',
+  });
+  return dirs.map((d) => resolve(cwd, d));
 }
 
 /** Parses and checks a configuration document; returns the mapping to write, `version` stamped. */
@@ -76,16 +87,19 @@ export function checkDaemonConfig(text: string): Record<string, unknown> {
   } catch (e) {
     throw new InvalidConfig(`Not valid YAML: ${(e as Error).message}`);
   }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
-    throw new InvalidConfig('The config document must be a mapping at the top level.');
-  const o = doc as Record<string, unknown>;
   const known: readonly string[] = DAEMON_CONFIG_KEYS;
-  const unknown = Object.keys(o).filter((k) => !known.includes(k));
-  if (unknown.length > 0)
-    throw new InvalidConfig(`Unknown key(s): ${unknown.join(', ')}. Known keys are: ${known.join(', ')}.`);
-  if (o.signature_policy !== undefined && !['none', 'warn', 'require'].includes(o.signature_policy as string))
-    throw new InvalidConfig('signature_policy: expected none, warn or require');
+  let o: Record<string, unknown>;
   try {
+    o = mapping(doc, '', {
+      required: true,
+      message: 'The config document must be a mapping at the top level.',
+    });
+    only(o, known, '', {
+      message: (unknown) => `Unknown key(s): ${unknown.join(', ')}. Known keys are: ${known.join(', ')}.`,
+    });
+    oneOf(o.signature_policy, 'warn', 'signature_policy', ['none', 'warn', 'require'], {
+      message: 'signature_policy: expected none, warn or require',
+    });
     loggingConfig(o);
     restartPolicy(o);
     configuredModulesDirs(o, '/');
@@ -101,7 +115,7 @@ export function readDocument(spec: string, cwd: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
-    throw new Error(
+    throw new ConfigDocumentUnreadable(
       `Could not read ${spec === '-' ? 'standard input' : path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
     );
   }

@@ -22,9 +22,8 @@
 import { resolve } from 'node:path';
 import type { Json } from '@logos-ts/shared/json';
 import type { ModuleFactory } from '@logos-ts/shared/module-api';
-import { CatalogError } from '../package/catalog.ts';
-import { FetchError } from '../package/fetch.ts';
-import { type Dep, RepoError, Repositories } from '../package/repositories.ts';
+import { CatalogError, FetchError, RepoError } from '../package/errors.ts';
+import { type Dep, Repositories } from '../package/repositories.ts';
 
 type Map_ = { [k: string]: Json };
 

@@ -24,7 +24,9 @@ import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Json } from '@logos-ts/shared/json';
 import { type ModuleContext, type ModuleFactory, ok } from '@logos-ts/shared/module-api';
+import { ArgumentError } from '@logos-ts/shared/module-args';
 import { parse as parseYaml } from 'yaml';
+import { PackageError } from '../package/errors.ts';
 import { installPackage, RUNTIME_VARIANT } from '../package/install.ts';
 import {
   flatDependencies,
@@ -75,18 +77,22 @@ class PackageManager {
   }
 
   private async load(path: Json): Promise<LgxPackage> {
-    if (typeof path !== 'string' || path === '') throw new Error('expected the path of an .lgx file');
+    if (typeof path !== 'string' || path === '') throw new ArgumentError('expected the path of an .lgx file');
     let bytes: Buffer;
     try {
       const full = resolve(this.ctx.cwd, path);
       const st = statSync(full);
-      if (!st.isFile()) throw new Error(`Not a file: ${path}`);
+      if (!st.isFile()) throw new PackageError('PACKAGE_FILE', `Not a file: ${path}`);
       if (st.size > MAX_PACKAGE_BYTES)
-        throw new Error(`${path} is ${st.size} bytes; the package limit is ${MAX_PACKAGE_BYTES}`);
+        throw new PackageError(
+          'PACKAGE_FILE',
+          `${path} is ${st.size} bytes; the package limit is ${MAX_PACKAGE_BYTES}`,
+        );
       bytes = readFileSync(full);
     } catch (e) {
-      if (!(e as NodeJS.ErrnoException).code) throw e;
-      throw new Error(
+      if (e instanceof PackageError || !(e as NodeJS.ErrnoException).code) throw e;
+      throw new PackageError(
+        'PACKAGE_FILE',
         `Cannot open file: ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
       );
     }
@@ -242,12 +248,12 @@ const factory: ModuleFactory = (ctx) => {
       addTrustedKey: (name: Json, did: Json, displayName?: Json, url?: Json) =>
         pm.keyResult(() => {
           if (typeof name !== 'string' || typeof did !== 'string')
-            throw new Error('expected a key name and a DID');
+            throw new ArgumentError('expected a key name and a DID');
           pm.keyring.add(name, did, str(displayName ?? ''), str(url ?? ''));
         }),
       removeTrustedKey: (name: Json) =>
         pm.keyResult(() => {
-          if (typeof name !== 'string') throw new Error('expected a key name');
+          if (typeof name !== 'string') throw new ArgumentError('expected a key name');
           pm.keyring.remove(name);
         }),
     },

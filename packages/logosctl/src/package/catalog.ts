@@ -17,10 +17,9 @@
  * a package against the index), so a catalog folder can be moved as a whole.
  */
 
+import { CatalogError } from './errors.ts';
 import { isVersion, NAME_RE } from './manifest.ts';
 import { compareVersions } from './semver.ts';
-
-export class CatalogError extends Error {}
 
 /** inferred: the largest descriptor and index this tool reads. */
 export const MAX_REPO_BYTES = 1024 * 1024;

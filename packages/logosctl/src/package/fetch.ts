@@ -7,8 +7,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-
-export class FetchError extends Error {}
+import { FetchError } from './errors.ts';
 
 const TIMEOUT_MS = 30_000;
 

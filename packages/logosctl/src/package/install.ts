@@ -12,7 +12,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { LgxError, type LgxPackage } from './lgx.ts';
+import { LgxError } from './errors.ts';
+import type { LgxPackage } from './lgx.ts';
 import { manifestJson } from './manifest.ts';
 
 /** The variant of a package this runtime (Node.js, this tool's modules) runs. */

@@ -9,6 +9,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Json } from '@logos-ts/shared/json';
+import { ManifestError } from './errors.ts';
 import { RUNTIME_VARIANT } from './install.ts';
 
 export type InstalledRecord = { [k: string]: Json } & {
@@ -40,7 +41,8 @@ export function scanInstalled(
     if (!existsSync(path)) continue;
     try {
       const m = JSON.parse(readFileSync(path, 'utf8')) as { [k: string]: Json };
-      if (m === null || typeof m !== 'object' || Array.isArray(m)) throw new Error('not a JSON object');
+      if (m === null || typeof m !== 'object' || Array.isArray(m))
+        throw new ManifestError('not a JSON object');
       const main = m.main;
       const entry =
         typeof main === 'string'

@@ -8,6 +8,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { KeyringError } from './errors.ts';
 
 export interface TrustedKey {
   readonly name: string;
@@ -16,8 +17,6 @@ export interface TrustedKey {
   readonly url: string;
   readonly addedAt: string;
 }
-
-export class KeyringError extends Error {}
 
 export const SAFE_NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 

@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { Header, Parser, type ReadEntry } from 'tar';
+import { LgxError } from './errors.ts';
 import { unsafePath } from './lgx-paths.ts';
 import { type Manifest, manifestJson, parseManifest } from './manifest.ts';
 
@@ -28,9 +29,6 @@ export const MAX_PACKAGE_BYTES = 64 * 1024 * 1024;
 export const MAX_UNPACKED_BYTES = 256 * 1024 * 1024;
 
 const ROOT_ENTRIES = new Set(['manifest.json', 'manifest.sig', 'variants', 'docs', 'licenses']);
-
-/** A bad package: the message says what is wrong. */
-export class LgxError extends Error {}
 
 /** One file of a package, by its archive path (`variants/node/module.mjs`). */
 export interface LgxFile {

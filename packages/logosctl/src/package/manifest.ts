@@ -6,6 +6,8 @@
  * (the Merkle hashes, `root` being the package identity). Written as the reference writes it: sorted keys,
  * two-space indentation.
  */
+
+import { ManifestError } from './errors.ts';
 import { unsafePath } from './lgx-paths.ts';
 
 export const MANIFEST_VERSION = '0.3.0';
@@ -29,9 +31,6 @@ export interface Manifest {
   readonly main: Readonly<Record<string, string>>;
   readonly hashes: Readonly<Record<string, string>>;
 }
-
-/** A bad manifest: the message names the field. */
-export class ManifestError extends Error {}
 
 /** A package or module name: lowercase letters, digits, `_`, `-`, `.`; not starting with `.` or `-`. */
 export const NAME_RE = /^[a-z0-9_][a-z0-9_.-]{0,63}$/;

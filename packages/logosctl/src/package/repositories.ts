@@ -26,7 +26,6 @@ import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import {
-  CatalogError,
   type CatalogPackage,
   type CatalogVersion,
   MAX_INDEX_BYTES,
@@ -35,13 +34,12 @@ import {
   parseRepoDescriptor,
   type RepoDescriptor,
 } from './catalog.ts';
-import { checkUrl, FetchError, fetchBytes } from './fetch.ts';
-import { LgxError, MAX_PACKAGE_BYTES, readLgx } from './lgx.ts';
+import { CatalogError, FetchError, LgxError, RepoError } from './errors.ts';
+import { checkUrl, fetchBytes } from './fetch.ts';
+import { MAX_PACKAGE_BYTES, readLgx } from './lgx.ts';
 import { isVersion, NAME_RE } from './manifest.ts';
 import { compareVersions, satisfies } from './semver.ts';
 import { buildShippedCatalog } from './shipped.ts';
-
-export class RepoError extends Error {}
 
 interface RepoConfig {
   schemaVersion: 1;

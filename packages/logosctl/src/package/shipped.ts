@@ -11,9 +11,10 @@
  * `index.json` listing them and a `logos-repo.json` naming it (relative URLs; see catalog.ts).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeFileAtomic } from '@logos-ts/shared/atomic-file';
 import { packLgx } from './lgx.ts';
 import { MANIFEST_VERSION } from './manifest.ts';
 
@@ -101,11 +102,8 @@ export interface BuiltPackage {
   readonly file: string;
 }
 
-function writeAtomic(path: string, data: string | Uint8Array): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
-}
+/** Packages and catalogs are for anyone to read (served over HTTP, say): mode 644 under the usual umask. */
+const PUBLIC_MODE = 0o644;
 
 /** Writes the shipped modules' packages and their catalog into `dir`; returns what it packed. */
 export function buildShippedCatalog(dir: string, releasedAt = new Date().toISOString()): BuiltPackage[] {
@@ -116,7 +114,7 @@ export function buildShippedCatalog(dir: string, releasedAt = new Date().toISOSt
     if (shippedModuleFile(m) === undefined) continue;
     const { bytes, rootHash } = packShipped(m);
     const file = `${m.name}-${m.version}.lgx`;
-    writeAtomic(join(dir, file), bytes);
+    writeFileAtomic(join(dir, file), bytes, false, PUBLIC_MODE);
     built.push({ name: m.name, version: m.version, rootHash, file: join(dir, file) });
     packages.push({
       name: m.name,
@@ -145,11 +143,13 @@ export function buildShippedCatalog(dir: string, releasedAt = new Date().toISOSt
       ],
     });
   }
-  writeAtomic(
+  writeFileAtomic(
     join(dir, 'index.json'),
     `${JSON.stringify({ schemaVersion: 2, repositoryName: SHIPPED_CATALOG_NAME, packages }, null, 2)}\n`,
+    false,
+    PUBLIC_MODE,
   );
-  writeAtomic(
+  writeFileAtomic(
     join(dir, 'logos-repo.json'),
     `${JSON.stringify(
       {
@@ -163,6 +163,8 @@ export function buildShippedCatalog(dir: string, releasedAt = new Date().toISOSt
       null,
       2,
     )}\n`,
+    false,
+    PUBLIC_MODE,
   );
   return built;
 }
