@@ -17,6 +17,8 @@ export type DeliveryErrorCode =
   | 'DELIVERY_BAD_METADATA'
   /** A node key that is not a secp256k1 secret. */
   | 'DELIVERY_NODE_KEY'
+  /** A request to a peer that did not answer in time. */
+  | 'DELIVERY_TIMEOUT'
   /** A store query that is malformed, or that the store peer failed or did not answer in time. */
   | 'DELIVERY_STORE_QUERY';
 

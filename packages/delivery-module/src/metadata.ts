@@ -49,10 +49,10 @@ export async function serveMetadata(
 
 /** `p`, or a rejection with `message` when `signal` aborts first. */
 function beforeAbort<T>(p: Promise<T>, signal: AbortSignal, message: string): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Error(message));
+  if (signal.aborted) return Promise.reject(new DeliveryError('DELIVERY_TIMEOUT', message));
   let onAbort = (): void => {};
   const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(new Error(message));
+    onAbort = () => reject(new DeliveryError('DELIVERY_TIMEOUT', message));
     signal.addEventListener('abort', onAbort, { once: true });
   });
   return Promise.race([p, aborted]).finally(() => signal.removeEventListener('abort', onAbort));

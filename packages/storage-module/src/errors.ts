@@ -31,6 +31,8 @@ export type StorageModuleErrorCode =
   | 'STORAGE_MODULE_BLOCK_MISMATCH'
   /** No peer could give the data in time. */
   | 'STORAGE_MODULE_FETCH_FAILED'
+  /** A dial that found no address to try. */
+  | 'STORAGE_MODULE_DIAL_FAILED'
   /** A connection the node refuses to make (to itself, to a peer that sent bad data). */
   | 'STORAGE_MODULE_CONNECT_REFUSED'
   /** The network key file is unsafe, unreadable or of the wrong type. */

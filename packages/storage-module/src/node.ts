@@ -258,7 +258,7 @@ export class StorageNetwork implements Fetcher {
         last = e as Error;
       }
     }
-    throw last ?? new Error('no address to dial');
+    throw last ?? new StorageModuleError('STORAGE_MODULE_DIAL_FAILED', 'no address to dial');
   }
 
   private isBad(peer: string): boolean {

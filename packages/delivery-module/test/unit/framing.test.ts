@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { DeliveryError } from '../../src/errors.ts';
 import { lengthPrefixed, readLengthPrefixed } from '../../src/length-prefixed.ts';
 
 async function* chunked(data: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
@@ -30,7 +31,11 @@ describe('delivery length-prefixed framing', () => {
       await readLengthPrefixed(chunked(lengthPrefixed(new Uint8Array(0)), 1), 10),
       new Uint8Array(0),
     );
-    await assert.rejects(readLengthPrefixed(chunked(framed, 1), 199), /exceeds 199/);
+    await assert.rejects(
+      readLengthPrefixed(chunked(framed, 1), 199),
+      (e: unknown) =>
+        e instanceof DeliveryError && e.code === 'DELIVERY_BAD_FRAME' && /exceeds 199/.test(e.message),
+    );
     await assert.rejects(readLengthPrefixed(chunked(framed.subarray(0, 150), 3), 1000), /closed the stream/);
     await assert.rejects(
       readLengthPrefixed(chunked(new Uint8Array(6).fill(0x80), 1), 1000),

@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { ArgumentError } from '@logos-ts/shared/module-args';
 import { WakuMessage } from '@waku/proto';
+import { DeliveryError } from '../../src/errors.ts';
 import { decodeWakuMessage, messageHash, payloadBytes, to0xHex } from '../../src/message.ts';
 
 const hex = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'));
@@ -66,7 +68,11 @@ describe('delivery messages', () => {
       timestamp: 5n,
     });
     assert.equal(decodeWakuMessage(ok, 1000).contentTopic, '/a/1/b/proto');
-    assert.throws(() => decodeWakuMessage(ok, ok.length - 1), /exceeds/);
+    assert.throws(
+      () => decodeWakuMessage(ok, ok.length - 1),
+      (e: unknown) =>
+        e instanceof DeliveryError && e.code === 'DELIVERY_BAD_MESSAGE' && /exceeds/.test(e.message),
+    );
     assert.throws(() => decodeWakuMessage(Uint8Array.of(0xff, 0xff, 0xff, 0xff), 1000));
     assert.throws(
       () => decodeWakuMessage(WakuMessage.encode({ payload: Uint8Array.of(1) }), 1000),
@@ -77,7 +83,13 @@ describe('delivery messages', () => {
   test('send payload: text as UTF-8, byte arrays as bytes, anything else refused', () => {
     assert.deepEqual(payloadBytes('hé'), Uint8Array.of(0x68, 0xc3, 0xa9));
     assert.deepEqual(payloadBytes([0, 255]), Uint8Array.of(0, 255));
-    assert.throws(() => payloadBytes([256]), /payload/);
+    assert.throws(
+      () => payloadBytes([256]),
+      (e: unknown) =>
+        e instanceof ArgumentError &&
+        e.code === 'MODULE_ARGUMENT' &&
+        e.message === 'payload must be a string or an array of byte values',
+    );
     assert.throws(() => payloadBytes({ a: 1 }), /payload/);
     assert.throws(() => payloadBytes(undefined), /payload/);
   });

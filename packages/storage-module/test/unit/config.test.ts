@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
+import { ConfigError } from '@logos-ts/shared/config-fields';
 import { multiaddr } from '@multiformats/multiaddr';
 import { parseConfig, parseDuration } from '../../src/config.ts';
 import { PRESET_BOOTSTRAP } from '../../src/presets.ts';
@@ -88,6 +89,40 @@ describe('storage config', () => {
       ['{"mix-pool":"missing.json"}', /"mix-pool" cannot be read/],
     ];
     for (const [text, re] of bad) await assert.rejects(parseConfig(text, dir), re, text);
+  });
+
+  test('refusals are the shared ConfigError (CONFIG_INVALID) with the whole message; null reads as the default', async () => {
+    const exactly = (message: string) => (e: unknown) =>
+      e instanceof ConfigError && e.code === 'CONFIG_INVALID' && e.message === message;
+    await assert.rejects(
+      parseConfig('{"listen-port":"8091"}', dir),
+      exactly('Invalid configuration: "listen-port" must be an integer from 0 to 65535'),
+    );
+    await assert.rejects(parseConfig('null', dir), exactly('Invalid configuration: expected a JSON object'));
+    await assert.rejects(
+      parseConfig('{"a":1,"listen-prt":2}', dir),
+      exactly('Invalid configuration: unknown key "a"'),
+    );
+    await assert.rejects(
+      parseConfig('{"mix-enabled":"yes"}', dir),
+      exactly('Invalid configuration: "mix-enabled" must be true or false'),
+    );
+    await assert.rejects(
+      parseConfig('{"agent-string":1}', dir),
+      exactly('Invalid configuration: "agent-string" must be a string'),
+    );
+    await assert.rejects(
+      parseConfig('{"listen-ip":"::1x"}', dir),
+      exactly('Invalid configuration: "listen-ip" must be an IPv4 or IPv6 address'),
+    );
+    const c = await parseConfig(
+      '{"listen-port":null,"log-level":null,"bootstrap-node":null,"listen-ip":"::1"}',
+      dir,
+    );
+    assert.equal(c.listenPort, 0);
+    assert.equal(c.logLevel, 'INFO');
+    assert.equal(c.listenIp, '::1');
+    assert.equal(c.bootstrapNodes.length, PRESET_BOOTSTRAP['logos.test']!.length);
   });
 
   test('Mix pools: the JSON string, or a file; a bad relay is refused', async () => {
