@@ -13,9 +13,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Json, JsonFloat, parseJson } from '@logos-ts/shared/json';
+import { InvalidArgs } from './errors.ts';
 
-/** A bad argument: the CLI reports `INVALID_ARGS` and exits 1. */
-export class InvalidArgs extends Error {}
+export { InvalidArgs };
 
 const INT = /^[+-]?\d+$/;
 const DEC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;

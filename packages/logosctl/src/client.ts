@@ -6,19 +6,22 @@
  */
 import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
+import { LogosError } from '@logos-ts/shared/errors';
 import type { Json } from '@logos-ts/shared/json';
 import { dial, NoDaemon, RpcTimeout, request, writeLine } from './rpc.ts';
 import type { Session } from './session.ts';
 
-export class CtlError extends Error {
+/** A failure of a command before or around its daemon request; `code` is the reply code the CLI prints. */
+export class CtlError extends LogosError<{ readonly exitCode: number }> {
   constructor(
-    readonly code: string,
+    code: string,
     message: string,
     readonly exitCode: number,
   ) {
-    super(message);
+    super(code, message, { meta: { exitCode } });
   }
 }
+LogosError.register(CtlError);
 
 /** How long `call` waits for the daemon's reply: 20 s as the reference, or `LOGOSCTL_CALL_TIMEOUT_MS`. */
 export function callTimeoutMs(env = process.env): number {

@@ -7,6 +7,7 @@
 import { closeSync, fstatSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { Writable } from 'node:stream';
+import { DaemonConfigError } from './errors.ts';
 
 export interface LoggingConfig {
   readonly enabled: boolean;
@@ -19,21 +20,23 @@ export interface LoggingConfig {
 /** Reads `logging:` of the daemon configuration; bad values are errors naming the field. */
 export function loggingConfig(config: Record<string, unknown>): LoggingConfig {
   const l = config.logging ?? {};
-  if (typeof l !== 'object' || l === null || Array.isArray(l)) throw new Error('logging: not a mapping');
+  if (typeof l !== 'object' || l === null || Array.isArray(l))
+    throw new DaemonConfigError('logging: not a mapping');
   const o = l as Record<string, unknown>;
   const bool = (k: string, d: boolean): boolean => {
     const v = o[k] ?? d;
-    if (typeof v !== 'boolean') throw new Error(`logging.${k}: expected true or false`);
+    if (typeof v !== 'boolean') throw new DaemonConfigError(`logging.${k}: expected true or false`);
     return v;
   };
   const pos = (k: string, d: number): number => {
     const v = o[k] ?? d;
-    if (typeof v !== 'number' || !(v > 0)) throw new Error(`logging.${k}: expected a positive number`);
+    if (typeof v !== 'number' || !(v > 0))
+      throw new DaemonConfigError(`logging.${k}: expected a positive number`);
     return v;
   };
   const file = o.file ?? 'daemon.log';
   if (typeof file !== 'string' || file === '' || basename(file) !== file)
-    throw new Error('logging.file: expected a file name');
+    throw new DaemonConfigError('logging.file: expected a file name');
   return {
     enabled: bool('enabled', true),
     file,

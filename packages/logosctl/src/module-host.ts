@@ -17,6 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { type Json, parseJson } from '@logos-ts/shared/json';
 import type { LogosModule, ModuleFactory, StdLogosResult } from '@logos-ts/shared/module-api';
 import pino from 'pino';
+import { ModuleFileError } from './errors.ts';
 import type { FromHost, ToHost } from './ipc.ts';
 import { dumpSorted } from './output.ts';
 
@@ -73,7 +74,8 @@ async function main(): Promise<void> {
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const factory = (await import(pathToFileURL(file).href)).default as ModuleFactory;
-    if (typeof factory !== 'function') throw new Error(`${file} has no default export of a module factory`);
+    if (typeof factory !== 'function')
+      throw new ModuleFileError(file, `${file} has no default export of a module factory`);
     mod = await factory({
       cwd: process.cwd(),
       dataDir,

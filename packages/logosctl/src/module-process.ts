@@ -9,8 +9,11 @@ import { fileURLToPath } from 'node:url';
 import type { Json } from '@logos-ts/shared/json';
 import { parseJson } from '@logos-ts/shared/json';
 import { childExecArgv, siblingModule } from '@logos-ts/shared/runtime';
+import { CallTimeout, ModuleStartError } from './errors.ts';
 import type { FromHost, ToHost } from './ipc.ts';
 import { dumpSorted } from './output.ts';
+
+export { CallTimeout };
 
 const HOST = fileURLToPath(siblingModule(import.meta.url, 'module-host'));
 /** Node flags of every module host: none for a build, tsx and the source condition from source. */
@@ -38,9 +41,6 @@ export interface ModuleDescription {
 export const CALL_TIMEOUT_MS = 300_000;
 /** How long the host may take to report its CPU and memory use. */
 export const STATS_TIMEOUT_MS = 5_000;
-
-/** A module did not answer a call in time. */
-export class CallTimeout extends Error {}
 
 export class ModuleProcess extends EventEmitter {
   private child: ChildProcess | undefined;
@@ -102,7 +102,12 @@ export class ModuleProcess extends EventEmitter {
     return new Promise((resolve, reject) => {
       let ready = false;
       const timer = setTimeout(() => {
-        reject(new Error(`module ${this.name} did not start within ${READY_TIMEOUT_MS / 1000} s`));
+        reject(
+          new ModuleStartError(
+            this.name,
+            `module ${this.name} did not start within ${READY_TIMEOUT_MS / 1000} s`,
+          ),
+        );
         child.kill('SIGKILL');
       }, READY_TIMEOUT_MS);
       child.on('message', (m: FromHost) => {
@@ -115,7 +120,7 @@ export class ModuleProcess extends EventEmitter {
             return;
           case 'init_failed':
             clearTimeout(timer);
-            reject(new Error(m.message));
+            reject(new ModuleStartError(this.name, m.message));
             return;
           case 'result':
             this.pending.get(m.id)?.(m.value === null ? null : parseJson(m.value));
@@ -139,7 +144,7 @@ export class ModuleProcess extends EventEmitter {
         for (const done of this.pendingStats.values()) done(null);
         this.pendingStats.clear();
         const how = signal === null ? `exited with code ${code}` : `killed by ${signal}`;
-        if (!ready) reject(new Error(`module ${this.name} ${how} while starting`));
+        if (!ready) reject(new ModuleStartError(this.name, `module ${this.name} ${how} while starting`));
         else if (!this.closing) this.emit('exit', how);
         this.child = undefined;
       });

@@ -22,6 +22,7 @@
 import { copyFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isJsonObject, type Json } from '@logos-ts/shared/json';
+import { PackageOptionsError } from './errors.ts';
 
 type Map_ = { [k: string]: Json };
 
@@ -64,12 +65,12 @@ export function readOptions(p: Map_): Options {
   const str = (k: string): string => {
     const v = p[k];
     if (v === undefined || v === null) return '';
-    if (typeof v !== 'string') throw new Error(`${k}: expected a string`);
+    if (typeof v !== 'string') throw new PackageOptionsError(`${k}: expected a string`);
     return v;
   };
   const files = p.localFiles ?? [];
   if (!Array.isArray(files) || !files.every((f) => typeof f === 'string'))
-    throw new Error('localFiles: expected a list of paths');
+    throw new PackageOptionsError('localFiles: expected a list of paths');
   return {
     withDeps: p.withDeps !== false,
     withDependents: p.withDependents !== false,

@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { siblingModule } from '@logos-ts/shared/runtime';
+import { ManifestError } from './errors.ts';
 import { RUNTIME_VARIANT } from './package/install.ts';
 import { SHIPPED_MODULES, shippedModuleFile } from './package/shipped.ts';
 
@@ -51,7 +52,8 @@ export function readManifest(dir: string): ModuleInfo {
   const m = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   const str = (k: string): string => {
     const v = m[k];
-    if (typeof v !== 'string' || v === '') throw new Error(`${path}: "${k}" must be a non-empty string`);
+    if (typeof v !== 'string' || v === '')
+      throw new ManifestError(path, `${path}: "${k}" must be a non-empty string`);
     return v;
   };
   const depsRaw = m.dependencies ?? [];
@@ -59,12 +61,12 @@ export function readManifest(dir: string): ModuleInfo {
     ? depsRaw.map((d) => (d && typeof d === 'object' ? (d as { name?: unknown }).name : d))
     : undefined;
   if (deps === undefined || !deps.every((d) => typeof d === 'string' && d !== ''))
-    throw new Error(`${path}: "dependencies" must be an array of names`);
+    throw new ManifestError(path, `${path}: "dependencies" must be an array of names`);
   let main: string;
   if (m.main !== null && typeof m.main === 'object' && !Array.isArray(m.main)) {
     const entry = (m.main as Record<string, unknown>)[RUNTIME_VARIANT];
     if (typeof entry !== 'string' || entry === '')
-      throw new Error(`${path}: "main" has no "${RUNTIME_VARIANT}" entry for this runtime`);
+      throw new ManifestError(path, `${path}: "main" has no "${RUNTIME_VARIANT}" entry for this runtime`);
     main = entry;
   } else main = str('main');
   return {

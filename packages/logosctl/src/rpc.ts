@@ -7,16 +7,16 @@
  */
 import { connect, type Socket } from 'node:net';
 import { type Json, parseJson } from '@logos-ts/shared/json';
+import { LineTooLong, NoDaemon, RpcClosed, RpcTimeout } from './errors.ts';
 import { dumpSorted } from './output.ts';
+
+export { LineTooLong, NoDaemon, RpcTimeout };
 
 export interface RpcRequest {
   readonly token: string;
   readonly cmd: string;
   readonly params: { readonly [k: string]: Json };
 }
-
-/** A line longer than the reader's limit. */
-export class LineTooLong extends Error {}
 
 export interface ReadLinesOptions {
   /** The most characters held without a newline; past it `onBad` gets a `LineTooLong` and reading stops. */
@@ -70,9 +70,6 @@ export function readLines(
 
 export const writeLine = (socket: Socket, j: Json): boolean => socket.write(`${dumpSorted(j)}\n`);
 
-/** Could not reach the daemon (no socket, refused). */
-export class NoDaemon extends Error {}
-
 /** Opens a connection to the daemon's socket. */
 export function dial(socketPath: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
@@ -84,9 +81,6 @@ export function dial(socketPath: string): Promise<Socket> {
     s.once('error', (e) => reject(new NoDaemon(e.message)));
   });
 }
-
-/** No reply within the deadline. */
-export class RpcTimeout extends Error {}
 
 /** Sends one request and returns the daemon's one reply (within `timeoutMs` when given). */
 export async function request(socketPath: string, req: RpcRequest, timeoutMs?: number): Promise<Json> {
@@ -116,7 +110,7 @@ export async function request(socketPath: string, req: RpcRequest, timeoutMs?: n
       if (!done) reject(e);
     });
     s.on('close', () => {
-      if (!done) reject(new Error('the daemon closed the connection without a reply'));
+      if (!done) reject(new RpcClosed('the daemon closed the connection without a reply'));
     });
     writeLine(s, req as unknown as Json);
   });

@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { DaemonConfigError } from './errors.ts';
 import { sha256Hex, tokenMatches, writePrivate } from './session-files.ts';
 import { TokenStore } from './tokens.ts';
 
@@ -85,10 +86,11 @@ export class Session {
     try {
       doc = parseYaml(readFileSync(this.configPath, 'utf8'));
     } catch (e) {
-      throw new Error(`${this.configPath}: ${(e as Error).message}`);
+      throw new DaemonConfigError(`${this.configPath}: ${(e as Error).message}`, { path: this.configPath });
     }
     if (doc === null || doc === undefined) return {};
-    if (typeof doc !== 'object' || Array.isArray(doc)) throw new Error(`${this.configPath}: not a mapping`);
+    if (typeof doc !== 'object' || Array.isArray(doc))
+      throw new DaemonConfigError(`${this.configPath}: not a mapping`, { path: this.configPath });
     return doc as Record<string, unknown>;
   }
 

@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { LogosError } from '@logos-ts/shared/errors';
 import { sha256Hex, tokenMatches, writePrivate } from './session-files.ts';
 
 export interface TokenEntry {
@@ -22,14 +23,9 @@ export interface TokenEntry {
   readonly local_only: boolean;
 }
 
-export class TokenError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** A refused token operation; `code` is the reply code the CLI prints (`TOKEN_EXISTS`, `TOKENS_BUSY`…). */
+export class TokenError extends LogosError {}
+LogosError.register(TokenError);
 
 const SAFE = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 const isSafeName = (n: string): boolean => SAFE.test(n) && !n.includes('..') && n !== '__proto__';

@@ -52,7 +52,11 @@ test('prefixes: str: verbatim, json: parsed (inline or @file), @file raw then ty
     (e) => e instanceof InvalidArgs && e.message === 'Failed to read file: missing',
   );
   assert.throws(() => typeArg('json:@missing', dir), /Failed to read file: missing/);
-  assert.throws(() => typeArg('json:{', dir), /^Error: Invalid JSON in argument 'json:\{'/);
+  assert.throws(() => typeArg('json:{', dir), {
+    name: 'InvalidArgs',
+    code: 'ARGS_INVALID',
+    message: /^Invalid JSON in argument 'json:\{'/,
+  });
 });
 
 test('doubles as nlohmann writes them', () => {
