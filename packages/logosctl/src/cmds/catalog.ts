@@ -1,4 +1,7 @@
-/** `logosctl catalog ls|add URL|remove URL|enable URL|disable URL|refresh`: package catalogs (package_downloader). */
+/**
+ * `logosctl catalog ls|add URL|remove URL|enable URL|disable URL|refresh`: package catalogs
+ * (package_downloader).
+ */
 import type { Json } from '@logos-ts/shared/json';
 import type { Command } from 'commander';
 import { type CtlContext, line, pad, str } from './context.ts';

@@ -1,4 +1,7 @@
-/** `logosctl key ls|add NAME --did DID [--display-name N] [--url U]|remove NAME`: trusted package-signing keys (package_manager's keyring). */
+/**
+ * `logosctl key ls|add NAME --did DID [--display-name N] [--url U]|remove NAME`: trusted package-signing
+ * keys (package_manager's keyring).
+ */
 import type { Command } from 'commander';
 import { type CtlContext, line, pad, str } from './context.ts';
 import { listing, mutation } from './module-call.ts';

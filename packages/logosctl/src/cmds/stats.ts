@@ -1,4 +1,7 @@
-/** `logosctl module stats` (and the shorthand `stats`): per loaded module, CPU and memory (output.cpp printStats @1a4f56fe). */
+/**
+ * `logosctl module stats` (and the shorthand `stats`): per loaded module, CPU and memory (output.cpp
+ * printStats @1a4f56fe).
+ */
 import { type Json, JsonFloat } from '@logos-ts/shared/json';
 import type { CtlContext, Reply } from './context.ts';
 

@@ -1,4 +1,7 @@
-/** `logosctl daemon stop` (and the shorthand `stop`): a graceful shutdown, waited for until `state.json` is gone. */
+/**
+ * `logosctl daemon stop` (and the shorthand `stop`): a graceful shutdown, waited for until `state.json`
+ * is gone.
+ */
 import type { CtlContext } from './context.ts';
 import { sleep } from './context.ts';
 
