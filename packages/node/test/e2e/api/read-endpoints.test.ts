@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
-import { parseJson } from '@logos-ts/shared/json';
+import { parseJson } from '../../../src/codec/json.ts';
 import { streamClients } from '../../../src/api/streams.ts';
 import type { ProcessedBlock } from '../../../src/chain/chain-service.ts';
 import type { LogosNode } from '../../../src/node/node.ts';
@@ -212,8 +212,11 @@ describe('NDJSON streams', () => {
   test('clients that leave release their subscriptions', async () => {
     const before = streamClients(node.chain, 'block');
     await lines('/cryptarchia/events/blocks/stream', 1);
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(streamClients(node.chain, 'block'), before);
+    await waitUntil(
+      () => streamClients(node.chain, 'block') === before,
+      10_000,
+      'the block subscription released',
+    );
   });
 });
 
