@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
-import { parseJson } from '../../../src/codec/json.ts';
+import { parseJson } from '@logos-ts/shared/json';
 import { streamClients } from '../../../src/api/streams.ts';
 import type { ProcessedBlock } from '../../../src/chain/chain-service.ts';
 import type { LogosNode } from '../../../src/node/node.ts';

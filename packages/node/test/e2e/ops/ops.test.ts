@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Json, parseJson, stringifyJson } from '../../../src/codec/json.ts';
+import { type Json, parseJson, stringifyJson } from '@logos-ts/shared/json';
 import { bytesToHex, hexToBytes } from '../../../src/codec/hex.ts';
 import { keyNullifierOf } from '../../../src/crypto/blend/selection.ts';
 import { ed25519PublicKey } from '../../../src/crypto/ed25519.ts';
