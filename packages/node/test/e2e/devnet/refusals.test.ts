@@ -81,7 +81,12 @@ test('devnet refuses a bad --nodes, another size in its folder and a port in use
     );
     for (const r of [zero, many, other, busy]) assert.doesNotMatch(r.out, /\[node-\d+\]/);
     // Nothing was written for the refused new folders.
-    for (const d of ['a', 'b', 'c']) assert.throws(() => readFileSync(join(tmp, d, 'devnet.json')));
+    for (const d of ['a', 'b', 'c'])
+      assert.throws(
+        () => readFileSync(join(tmp, d, 'devnet.json')),
+        { code: 'ENOENT' },
+        `no ${d}/devnet.json`,
+      );
   } finally {
     server.close();
   }
