@@ -23,7 +23,6 @@ const ALLOWED: Readonly<Record<string, number>> = {
   'packages/delivery-module/test/unit/enr.test.ts': 2,
   'packages/delivery-module/test/unit/message.test.ts': 1,
   'packages/logosctl/test/e2e/logosctl.test.ts': 1,
-  'packages/node/test/sim/hostile.test.ts': 1,
   'packages/storage-module/test/unit/config.test.ts': 2,
 };
 
