@@ -9,7 +9,6 @@
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
  */
 import { resolve } from 'node:path';
-import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.ts';
 import { BlendService } from '../blend/index.ts';
 import { ChainService, chooseInitState, SlotClock } from '../chain/index.ts';
@@ -17,56 +16,22 @@ import { bytesToHex } from '../codec/hex.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { KeyStore } from '../kms/index.ts';
 import { LeaderService, leaderOptions } from '../leader/index.ts';
-import type { Deployment } from '../ledger/deployment.ts';
-import type { ProofSystem } from '../ledger/proof-system.ts';
 import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
 import { GossipService, gossipConfig, type INetwork, NetworkService } from '../network/index.ts';
 import { OpsService } from '../ops/index.ts';
-import { Miner, miningThreads, openWinnerStore, PowService, type WinnerStore } from '../pow/index.ts';
+import { openPow, type PowService, type WinnerStore } from '../pow/index.ts';
 import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase, SyncService } from '../sync/index.ts';
 import { leaderKeys, Wallet } from '../wallet/index.ts';
 import { buildInfo } from './build-info.ts';
-import type { UserConfig } from './config.ts';
 import { type LogModule, ModuleLoggers } from './logger.ts';
 import { Notifier } from './notifier.ts';
-import { logRolesOff, openProofSystem, openVerifier } from './proofs.ts';
+import type { NodeOptions } from './options.ts';
+import { openProofSystem, openVerifier } from './proofs.ts';
+import { Stops } from './stops.ts';
 
 export type { Phase } from '../sync/index.ts';
-
-export interface NodeOptions {
-  readonly deployment: Deployment;
-  readonly config: UserConfig;
-  /** Directory the relative paths of the config are resolved against. */
-  readonly baseDir: string;
-  readonly logger: Logger;
-  /** Overrides the proof backend (tests). */
-  readonly proofs?: ProofSystem;
-  /** `--circuits`: the circuits folder, ahead of the config's `proofs.circuits` and `LBC_ROOT_DIR`. */
-  readonly circuitsDir?: string;
-  /** Blocks between ledger snapshots (default 1000). */
-  readonly snapshotInterval?: number;
-  /** Start a new chain even if the data folder was used before and lost its chain file. */
-  readonly newChain?: boolean;
-  /** Called when the node cannot go on (e.g. its storage failed); the CLI exits. */
-  readonly onFatal?: (e: Error) => void;
-  /** Overrides the peer-to-peer network (tests: an in-memory one). */
-  readonly network?: INetwork;
-}
-
-type Stop = () => Promise<void> | void;
-
-/** Runs the stops last-in first-out; a failing stop is logged and the others still run. */
-async function unwind(stops: Stop[], logger: Logger): Promise<void> {
-  while (stops.length > 0) {
-    const stop = stops.pop()!;
-    try {
-      await stop();
-    } catch (e) {
-      logger.warn({ err: (e as Error).message }, 'error while stopping');
-    }
-  }
-}
+export type { NodeOptions } from './options.ts';
 
 export class LogosNode {
   private constructor(
@@ -85,8 +50,7 @@ export class LogosNode {
     private readonly phases: BootstrapPhases,
     private readonly loggers: ModuleLoggers,
     private readonly controller: AbortController,
-    /** Stop functions, in start order (run in reverse). */
-    private readonly stops: Stop[],
+    private readonly stops: Stops,
   ) {}
 
   get phase(): Phase {
@@ -94,14 +58,14 @@ export class LogosNode {
   }
 
   static async start(opts: NodeOptions): Promise<LogosNode> {
-    const stops: Stop[] = [];
+    const stops = new Stops();
     const controller = new AbortController();
     const loggers = new ModuleLoggers(opts.logger);
     try {
       return await LogosNode.build(opts, loggers, controller, stops);
     } catch (e) {
       controller.abort();
-      await unwind(stops, loggers.get('node'));
+      await stops.unwind(loggers.get('node'));
       throw e;
     }
   }
@@ -110,40 +74,28 @@ export class LogosNode {
     opts: NodeOptions,
     loggers: ModuleLoggers,
     controller: AbortController,
-    stops: Stop[],
+    stops: Stops,
   ): Promise<LogosNode> {
     const { config, deployment } = opts;
     const signal = controller.signal;
     const log = (m: LogModule) => loggers.get(m);
-    const own = <T extends { close(): Promise<void> | void }>(x: T): T => {
-      stops.push(() => x.close());
-      return x;
+    const own = <T extends { close(): Promise<void> | void }>(x: T): T => stops.own(x);
+    // A failure the node cannot go on after: logged, then the caller (the CLI) stops the node.
+    const fatal = (m: LogModule, msg: string) => (e: Error) => {
+      log(m).error({ err: e.message }, msg);
+      opts.onFatal?.(e);
     };
 
     // Bound first, served last: requests that come in meanwhile wait for the services.
     const api = own(await ApiServer.init({ backend: config.api.backend }, log('api')));
-    const proofs = own(
-      openProofSystem(
-        {
-          deployment,
-          circuitsDir: opts.circuitsDir,
-          configCircuits: config.proofs.circuits,
-          baseDir: opts.baseDir,
-          proofs: opts.proofs,
-        },
-        log('proofs'),
-      ),
-    );
+    const proofs = own(openProofSystem(opts, log('proofs')));
     const kms = own(KeyStore.init(config.kms, { proofs }));
     const dataDir = resolve(opts.baseDir, config.state.base_folder, config.storage.backend.folder_name);
     const store = own(
       await openStore(dataDir, {
         onWarning: (m) => log('storage').warn(m),
         allowNewChain: opts.newChain === true,
-        onDiskFull: (e) => {
-          log('storage').error({ err: e.message }, 'storage is out of space; the node stops');
-          opts.onFatal?.(e);
-        },
+        onDiskFull: fatal('storage', 'storage is out of space; the node stops'),
       }),
     );
     const network =
@@ -167,7 +119,6 @@ export class LogosNode {
       gracePeriod: boot.offline_grace_period.grace_period,
     });
     const clock = new SlotClock(init.genesisTimeMs, deployment.slot_duration_ms);
-    logRolesOff(proofs, log('node'));
     // Blocks and transactions are verified off the event loop, on worker threads (Groth16).
     const verifier = own(await openVerifier(proofs, verifierThreads(config.mempool), log('proofs')));
     const chain = own(
@@ -182,10 +133,9 @@ export class LogosNode {
         { store: store.chain, proofs: verifier, clock, logger: log('chain'), signal },
       ),
     );
-    chain.on('fatal', (e) => {
-      log('node').error({ err: e.message }, 'fatal chain error; the node stops');
-      opts.onFatal?.(e);
-    });
+    chain.on('fatal', fatal('node', 'fatal chain error; the node stops'));
+    // What most services take: the chain, the clock, their logger and the node's abort signal.
+    const on = (m: LogModule) => ({ chain, clock, logger: log(m), signal });
     log('node').info(
       {
         chain_id: chain.genesis.parameter.chain_id,
@@ -202,17 +152,14 @@ export class LogosNode {
     const sync: SyncService = own(
       SyncService.init(
         { protocol: deployment.network.chain_sync_protocol_name, config: config.sync },
-        { chain, network, clock, phases: () => phases, logger: log('sync'), signal },
+        { ...on('sync'), network, phases: () => phases },
       ),
     );
     const phases: BootstrapPhases = own(
       BootstrapPhases.init(
         { online: init.online, prolongedBootstrapPeriod: boot.prolonged_bootstrap_period },
         {
-          chain,
-          clock,
-          logger: log('sync'),
-          signal,
+          ...on('sync'),
           ibd: () => sync.initialBlockDownload(),
           onIbdFailed: (e: Error) => opts.onFatal?.(e),
         },
@@ -220,29 +167,20 @@ export class LogosNode {
     );
     const mempool = own(
       await Mempool.init(mempoolConfig(config.mempool, deployment.mempool.tx_ttl_ms), {
-        chain,
+        ...on('mempool'),
         proofs: verifier,
         store: store.mempool,
-        logger: log('mempool'),
-        signal,
       }),
     );
     // Block proposals and transactions over gossipsub, taken once initial block download is over.
     const gossip = own(
       GossipService.init(
         gossipConfig({ blockTopic: deployment.network.block_topic, txTopic: deployment.network.tx_topic }),
-        { network, chain, mempool, orphans: sync, ibd: sync.ibdDone, logger: log('network'), signal },
+        { ...on('network'), network, mempool, orphans: sync, ibd: sync.ibdDone },
       ),
     );
     const wallet = own(
-      await Wallet.init(config.wallet, {
-        chain,
-        mempool,
-        kms,
-        store: store.wallet,
-        logger: log('wallet'),
-        signal,
-      }),
+      await Wallet.init(config.wallet, { ...on('wallet'), mempool, kms, store: store.wallet }),
     );
     // The leader plays with the key store's ZK keys the wallet knows, and derives vouchers from the master key.
     const keys = leaderKeys(kms, config.wallet);
@@ -265,8 +203,7 @@ export class LogosNode {
       await BlendService.init(
         { blend: config.blend, deployment: deployment.blend, kmsKeys: config.kms.backend.keys },
         {
-          chain,
-          clock,
+          ...on('blend'),
           mempool,
           gossip,
           prover: proofs,
@@ -275,40 +212,22 @@ export class LogosNode {
           submitActivity: async (proof) => {
             await ops.activity({ Blend: proof });
           },
-          logger: log('blend'),
-          signal,
         },
       ),
     );
 
-    // Proof-of-work: the miner searches the blocks of the reward window for winning tickets (off until
-    // `PUT /pow/mining/start`), the service claims them; both start once the chain is Online.
-    const powLog = log('pow');
-    const winners = openWinnerStore(store.kv, {
-      onCorrupt: (key, reason) =>
-        powLog.error({ ticket: key, reason }, 'a stored PoW ticket is unreadable and is skipped'),
-    });
-    const miner = new Miner(
-      { threads: miningThreads(config.pow), concurrencyPerBlock: config.pow.mining.max_tickets_per_block },
-      { chain, store: winners, logger: powLog, signal },
+    const { pow, winners } = openPow(
+      { pow: config.pow, knownKeys: Object.values(config.wallet.known_keys) },
+      {
+        ...on('pow'),
+        kv: store.kv,
+        wallet,
+        // F publishes the claims through Blend (in a broadcast epoch it adds them to this mempool).
+        blend,
+        signZk: (m, sks) => proofs.proveZkSign(m, sks),
+      },
     );
-    const pow = own(
-      PowService.init(
-        { pow: config.pow, knownKeys: Object.values(config.wallet.known_keys) },
-        {
-          chain,
-          wallet,
-          // F publishes the claims through Blend (in a broadcast epoch it adds them to this mempool).
-          blend,
-          signZk: (m, sks) => proofs.proveZkSign(m, sks),
-          store: winners,
-          miner,
-          clock,
-          logger: powLog,
-          signal,
-        },
-      ),
-    );
+    own(pow);
 
     const setLogFilter = (filters: Readonly<Record<string, string>>) => loggers.replaceFilter(filters);
     const services = { chain, clock, deployment, mempool, wallet, ops, pow, network, blend };
@@ -317,34 +236,16 @@ export class LogosNode {
     stops.push(() => api.close());
     const leader = own(
       LeaderService.init(leaderOptions(keys, store.wallet, log('leader')), {
-        chain,
-        clock,
+        ...on('leader'),
         proofs,
         txs: mempool,
-        logger: log('leader'),
         publisher: blend,
-        signal,
       }),
     );
-    own(Notifier.init({ chain, clock, phases, logger: log('node'), signal }));
+    own(Notifier.init({ ...on('node'), phases }));
 
-    return new LogosNode(
-      chain,
-      mempool,
-      network,
-      leader,
-      gossip,
-      sync,
-      pow,
-      winners,
-      api,
-      clock,
-      dataDir,
-      phases,
-      loggers,
-      controller,
-      stops,
-    );
+    const parts = [chain, mempool, network, leader, gossip, sync, pow, winners, api, clock, dataDir] as const;
+    return new LogosNode(...parts, phases, loggers, controller, stops);
   }
 
   /** Log levels per module (`chain`, `leader`, `api`, ...); `*` sets the node's default level. */
@@ -355,6 +256,6 @@ export class LogosNode {
   /** Stops the services in reverse order of their start. Safe to call more than once. */
   async stop(): Promise<void> {
     this.controller.abort();
-    await unwind(this.stops, this.loggers.get('node'));
+    await this.stops.unwind(this.loggers.get('node'));
   }
 }

@@ -19,16 +19,17 @@ import {
   pooledVerifier,
 } from '../zk/index.ts';
 
+/** What the node's options say of its proofs. */
 export interface ProofsOptions {
   readonly deployment: Deployment;
-  /** `--circuits`, ahead of the config's `proofs.circuits` and `LBC_ROOT_DIR`. */
-  readonly circuitsDir: string | undefined;
   /** The config's `proofs.circuits`. */
-  readonly configCircuits: string | null;
+  readonly config: { readonly proofs: { readonly circuits: string | null } };
+  /** `--circuits`, ahead of the config's `proofs.circuits` and `LBC_ROOT_DIR`. */
+  readonly circuitsDir?: string;
   /** The folder the config's relative paths are resolved against. */
   readonly baseDir: string;
   /** A backend given by the caller (tests); no circuits folder is read then. */
-  readonly proofs: ProofSystem | undefined;
+  readonly proofs?: ProofSystem;
 }
 
 /** How an error names where the circuits folder came from. */
@@ -39,16 +40,19 @@ const CIRCUITS_SOURCE_LABEL: Readonly<Record<CircuitsSource, string>> = {
   shipped: 'the shipped circuits folder',
 };
 
-/** The proof backend: the caller's, else one on the chosen circuits folder (a bad folder stops the node). */
+/**
+ * The proof backend: the caller's, else one on the chosen circuits folder (a bad folder stops the
+ * node); the roles it leaves off are said at once.
+ */
 export function openProofSystem(opts: ProofsOptions, log: Logger): ProofSystem {
-  if (opts.proofs !== undefined) return opts.proofs;
-  const circuits = loadCircuits(opts, log);
-  return createProofSystem(opts.deployment, { circuits });
+  const proofs = opts.proofs ?? createProofSystem(opts.deployment, { circuits: loadCircuits(opts, log) });
+  log.info({ backend: proofs.name }, 'proof backend ready');
+  logRolesOff(proofs, log);
+  return proofs;
 }
 
 /** The verifier of blocks and transactions: `proofs` on `threads` worker threads (Groth16). */
 export async function openVerifier(proofs: ProofSystem, threads: number, log: Logger): Promise<ProofSystem> {
-  log.info({ backend: proofs.name }, 'proof backend ready');
   const verifier = await pooledVerifier(proofs, threads);
   log.info({ verifier: verifier.name }, 'proof verification ready');
   return verifier;
@@ -58,7 +62,7 @@ export async function openVerifier(proofs: ProofSystem, threads: number, log: Lo
 function loadCircuits(opts: ProofsOptions, log: Logger): CircuitFolder {
   const { dir, from } = chooseCircuitsDir({
     option: opts.circuitsDir,
-    config: opts.configCircuits ?? undefined,
+    config: opts.config.proofs.circuits ?? undefined,
     configBaseDir: opts.baseDir,
   });
   // inferred: a network proved with the reference's keys cannot be followed with this node's own (docs/design/fidelity.md)
@@ -90,7 +94,7 @@ const ROLES_OF: Readonly<Record<Circuit, string>> = {
  * Says, once at start, which roles are off because the backend cannot prove their circuit.
  * inferred: the reference always has its native witness generators and has no such follower mode (docs/design/fidelity.md)
  */
-export function logRolesOff(proofs: ProofSystem, log: Logger): ReadonlySet<Circuit> {
+function logRolesOff(proofs: ProofSystem, log: Logger): ReadonlySet<Circuit> {
   const off = new Set<Circuit>();
   for (const c of CIRCUITS) {
     const reason = proofs.cannotProve?.(c);

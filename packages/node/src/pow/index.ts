@@ -26,5 +26,6 @@ export {
 export { PowError, type PowErrorCode } from './errors.ts';
 export type { ClaimableRewards, ClaimTargetStatus, IPow, PowStatus } from './interface.ts';
 export { Miner, type MinerDeps, type MinerOptions } from './miner.ts';
+export { type NodePowDeps, openPow } from './open.ts';
 export { type MinerControl, type PowConfig, type PowDeps, PowService } from './pow-service.ts';
 export { openWinnerStore, type PowWinner, type WinnerStore } from './winners.ts';
