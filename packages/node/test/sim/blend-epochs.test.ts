@@ -1,20 +1,26 @@
 /**
- * Blend across epochs on three core node processes (fast test deployment with k = 6: 120-slot epochs
- * of 300 ms slots, insecure test proofs, declarations that stay active without activity messages):
+ * Blend across epochs on three core node processes (fast test deployment with k = 6 and f = 1/4:
+ * 120-slot epochs of 300 ms slots, insecure test proofs, declarations that stay active without
+ * activity messages):
  * node 2 withdraws its Blend declaration in some epoch e, so the membership of epoch e + 2 (the
  * withdrawal's effect) is nodes 0 and 1. At that epoch change node 2 keeps serving its old epoch for
  * the transition period and then is an edge node (no core info); nodes 0 and 1 list each other only,
  * and proposals keep travelling through Blend.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { parseDeployment } from '../../src/ledger/deployment.ts';
+import { epochSchedule } from '../../src/ledger/parameters.ts';
 import { SimCluster, type SimNode, until } from '../utils/sim-cluster.ts';
 import { blendInfo, everyNodeOnline, userConfigHex } from './blend-sim.ts';
 
 const SLOT_MS = 300;
-const EPOCH_SLOTS = 120;
 
 let net: SimCluster;
+/** The epoch length of the written deployment (120 slots). */
+let epochSlots: number;
 before(async () => {
   net = await SimCluster.create({
     nodes: 3,
@@ -22,9 +28,23 @@ before(async () => {
     slotMs: SLOT_MS,
     k: 6,
     logLevel: 'debug',
-    // The membership changes by the withdrawal alone, not by missing activity messages.
-    editDeployment: (y) => y.replace(/inactivity_period: \d+/, 'inactivity_period: 1000'),
+    editDeployment: (y) =>
+      y
+        // The membership changes by the withdrawal alone, not by missing activity messages.
+        .replace(/inactivity_period: \d+/, 'inactivity_period: 1000')
+        // f = 1/4 rather than the fast deployment's 1/2: a proposal travels through Blend for up to a
+        // round (a slot) and more on a loaded machine, so at f = 1/2 three equal leaders fork at almost
+        // every height, and a fork deeper than k = 6 blocks splits the nodes for good (an Online node
+        // never reorganises deeper than k). The epoch phases are shortened to keep 120-slot epochs
+        // (5 periods of k/f = 24 slots) and the same 72-slot stake inference period.
+        .replace(/active_slot_coeff: \S+/, 'active_slot_coeff: 1/4')
+        .replace(/epoch_stake_distribution_stabilization: \d+/, 'epoch_stake_distribution_stabilization: 1')
+        .replace(/epoch_period_nonce_buffer: \d+/, 'epoch_period_nonce_buffer: 2')
+        .replace(/epoch_period_nonce_stabilization: \d+/, 'epoch_period_nonce_stabilization: 2'),
   });
+  const deployment = parseDeployment(readFileSync(join(net.dir, 'net', 'deployment.yaml'), 'utf8'));
+  epochSlots = Number(epochSchedule(deployment.ledger.consensus).epoch_length);
+  assert.equal(epochSlots, 120);
 });
 after(async () => {
   await net?.close();
@@ -61,7 +81,7 @@ test('a withdrawn core node serves its old epoch through the transition, then is
       const [status] = (await n2.post<string[]>('/mantle/status', [w.body.tx_id])).body;
       if (status === 'Pending') return false;
       if ((await fetch(`${n2.api}/cryptarchia/transaction/${w.body.tx_id}`)).status !== 200) return false;
-      included = Math.floor((await n2.info()).slot / EPOCH_SLOTS);
+      included = Math.floor((await n2.info()).slot / epochSlots);
       return true;
     },
     30_000,
@@ -72,7 +92,7 @@ test('a withdrawn core node serves its old epoch through the transition, then is
   await until(
     'node 2 leaves the core role',
     async () => n2.lines('Blend epoch').some((l) => (l.epoch as number) >= effect - 1 && l.mode === 'edge'),
-    4 * EPOCH_SLOTS * SLOT_MS + 30_000,
+    4 * epochSlots * SLOT_MS + 30_000,
     () =>
       n2
         .lines('Blend epoch')
