@@ -17,6 +17,7 @@ import { devnetConfig } from '../../../src/node/devnet.ts';
 import { LogosNode } from '../../../src/node/node.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
 import { FAST, fastDeploymentYaml } from '../../mocks/fast-deployment.ts';
+import { waitUntil } from '../../utils/api-node.ts';
 import { spawnCli } from '../../utils/cli-process.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'logos-startup-'));
@@ -173,7 +174,9 @@ test('a request that reaches the bound API before it serves is answered once it 
       answered = true;
       return { status: r.status, body: (await r.json()) as { version: string } };
     });
-    await new Promise((r) => setTimeout(r, 200));
+    // Held: the server keeps the request until it serves (or answers it at once if it does not hold it).
+    const held = () => (server as unknown as { held?: unknown[] }).held?.length ?? 0;
+    await waitUntil(() => held() === 1 || answered, 10_000, 'the request held');
     assert.equal(answered, false, 'held while the node starts');
     assert.equal(await server.serve(VERSION_ONLY), address);
     const { status, body } = await reply;
