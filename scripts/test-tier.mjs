@@ -43,7 +43,7 @@ const r = spawnSync(
     'tsx',
     '--conditions=logos-source',
     '--import',
-    './packages/shared/src/polyfills.ts',
+    './packages/shared/src/polyfills.js',
     '--test',
     '--test-reporter=tap',
     '--test-reporter-destination=stdout',

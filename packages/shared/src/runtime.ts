@@ -19,7 +19,7 @@ export function siblingModule(base: string, name: string): URL {
  * source condition; always the polyfills first (entry points import them too; a helper script may not).
  */
 export function childExecArgv(): string[] {
-  const polyfills = ['--import', siblingModule(import.meta.url, 'polyfills').href];
+  const polyfills = ['--import', new URL('polyfills.js', import.meta.url).href];
   return FROM_SOURCE
     ? ['--import', import.meta.resolve('tsx'), '--conditions=logos-source', ...polyfills]
     : polyfills;
