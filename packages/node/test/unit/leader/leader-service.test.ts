@@ -229,7 +229,8 @@ test('the leader proposes nothing while consensus is Bootstrapping and starts on
       { chain, clock, proofs, txs: NO_TRANSACTIONS, logger, signal: stop.signal },
     );
     // Eight slots (f = 1/2, four keys): the wallet wins some of them, but nothing is proved or proposed.
-    await new Promise((r) => setTimeout(r, 8 * FAST.slot_duration_ms));
+    const from = clock.currentSlot();
+    await waitUntil(() => clock.currentSlot() >= from + 8n, 10_000, 'eight slots');
     assert.equal(chain.consensusState, 'Bootstrapping');
     assert.deepEqual([leader.produced, leader.wonSlots, proved.length], [0, 0, 0]);
     assert.equal(chain.tip().height, 0);
