@@ -2,7 +2,8 @@
 /**
  * Finishes the build of the package in the current folder (run by each package's `build` after tsc):
  * - writes `dist/build-info.json`: its version (package.json), and the abbreviated commit and exact tag
- *   of the checkout it is built from (null outside a git checkout); the running code reads it
+ *   of the checkout it is built from (outside a git checkout: LOGOS_BUILD_COMMIT and LOGOS_BUILD_TAG, else
+ *   null); the running code reads it
  *   (shared/build-info.ts);
  * - makes its bins (package.json `bin`, compiled files) executable, as an install does for files that
  *   exist then.
@@ -24,8 +25,8 @@ const { name, version, bin } = JSON.parse(readFileSync('package.json', 'utf8'));
 const info = {
   name,
   version,
-  commit: git(['rev-parse', '--short', 'HEAD']),
-  tag: git(['describe', '--tags', '--exact-match', 'HEAD']),
+  commit: git(['rev-parse', '--short', 'HEAD']) ?? (process.env.LOGOS_BUILD_COMMIT || null),
+  tag: git(['describe', '--tags', '--exact-match', 'HEAD']) ?? (process.env.LOGOS_BUILD_TAG || null),
   built: new Date().toISOString(),
 };
 mkdirSync('dist', { recursive: true });

@@ -25,6 +25,9 @@ echo "smoke: copying the checkout's tracked files to $WORK/app"
 mkdir -p "$WORK/app"
 git -C "$ROOT" ls-files -z | (cd "$ROOT" && xargs -0 cp --parents -t "$WORK/app")
 cd "$WORK/app"
+# the copy is not a git checkout: the build records the checkout's commit from the environment
+LOGOS_BUILD_COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || true)"
+export LOGOS_BUILD_COMMIT
 npm ci --no-audit --no-fund --loglevel=error
 npm run build --silent
 npm prune --omit=dev --no-audit --no-fund --loglevel=error
@@ -47,6 +50,7 @@ for _ in $(seq 1 90); do
 done
 [ -n "$height" ] && [ "$height" -ge 2 ] || fail "no blocks produced within 90 s (height ${height:-none})"
 grep -q '"msg":"block produced"' "$WORK/node.log" || fail "the log has no produced block"
+echo "smoke: version $(curl -sf "http://127.0.0.1:$PORT/version")"
 echo "smoke: height $height; $(grep -c '"msg":"block produced"' "$WORK/node.log") blocks produced"
 kill "$NODE_PID"; wait "$NODE_PID" 2>/dev/null || true; NODE_PID=""
 
