@@ -128,7 +128,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
    */
   private head!: { readonly tip: BlockNode; readonly state: LedgerState; readonly lib: BlockNode };
 
-  constructor(
+  private constructor(
     private readonly opts: ChainServiceOptions,
     private readonly deps: ChainServiceDeps,
   ) {
@@ -170,7 +170,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
   /** A chain service on the stored chain (or on a new one, whose genesis block it stores). */
   static async init(opts: ChainServiceOptions, deps: ChainServiceDeps): Promise<ChainService> {
     const chain = new ChainService(opts, deps);
-    await chain.start();
+    await chain.load();
     const every = opts.stateRecordingIntervalMs;
     if (every !== undefined) {
       void chain.recordState();
@@ -217,7 +217,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
   }
 
   /** Loads the stored chain (or stores the genesis block of a fresh one). */
-  async start(): Promise<void> {
+  private async load(): Promise<void> {
     const { store, logger } = this.deps;
     const gid = bytesToHex(this.genesis.id);
     const meta = store.meta();

@@ -31,11 +31,10 @@ async function chainWithFork() {
   dirs.push(dir);
   const store = await openStore(dir);
   const clock = new SlotClock(1_700_000_000_000, DEVNET.slot_duration_ms, () => 1_700_000_000_000 + 10 ** 9);
-  const chain = new ChainService(
+  const chain = await ChainService.init(
     { deployment: DEVNET, genesisTimeMs: 1_700_000_000_000, online: false },
     { store: store.chain, proofs: INSECURE_TEST_PROOFS, clock, logger: pino({ level: 'silent' }) },
   );
-  await chain.start();
   const t = new TestChain();
   // Both extend the genesis at slot 1 and differ only in their voucher.
   const u1 = t.block([], 1n, 8n);

@@ -32,7 +32,7 @@ async function service(): Promise<{
     DEVNET.slot_duration_ms,
     () => 1_700_000_000_000 + 500_000 * DEVNET.slot_duration_ms,
   );
-  const chain = new ChainService(
+  const chain = await ChainService.init(
     { deployment: DEVNET, genesisTimeMs: 1_700_000_000_000, online: false },
     {
       store: store.chain,
@@ -41,7 +41,6 @@ async function service(): Promise<{
       logger: pino({ level: process.env.LOGOS_TEST_LOG ?? 'silent' }),
     },
   );
-  await chain.start();
   return { chain, store, close: () => store.close() };
 }
 
@@ -229,11 +228,10 @@ test('a restart keeps the stored tip among forks of equal length, and the next b
       DEVNET.slot_duration_ms,
       () => 1_700_000_000_000 + 500_000 * DEVNET.slot_duration_ms,
     );
-    const chain = new ChainService(
+    const chain = await ChainService.init(
       { deployment: DEVNET, genesisTimeMs: 1_700_000_000_000, online: false },
       { store: store.chain, proofs: INSECURE_TEST_PROOFS, clock, logger: pino({ level: 'silent' }) },
     );
-    await chain.start();
     return { chain, store };
   };
   // Two one-block forks on genesis; the first to arrive is the tip. Storage orders a height's blocks

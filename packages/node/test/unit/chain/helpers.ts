@@ -28,7 +28,7 @@ export async function chainService(
     DEVNET.slot_duration_ms,
     opts.now ?? (() => GENESIS_MS + 500_000 * DEVNET.slot_duration_ms),
   );
-  const chain = new ChainService(
+  const chain = await ChainService.init(
     { deployment: DEVNET, genesisTimeMs: GENESIS_MS, online: false },
     {
       store: store.chain,
@@ -37,7 +37,6 @@ export async function chainService(
       logger: pino({ level: process.env.LOGOS_TEST_LOG ?? 'silent' }),
     },
   );
-  await chain.start();
   return {
     chain,
     store,

@@ -243,7 +243,7 @@ test('after a burst with a bad block, a restart on the same store finds exactly 
   try {
     await Promise.allSettled(all.map((b) => s.chain.submit(b)));
     await s.chain.close();
-    const again = new ChainService(
+    const again = await ChainService.init(
       { deployment: DEVNET, genesisTimeMs: GENESIS_MS, online: false },
       {
         store: s.store.chain,
@@ -252,7 +252,6 @@ test('after a burst with a bad block, a restart on the same store finds exactly 
         logger: pino({ level: 'silent' }),
       },
     );
-    await again.start();
     assert.equal(again.tip().height, 6);
     assert.equal(bytesToHex(again.tip().id), hex(all[5]!));
     for (const b of all.slice(6)) assert.equal(again.has(headerId(b.header)), false);

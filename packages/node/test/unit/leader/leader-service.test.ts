@@ -51,11 +51,10 @@ test('a produced block carries its uncles and the next voucher of the wallet', a
     const logger = pino({ level: 'silent' });
     const genesisMs = 1_700_000_000_000;
     const clock = new SlotClock(genesisMs, FAST.slot_duration_ms, () => genesisMs + 10 ** 9);
-    const chain = new ChainService(
+    const chain = await ChainService.init(
       { deployment: FAST, genesisTimeMs: genesisMs, online: false },
       { store: store.chain, proofs: INSECURE_TEST_PROOFS, clock, logger },
     );
-    await chain.start();
     // Two blocks on genesis: a1 is the tip, b1 a fork block (an uncle candidate).
     const t = new TestChain(FAST);
     const a1 = t.block([], 1n);
@@ -111,11 +110,10 @@ test('the next won slots are proved ahead of time and their blocks built around 
     const at = (slot: bigint) => {
       now = genesisMs + Number(slot) * FAST.slot_duration_ms + 1;
     };
-    const chain = new ChainService(
+    const chain = await ChainService.init(
       { deployment: FAST, genesisTimeMs: genesisMs, online: false },
       { store: store.chain, proofs: INSECURE_TEST_PROOFS, clock, logger },
     );
-    await chain.start();
     const { proved, requests, proofs } = spyingProofs();
     const master = devnetSecretKey(1000);
     const leader = new LeaderService(
@@ -215,11 +213,10 @@ test('the leader proposes nothing while consensus is Bootstrapping and starts on
     const logger = pino({ level: 'silent' });
     const genesisMs = Date.now();
     const clock = new SlotClock(genesisMs, FAST.slot_duration_ms, Date.now);
-    const chain = new ChainService(
+    const chain = await ChainService.init(
       { deployment: FAST, genesisTimeMs: genesisMs, online: false },
       { store: store.chain, proofs: INSECURE_TEST_PROOFS, clock, logger },
     );
-    await chain.start();
     const { proved, proofs } = spyingProofs();
     const leader = LeaderService.init(
       {
