@@ -236,3 +236,14 @@ export class TestChain {
     if (this.state.slot < slot) this.apply([], slot);
   }
 }
+
+let baseState: LedgerState | undefined;
+
+/**
+ * The devnet genesis ledger state with some fields replaced: a whole `LedgerState` for tests whose
+ * code reads only a few fields (notes, vouchers, declarations) and sets just those.
+ */
+export function stateWith(over: Partial<LedgerState>): LedgerState {
+  baseState ??= buildGenesis(DEVNET, CTX, 1_700_000_000).state;
+  return { ...baseState, ...over };
+}

@@ -1,14 +1,17 @@
 /**
- * A tiny stand-in for the chain as the transaction-building operations read it: canonical blocks that
- * carry only their voucher commitment, a tip ledger state holding only what these operations read
- * (voucher snapshot and nullifiers, claimable rewards, SDP declarations, notes), a LIB height, reorgs.
+ * The chain as the transaction-building operations read it, for their tests: the chain double whose
+ * canonical blocks carry only their voucher commitment (`stubBlock`), whose tip ledger state is built,
+ * on every read, from what a test sets here (voucher snapshot and nullifiers, claimable rewards, SDP
+ * declarations, notes), with a LIB height and reorgs. Only the tip has a ledger state.
  */
-import type { IChain } from '../../src/chain/index.ts';
+import type { ChainTip } from '../../src/chain/index.ts';
 import { bytesToHex } from '../../src/codec/hex.ts';
 import type { Fr } from '../../src/crypto/field.ts';
 import type { Declaration, LedgerState, NoteRecord } from '../../src/ledger/state.ts';
 import { VoucherTree } from '../../src/ledger/trees/voucher-tree.ts';
 import { bigintKeys, PMap, stringKeys } from '../../src/util/pmap.ts';
+import { FakeChain, stubBlock } from './chain.ts';
+import { stateWith, TestChain } from './ledger.ts';
 
 const idOf = (height: number, salt: number) => {
   const id = new Uint8Array(32);
@@ -17,27 +20,56 @@ const idOf = (height: number, salt: number) => {
   return id;
 };
 
+/** The chain double whose tip state is the fixture's, read live. */
+class TipStateChain extends FakeChain {
+  constructor(
+    private readonly fixture: VoucherChain,
+    securityParam: number,
+  ) {
+    const ledger = new TestChain();
+    const config = ledger.ctx.config;
+    super({
+      ledger,
+      genesisId: idOf(0, 0),
+      config: { ...config, consensus: { ...config.consensus, security_param: securityParam } },
+    });
+  }
+
+  override tip(): ChainTip {
+    return { ...super.tip(), state: this.fixture.state() };
+  }
+
+  override stateOf(id: Uint8Array): LedgerState | undefined {
+    return bytesToHex(id) === bytesToHex(super.tip().id) ? this.fixture.state() : undefined;
+  }
+}
+
 export class VoucherChain {
   /** Canonical block ids by height; 0 is the genesis. */
-  ids: Uint8Array[] = [idOf(0, 0)];
-  readonly blocks = new Map<
-    string,
-    { header: { parent_block: Uint8Array; proof_of_leadership: { voucher_cm: Fr } } }
-  >();
+  readonly ids: Uint8Array[] = [idOf(0, 0)];
   cms: Fr[] = [];
   snapshotCount = 0;
   nullifiers: Fr[] = [];
   claimableRewards = 100n;
-  libHeight = 0;
   declarations = new Map<string, Declaration>();
   /** Notes at the tip and in the aged snapshot. */
   notes: [Fr, NoteRecord][] = [];
   agedNotes: [Fr, NoteRecord][] = [];
-  readonly config = { consensus: { security_param: 4 } };
+  readonly chain: FakeChain;
+  #libHeight = 0;
   #salt = 0;
 
   constructor(readonly securityParam = 4) {
-    this.config.consensus.security_param = securityParam;
+    this.chain = new TipStateChain(this, securityParam);
+  }
+
+  get libHeight(): number {
+    return this.#libHeight;
+  }
+
+  set libHeight(height: number) {
+    this.#libHeight = height;
+    this.chain.finalize(this.ids[height]!);
   }
 
   /** Appends canonical blocks carrying these voucher commitments. */
@@ -45,9 +77,7 @@ export class VoucherChain {
     for (const cm of cms) {
       const parent = this.ids[this.ids.length - 1]!;
       const id = idOf(this.ids.length, this.#salt);
-      this.blocks.set(bytesToHex(id), {
-        header: { parent_block: parent, proof_of_leadership: { voucher_cm: cm } },
-      });
+      this.chain.put(id, { block: stubBlock(parent, 0n, cm) });
       this.ids.push(id);
       this.cms.push(cm);
     }
@@ -58,13 +88,16 @@ export class VoucherChain {
     this.#salt++;
     this.ids.length = height + 1;
     this.cms.length = height;
+    this.chain.switchTo(this.ids[height]!, { deleteAbandoned: true });
     this.extend(...cms);
   }
 
+  /** The tip's ledger state: the devnet genesis state with what these operations read set here. */
   state(): LedgerState {
     let tree = VoucherTree.empty();
     for (const cm of this.cms.slice(0, this.snapshotCount)) tree = tree.append(cm);
-    return {
+    const base = stateWith({});
+    return stateWith({
       leader: {
         snapshot: { root: tree.root(), count: this.snapshotCount },
         nullifiers: PMap.from(
@@ -75,26 +108,14 @@ export class VoucherChain {
         pending_rewards: 0n,
         vouchers: tree,
       },
-      sdp: { declarations: PMap.from(stringKeys, this.declarations.entries()) },
+      sdp: { ...base.sdp, declarations: PMap.from(stringKeys, this.declarations.entries()) },
       notes: PMap.from(bigintKeys, this.notes),
-      epoch_state: { notes: PMap.from(bigintKeys, this.agedNotes) },
-    } as unknown as LedgerState;
+      epoch_state: { ...base.epoch_state, notes: PMap.from(bigintKeys, this.agedNotes) },
+    });
   }
 
-  asChain(): IChain {
-    return {
-      genesis: {},
-      config: this.config,
-      tip: () => ({
-        id: this.ids[this.ids.length - 1]!,
-        height: this.ids.length - 1,
-        slot: 0n,
-        state: this.state(),
-      }),
-      lib: () => ({ id: this.ids[this.libHeight]!, height: this.libHeight, slot: 0n }),
-      stateOf: (id: Uint8Array) =>
-        bytesToHex(id) === bytesToHex(this.ids[this.ids.length - 1]!) ? this.state() : undefined,
-      block: (id: Uint8Array) => this.blocks.get(bytesToHex(id)),
-    } as unknown as IChain;
+  /** The chain double over this fixture. */
+  asChain(): FakeChain {
+    return this.chain;
   }
 }

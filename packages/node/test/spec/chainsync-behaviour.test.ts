@@ -20,7 +20,7 @@ import {
 import { SyncClient } from '../../src/sync/client.ts';
 import { SyncError } from '../../src/sync/errors.ts';
 import { serveChainSync } from '../../src/sync/provider.ts';
-import { FakeNetworkBus } from '../mocks/fake-network.ts';
+import { FakeNetworkBus } from '../mocks/network.ts';
 
 const PROTOCOL = '/chainsync-test/1.0.0';
 const ZERO = new Uint8Array(32);

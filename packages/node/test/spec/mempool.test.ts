@@ -13,8 +13,8 @@ import { Mempool, type MempoolConfig, PREFIX_BYTES, TxPool } from '../../src/mem
 import { type KvStore, MemoryKv } from '../../src/storage/kv.ts';
 import { MempoolStore } from '../../src/storage/mempool-store.ts';
 import { INSECURE_TEST_PROOFS } from '../../src/zk/insecure-test-proofs.ts';
+import { FakeChain } from '../mocks/chain.ts';
 import { genesisNotes, KEYS, transfer } from '../mocks/ledger.ts';
-import { FakeChain } from '../unit/mempool/fake-chain.ts';
 
 const F_POOL = 'services/tx-service/tests/mock.rs';
 const F_LEADER = 'services/chain/chain-leader/src/lib.rs';
@@ -25,7 +25,7 @@ async function pool(ttlMs: number | null, kv: KvStore = new MemoryKv(), now = ()
   const chain = new FakeChain();
   const config: MempoolConfig = { maxPendingTxs: 100, maxPendingBytes: 1 << 24, txTtlMs: ttlMs };
   const m = await Mempool.init(config, {
-    chain: chain.asChain(),
+    chain,
     proofs: INSECURE_TEST_PROOFS,
     store: new MempoolStore(kv),
     logger: pino({ level: 'silent' }),

@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { newBuilder } from '../../src/wallet/index.ts';
-import { A, bid, FakeChain, ledger, notes, rec, startWallet } from '../mocks/wallet-chain.ts';
+import { A, bid, ledger, notes, rec, startWallet, WalletChain } from '../mocks/wallet-chain.ts';
 
 const EXPIRY_BLOCKS = 4;
 
 test('pending_note_does_not_expire_without_lib_progress (services/wallet/src/states.rs)', async () => {
   const g = notes([[1n, rec(5000, A)]]);
-  const chain = new FakeChain(ledger(g));
+  const chain = new WalletChain(ledger(g));
   const { wallet } = await startWallet(chain, undefined, undefined, EXPIRY_BLOCKS);
   await wallet.fund({ builder: newBuilder(), changePk: A, fundingPks: [A], priorityFeePercent: 0n });
   chain.add(1, 0, g);
@@ -23,7 +23,7 @@ test('pending_note_does_not_expire_without_lib_progress (services/wallet/src/sta
 
 test('pending_note_expires_after_enough_lib_progress (services/wallet/src/states.rs)', async () => {
   const g = notes([[1n, rec(5000, A)]]);
-  const chain = new FakeChain(ledger(g));
+  const chain = new WalletChain(ledger(g));
   const { wallet } = await startWallet(chain, undefined, undefined, EXPIRY_BLOCKS);
   await wallet.fund({ builder: newBuilder(), changePk: A, fundingPks: [A], priorityFeePercent: 0n });
   assert.ok(wallet.isReserved(1n));
@@ -41,7 +41,7 @@ test('pending_note_expires_after_enough_lib_progress (services/wallet/src/states
 });
 
 test('released_pending_note_becomes_available (services/wallet/src/states.rs)', async () => {
-  const chain = new FakeChain(ledger(notes([[1n, rec(5000, A)]])));
+  const chain = new WalletChain(ledger(notes([[1n, rec(5000, A)]])));
   const { wallet } = await startWallet(chain, undefined, undefined, EXPIRY_BLOCKS);
   const funded = await wallet.fund({
     builder: newBuilder(),
@@ -58,7 +58,7 @@ test('released_pending_note_becomes_available (services/wallet/src/states.rs)', 
 
 test('lib_update_is_deferred_until_wallet_state_exists (services/wallet/src/states.rs)', async () => {
   const g = notes([[1n, rec(5000, A)]]);
-  const chain = new FakeChain(ledger(g));
+  const chain = new WalletChain(ledger(g));
   const { wallet } = await startWallet(chain, undefined, undefined, EXPIRY_BLOCKS);
   await wallet.fund({ builder: newBuilder(), changePk: A, fundingPks: [A], priorityFeePercent: 0n });
   // A LIB announced for a block the wallet cannot derive (not in the tree) changes nothing: no

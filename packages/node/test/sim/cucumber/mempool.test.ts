@@ -1,13 +1,13 @@
 /**
  * The several-node scenario of the reference's `tests/cucumber_tests/features/mempool.feature`, named
  * after it. Its three nodes run in this process on the fast test deployment (100 ms slots, f = 1/2, the
- * insecure test proofs), joined by the in-memory network (test/mocks/fake-network.ts) so that the test
+ * insecure test proofs), joined by the in-memory network (test/mocks/network.ts) so that the test
  * decides who is connected to whom: NODE_A1 and NODE_B1 lead on their own forks (devnet keys 0, 1 and
  * 2, 3), then NODE_JOIN, whose IBD peers they are, connects to both.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeNetworkBus } from '../../mocks/fake-network.ts';
+import { FakeNetworkBus } from '../../mocks/network.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
 import {
   afterNewBlock,

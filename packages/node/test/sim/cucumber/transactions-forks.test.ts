@@ -2,7 +2,7 @@
  * The scenarios of the reference's `tests/cucumber_tests/features/transactions.feature` with many nodes,
  * forks or restarts, one test each, named after the scenario, each on its own nodes: in this process on
  * the fast test deployment (100 ms slots, f = 1/2, the insecure test proofs), joined by the in-memory
- * network (test/mocks/fake-network.ts) so that the test decides who is connected to whom.
+ * network (test/mocks/network.ts) so that the test decides who is connected to whom.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { bytesToHex, hexToBytes } from '../../../src/codec/hex.ts';
-import { type FakeNetwork, FakeNetworkBus } from '../../mocks/fake-network.ts';
+import { type FakeNetwork, FakeNetworkBus } from '../../mocks/network.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
 import {
   call,

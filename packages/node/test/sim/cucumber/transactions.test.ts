@@ -5,7 +5,7 @@
  *
  * Shared pair: NODE_1 (leads with devnet keys 0 to 2; its funding wallet is key 0) and NODE_2 (leads
  * with key 3, its funding wallet), in this process on the fast test deployment (100 ms slots, f = 1/2,
- * the insecure test proofs), joined by the in-memory network (test/mocks/fake-network.ts). Their
+ * the insecure test proofs), joined by the in-memory network (test/mocks/network.ts). Their
  * genesis holds every scenario's wallet resources and sponsored fee accounts, each scenario under its
  * own names, so each scenario starts on a chain at height ≥ 2 with its wallets holding exactly their
  * genesis notes, as F's fresh cluster does; a wallet sends through the node F starts it on (both nodes
@@ -21,7 +21,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Ed25519Signer } from '../../../src/crypto/ed25519.ts';
-import { FakeNetworkBus } from '../../mocks/fake-network.ts';
+import { FakeNetworkBus } from '../../mocks/network.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
 import {
   balanceOf,

@@ -13,8 +13,8 @@ import { Mempool } from '../../../src/mempool/index.ts';
 import { MemoryKv } from '../../../src/storage/kv.ts';
 import { MempoolStore } from '../../../src/storage/mempool-store.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
+import { FakeChain } from '../../mocks/chain.ts';
 import { genesisNotes, KEYS, transfer } from '../../mocks/ledger.ts';
-import { FakeChain } from '../mempool/fake-chain.ts';
 
 type Ctx = Parameters<typeof mantleHandlers.mempoolAddTx>[0];
 type Args = Parameters<typeof mantleHandlers.mempoolAddTx>[1];
@@ -25,14 +25,14 @@ test('a full mempool: 500 with the pool text, nothing added (bounded pool, docs/
   const mempool = await Mempool.init(
     { maxPendingTxs: 1, maxPendingBytes, txTtlMs: 60_000 },
     {
-      chain: chain.asChain(),
+      chain,
       proofs: INSECURE_TEST_PROOFS,
       store: new MempoolStore(new MemoryKv()),
       logger: pino({ level: 'silent' }),
       now: () => 1_000_000,
     },
   );
-  const ctx = { chain: chain.asChain(), mempool } as unknown as Ctx;
+  const ctx = { chain, mempool } as unknown as Ctx;
   const notes = genesisNotes(chain.genesis);
   const pk = KEYS[1]!.publicKey;
   const s = chain.tip().state;

@@ -10,22 +10,17 @@ import { test } from 'node:test';
 import type { LeadershipWin } from '../../../src/blend/index.ts';
 import type { Block } from '../../../src/block/block.ts';
 import { bytesToHex } from '../../../src/codec/hex.ts';
-import { type SignedMantleTx, txHash } from '../../../src/mantle/tx.ts';
-import type { AddResult, IMempool, TxOrigin } from '../../../src/mempool/index.ts';
-import { BlendTestChain, startTestBlend } from '../../mocks/blend-chain.ts';
+import { txHash } from '../../../src/mantle/tx.ts';
+import { blendTestChain, startTestBlend } from '../../mocks/blend-chain.ts';
 import { FAST } from '../../mocks/fast-deployment.ts';
 import { genesisNotes, KEYS, transfer } from '../../mocks/ledger.ts';
+import { FakeMempool } from '../../mocks/mempool.ts';
 import { waitUntil } from '../../utils/api-node.ts';
 
 test('Blend requests made before consensus is Online wait for Blend, then go as the first epoch sends them', async () => {
-  const chain = new BlendTestChain('Bootstrapping');
-  const added: { tx: SignedMantleTx; origin: TxOrigin }[] = [];
-  const mempool = {
-    add: async (tx: SignedMantleTx, origin: TxOrigin): Promise<AddResult> => {
-      added.push({ tx, origin });
-      return { hash: txHash(tx.mantle_tx), outcome: 'added' };
-    },
-  } as unknown as IMempool;
+  const chain = blendTestChain('Bootstrapping');
+  const mempool = new FakeMempool();
+  const added = mempool.added;
   const published: Block[] = [];
   const stop = new AbortController();
   const blend = await startTestBlend({
@@ -36,20 +31,19 @@ test('Blend requests made before consensus is Online wait for Blend, then go as 
   });
   try {
     const tx = transfer(
-      chain.t.state,
-      [genesisNotes(chain.t.genesis)[0]!],
+      chain.ledger.state,
+      [genesisNotes(chain.ledger.genesis)[0]!],
       [{ value: 5n, pk: KEYS[1]!.publicKey }],
     ).tx;
     const hash = await blend.disperseTransaction(tx);
     assert.equal(bytesToHex(hash), bytesToHex(txHash(tx.mantle_tx)));
-    const block = chain.t.block([], 1n);
+    const block = chain.ledger.block([], 1n);
     blend.publishProposal(block, {} as LeadershipWin);
     await new Promise((r) => setTimeout(r, 3 * FAST.slot_duration_ms));
     assert.deepEqual([added.length, published.length], [0, 0], 'nothing leaves this node before Online');
     assert.deepEqual(blend.pendingTransactions().map(bytesToHex), [bytesToHex(hash)]);
 
-    chain.consensusState = 'Online';
-    chain.emit('online');
+    chain.goOnline();
     await waitUntil(() => added.length === 1 && published.length === 1, 5_000, 'sent once Blend is ready');
     assert.equal(blend.mode(), 'broadcast');
     assert.deepEqual(added[0]!.tx, tx);

@@ -16,10 +16,10 @@ import { decodeTxGossip, encodeTxGossip } from '../../../src/network/wire/tx-gos
 import { MemoryKv } from '../../../src/storage/kv.ts';
 import { MempoolStore } from '../../../src/storage/mempool-store.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
-import { FakeNetworkBus } from '../../mocks/fake-network.ts';
+import { FakeChain } from '../../mocks/chain.ts';
 import { genesisNotes, KEYS, transfer } from '../../mocks/ledger.ts';
+import { FakeNetworkBus } from '../../mocks/network.ts';
 import { waitUntil } from '../../utils/api-node.ts';
-import { FakeChain } from '../mempool/fake-chain.ts';
 
 const quiet = pino({ level: 'silent' });
 const TXS = '/t/mempool/1.0.0';
@@ -29,7 +29,7 @@ test('a transaction leaving Blend at this node is added to the mempool and gossi
   const mempool = await Mempool.init(
     { maxPendingTxs: 100, maxPendingBytes: 1 << 24, txTtlMs: 60_000 },
     {
-      chain: chain.asChain(),
+      chain,
       proofs: INSECURE_TEST_PROOFS,
       store: new MempoolStore(new MemoryKv()),
       logger: quiet,
@@ -38,7 +38,7 @@ test('a transaction leaving Blend at this node is added to the mempool and gossi
   const [net] = new FakeNetworkBus().mesh(2) as [ReturnType<FakeNetworkBus['node']>];
   const gossip = GossipService.init(gossipConfig({ blockTopic: '/t/cryptarchia/1.0.0', txTopic: TXS }), {
     network: net,
-    chain: chain.asChain(),
+    chain,
     mempool,
     orphans: { enqueue: () => true, markRejected: () => {} },
     ibd: Promise.resolve(),

@@ -6,24 +6,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type ProofSystem, ProvingUnavailable } from '../../../src/ledger/proof-system.ts';
-import type { SignedMantleTx } from '../../../src/mantle/tx.ts';
-import { txHash } from '../../../src/mantle/tx.ts';
-import type { AddResult, IMempool } from '../../../src/mempool/index.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
-import { BlendTestChain, startTestBlend } from '../../mocks/blend-chain.ts';
+import { blendTestChain, startTestBlend } from '../../mocks/blend-chain.ts';
 import { FAST } from '../../mocks/fast-deployment.ts';
 import { genesisNotes, KEYS, transfer } from '../../mocks/ledger.ts';
+import { FakeMempool } from '../../mocks/mempool.ts';
 import { waitUntil } from '../../utils/api-node.ts';
 
 test('without a proof-of-quota prover, a Broadcast epoch still disperses and no PoQ is asked for', async () => {
-  const chain = new BlendTestChain('Online');
-  const added: SignedMantleTx[] = [];
-  const mempool = {
-    add: async (tx: SignedMantleTx): Promise<AddResult> => {
-      added.push(tx);
-      return { hash: txHash(tx.mantle_tx), outcome: 'added' };
-    },
-  } as unknown as IMempool;
+  const chain = blendTestChain('Online');
+  const mempool = new FakeMempool();
   let poqAsked = 0;
   const prover: ProofSystem = {
     ...INSECURE_TEST_PROOFS,
@@ -38,12 +30,15 @@ test('without a proof-of-quota prover, a Broadcast epoch still disperses and no 
   try {
     await waitUntil(() => blend.mode() === 'broadcast', 5_000, 'the first epoch known');
     const tx = transfer(
-      chain.t.state,
-      [genesisNotes(chain.t.genesis)[0]!],
+      chain.ledger.state,
+      [genesisNotes(chain.ledger.genesis)[0]!],
       [{ value: 5n, pk: KEYS[1]!.publicKey }],
     ).tx;
     await blend.disperseTransaction(tx);
-    assert.deepEqual(added, [tx]);
+    assert.deepEqual(
+      mempool.added.map((a) => a.tx),
+      [tx],
+    );
     await new Promise((r) => setTimeout(r, 2 * FAST.slot_duration_ms));
     assert.equal(poqAsked, 0);
   } finally {

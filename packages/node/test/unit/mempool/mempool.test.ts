@@ -17,9 +17,9 @@ import { Mempool, type MempoolConfig, MempoolError, type TxOrigin } from '../../
 import { MemoryKv } from '../../../src/storage/kv.ts';
 import { MempoolStore } from '../../../src/storage/mempool-store.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
+import { FakeChain } from '../../mocks/chain.ts';
 import { genesisNotes, KEYS, transfer } from '../../mocks/ledger.ts';
 import { waitUntil } from '../../utils/api-node.ts';
-import { FakeChain } from './fake-chain.ts';
 import { inscriptionsTx } from './inscriptions.ts';
 
 const CONFIG: MempoolConfig = { maxPendingTxs: 1000, maxPendingBytes: 64 * 1024 * 1024, txTtlMs: 60_000 };
@@ -29,7 +29,7 @@ async function setup(config: MempoolConfig = CONFIG, kv = new MemoryKv(), chain 
   const clock = { now: 1_000_000 };
   const store = new MempoolStore(kv);
   const m = await Mempool.init(config, {
-    chain: chain.asChain(),
+    chain,
     proofs: INSECURE_TEST_PROOFS,
     store,
     logger: quiet,

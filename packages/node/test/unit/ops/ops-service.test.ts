@@ -25,8 +25,9 @@ import { DEFAULT_SDP, type OpsConfig, type OpsError, OpsService } from '../../..
 import { MemoryKv } from '../../../src/storage/kv.ts';
 import { SdpStore } from '../../../src/storage/sdp-store.ts';
 import { WalletStore } from '../../../src/storage/wallet-store.ts';
-import { FakeMempool, FakeWallet } from '../../mocks/fake-wallet.ts';
+import { FakeMempool } from '../../mocks/mempool.ts';
 import { VoucherChain } from '../../mocks/voucher-chain.ts';
+import { FakeWallet } from '../../mocks/wallet.ts';
 
 const MASTER: Fr = 1234n;
 const FUNDING: Fr = zkPublicKey(77n);

@@ -44,31 +44,52 @@ export class FakeMiner implements MinerControl {
   }
 }
 
-// ---- a PoW service over fakes of the chain, the wallet and the mempool, on a TestChain's ledger
+// ---- a PoW service over the chain and wallet doubles, on a TestChain's ledger
 
-import { EventEmitter } from 'node:events';
 import pino from 'pino';
-import type { ProcessedBlock } from '../../../src/chain/index.ts';
+import type { ChainTip, ProcessedBlock } from '../../../src/chain/index.ts';
+import type { LedgerConfig } from '../../../src/ledger/parameters.ts';
 import type { SignedMantleTx } from '../../../src/mantle/tx.ts';
 import { txHash } from '../../../src/mantle/tx.ts';
 import { type ClaimTarget, DEFAULT_POW, type PowSection, PowService } from '../../../src/pow/index.ts';
 import { insecureTestZkSign } from '../../../src/zk/insecure-test-proofs.ts';
+import { FakeChain, stubBlock } from '../../mocks/chain.ts';
 import { TestChain } from '../../mocks/ledger.ts';
+import { FakeWallet } from '../../mocks/wallet.ts';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
+/** The chain double whose tip is the harness ledger's, read live, and whose PoW rate is the harness's. */
+class HarnessChain extends FakeChain {
+  constructor(private readonly h: PowHarness) {
+    super({ ledger: h.c, consensusState: h.online ? 'Online' : 'Bootstrapping' });
+  }
+
+  override tip(): ChainTip {
+    const c = this.h.c;
+    return { id: c.tip, slot: c.state.slot, height: 1, state: c.state };
+  }
+
+  override get config(): LedgerConfig {
+    const config = this.h.c.ctx.config;
+    return { ...config, pow: { ...config.pow, rate_num: this.h.rateNum } };
+  }
+
+  override set config(_: LedgerConfig) {}
+}
+
 export class PowHarness {
   readonly c = new TestChain();
-  readonly events = new EventEmitter();
-  consensusState: 'Bootstrapping' | 'Online';
+  readonly online: boolean;
+  readonly chain: HarnessChain;
   rateNum = 1n;
   /** The claim transactions published through Blend and not included yet. */
   readonly pool = new Map<string, SignedMantleTx>();
   /** When set, Blend refuses what it is given with this error. */
   blendFails: Error | undefined;
-  readonly included = new Set<string>();
-  readonly balances = new Map<bigint, bigint>();
-  balanceFails = false;
+  /** Answers `balance` from its `balances`. */
+  readonly wallet = new FakeWallet(undefined, () => this.c.tip);
+  readonly balances = this.wallet.balances;
   slot = 0n;
   /** How many times the service read the current slot (its auto-claim ticker checks it on a timer). */
   slotReads = 0;
@@ -87,10 +108,10 @@ export class PowHarness {
       rateNum?: bigint;
     } = {},
   ) {
-    this.consensusState = opts.online === false ? 'Bootstrapping' : 'Online';
+    this.online = opts.online !== false;
+    this.chain = new HarnessChain(this);
     if (opts.rateNum !== undefined) this.rateNum = opts.rateNum;
     this.c.apply([], 5n);
-    const h = this;
     const targets = opts.targets ?? [];
     this.service = PowService.init(
       {
@@ -98,33 +119,14 @@ export class PowHarness {
         knownKeys: targets.map((t) => t.public_key),
       },
       {
-        chain: {
-          on: (e: string, f: (...a: unknown[]) => void) => h.events.on(e, f),
-          off: (e: string, f: (...a: unknown[]) => void) => h.events.off(e, f),
-          once: (e: string, f: (...a: unknown[]) => void) => h.events.once(e, f),
-          tip: () => ({ id: h.c.tip, slot: h.c.state.slot, height: 1, state: h.c.state }),
-          get consensusState() {
-            return h.consensusState;
-          },
-          get config() {
-            return { ...h.c.ctx.config, pow: { ...h.c.ctx.config.pow, rate_num: h.rateNum } };
-          },
-          transactionLocation: (hash: Uint8Array) =>
-            h.included.has(hex(hash)) ? { block: h.c.tip, position: 0 } : undefined,
-        } as never,
-        wallet: {
-          balance: (pk: bigint) => {
-            if (h.balanceFails) throw new Error('wallet unavailable');
-            const b = h.balances.get(pk);
-            return b === undefined ? undefined : { tip: h.c.tip, balance: b, notes: [], address: pk };
-          },
-        },
+        chain: this.chain,
+        wallet: this.wallet,
         // Blend: what it is given lands in `pool`, the transactions a leader includes next.
         blend: {
           disperseTransaction: async (tx: SignedMantleTx) => {
-            if (h.blendFails) throw h.blendFails;
+            if (this.blendFails) throw this.blendFails;
             const hash = txHash(tx.mantle_tx);
-            h.pool.set(hex(hash), tx);
+            this.pool.set(hex(hash), tx);
             return hash;
           },
         },
@@ -133,37 +135,42 @@ export class PowHarness {
         miner: this.miner,
         clock: {
           currentSlot: () => {
-            h.slotReads++;
-            return h.slot;
+            this.slotReads++;
+            return this.slot;
           },
           slotDurationMs: 20,
         },
-        logger: pino({ level: 'debug' }, { write: (l: string) => void h.logs.push(l) }),
+        logger: pino({ level: 'debug' }, { write: (l: string) => void this.logs.push(l) }),
       },
     );
   }
 
   goOnline(): void {
-    this.consensusState = 'Online';
-    this.events.emit('online');
+    this.chain.goOnline();
   }
 
   /** Applies the pending claim transactions in a block (as a leader would) and tells the service. */
   async includePending(): Promise<void> {
     const txs = [...this.pool.values()];
     const r = this.c.apply(txs);
-    for (const t of txs) this.included.add(hex(txHash(t.mantle_tx)));
     this.pool.clear();
     await this.processed(r.events);
   }
 
   /** Emits a processed block with these events and waits for the service to handle it. */
   async processed(events: ProcessedBlock['events'] = []): Promise<void> {
-    const pb = {
+    const tip = { id: this.c.tip, slot: this.c.state.slot, height: 1 };
+    const pb: ProcessedBlock = {
+      block: stubBlock(new Uint8Array(32), tip.slot),
+      id: tip.id,
+      height: tip.height,
       events,
-      tip: { id: this.c.tip, slot: this.c.state.slot, height: 1 },
-    } as unknown as ProcessedBlock;
-    this.events.emit('block', pb);
+      applied: [],
+      reverted: [],
+      tip,
+      lib: this.chain.lib(),
+    };
+    this.chain.emit('block', pb);
     // Settlement runs under the service's lock: a claim taken after it waits for it.
     await this.service.claimable();
   }

@@ -9,6 +9,7 @@ import { bytesToHex } from '../../../src/codec/hex.ts';
 import { FR_MODULUS } from '../../../src/crypto/field.ts';
 import { zkPublicKey } from '../../../src/crypto/zk-keys.ts';
 import { checkTx } from '../../../src/ledger/apply.ts';
+import type { LedgerConfig } from '../../../src/ledger/parameters.ts';
 import { powTicket } from '../../../src/ledger/pow-claims.ts';
 import type { LedgerState } from '../../../src/ledger/state.ts';
 import { noteId } from '../../../src/mantle/note.ts';
@@ -22,14 +23,18 @@ import {
 } from '../../../src/pow/ticket-search.ts';
 import { openWinnerStore, type PowWinner } from '../../../src/pow/winners.ts';
 import { MemoryKv } from '../../../src/storage/kv.ts';
-import { signTx, TestChain } from '../../mocks/ledger.ts';
+import { stubBlock } from '../../mocks/chain.ts';
+import { signTx, stateWith, TestChain } from '../../mocks/ledger.ts';
 
-/** The chain as the miner sees it, driven by a TestChain (the devnet ledger with test proofs). */
-class MinerTestChain extends EventEmitter<ChainEvents> {
+/**
+ * The chain as the miner sees it (`MinerChain`, a part of `IChain`), driven by a TestChain (the devnet
+ * ledger with test proofs); `put` adds a canonical block with a given ledger state instead.
+ */
+class MinerTestChain extends EventEmitter<ChainEvents> implements MinerChain {
   readonly c = new TestChain();
   readonly states = new Map<string, LedgerState>();
-  readonly canonical: { slot: bigint; id: Uint8Array; block?: Block }[] = [];
-  config: MinerChain['config'];
+  readonly canonical: { slot: bigint; id: Uint8Array; block: Block }[] = [];
+  config: LedgerConfig;
 
   constructor(slotWindow?: number) {
     super();
@@ -41,7 +46,14 @@ class MinerTestChain extends EventEmitter<ChainEvents> {
   }
 
   tip() {
-    return { id: this.c.tip, slot: this.c.state.slot, height: this.canonical.length, state: this.c.state };
+    const last = this.canonical.at(-1);
+    if (!last) return { id: this.c.tip, slot: this.c.state.slot, height: 0, state: this.c.state };
+    return {
+      id: last.id,
+      slot: last.slot,
+      height: this.canonical.length,
+      state: this.states.get(bytesToHex(last.id))!,
+    };
   }
 
   stateOf(id: Uint8Array) {
@@ -58,20 +70,39 @@ class MinerTestChain extends EventEmitter<ChainEvents> {
     const r = this.c.apply(txs, slot);
     this.states.set(bytesToHex(r.id), r.state);
     this.canonical.push({ slot: block.header.slot, id: r.id, block });
-    const ref = { id: r.id, slot: block.header.slot, height: this.canonical.length };
-    const pb: ProcessedBlock = {
-      block,
-      id: r.id,
-      height: ref.height,
-      events: [],
-      applied: [block],
-      reverted: [],
-      tip: ref,
-      lib: ref,
-    };
+    const pb = this.processed(block, r.id);
     if (emit) this.emit('block', pb);
     return pb;
   }
+
+  /** Adds a canonical block `id` at `slot` with this ledger state (nothing is applied or emitted). */
+  put(id: Uint8Array, slot: bigint, state: LedgerState): ProcessedBlock {
+    const block = stubBlock(this.tip().id, slot);
+    this.states.set(bytesToHex(id), state);
+    this.canonical.push({ slot, id, block });
+    return this.processed(block, id);
+  }
+
+  private processed(block: Block, id: Uint8Array): ProcessedBlock {
+    const ref = { id, slot: block.header.slot, height: this.canonical.length };
+    return { block, id, height: ref.height, events: [], applied: [block], reverted: [], tip: ref, lib: ref };
+  }
+}
+
+/** A chain of one canonical block at slot 3 whose ledger state lets every ticket win. */
+function oneBlockChain(
+  id: Uint8Array,
+  nonce: bigint,
+  pool: { pool: bigint; epoch_reward: bigint },
+): MinerTestChain {
+  const base = stateWith({});
+  const state = stateWith({
+    epoch_state: { ...base.epoch_state, nonce },
+    pow: { ...base.pow, target: FR_MODULUS - 1n, ...pool },
+  });
+  const chain = new MinerTestChain(300);
+  chain.put(id, 3n, state);
+  return chain;
 }
 
 function capture() {
@@ -142,24 +173,6 @@ describe('ticket search', () => {
     assert.ok(high > 850 && high < 1150, `${high} of 2000 above p/2`);
   });
 });
-
-/** A chain of one canonical block at slot 3 whose ledger state lets every ticket win. */
-function oneBlockChain(
-  id: Uint8Array,
-  nonce: bigint,
-  pool: { pool: bigint; epoch_reward: bigint },
-): MinerChain {
-  const state = {
-    epoch_state: { nonce },
-    pow: { target: FR_MODULUS - 1n, ...pool },
-  } as unknown as LedgerState;
-  return Object.assign(new EventEmitter<ChainEvents>(), {
-    config: { pow: { slot_window: 300 } } as MinerChain['config'],
-    tip: () => ({ id, slot: 3n, height: 1, state }),
-    stateOf: (x: Uint8Array) => (bytesToHex(x) === bytesToHex(id) ? state : undefined),
-    canonicalBySlot: () => [{ slot: 3n, id }],
-  }) as unknown as MinerChain;
-}
 
 describe('Miner', () => {
   test('finds winners on the chain whose claims the ledger accepts; stop() stops new winners; no secret in logs', async () => {
@@ -324,11 +337,17 @@ describe('Miner', () => {
     assert.equal(store.ready().length, 3, 'no winner beyond what the pool pays');
     // A claim settles (one winner retired): the next block resumes the search.
     await store.retire([store.ready()[0]!.ticket]);
-    (chain as unknown as EventEmitter<ChainEvents>).emit('block', {
+    const tip = chain.tip();
+    chain.emit('block', {
+      block: chain.canonical[0]!.block,
+      id: tip.id,
+      height: tip.height,
+      events: [],
       applied: [],
       reverted: [],
-      tip: { slot: 3n },
-    } as unknown as ProcessedBlock);
+      tip,
+      lib: tip,
+    });
     await until(() => store.ready().length >= 3, 20_000, 'the search resumed');
     assert.ok(lines.some((l) => l.includes('PoW search resumed')));
     await miner.close();

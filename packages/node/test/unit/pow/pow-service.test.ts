@@ -71,7 +71,7 @@ describe('PoW service', () => {
         [B, 20n, 0n],
       ],
     );
-    h.balanceFails = true;
+    h.wallet.balanceFailWith = new Error('wallet unavailable');
     assert.deepEqual(
       h.service.status().auto_claim.targets.map((t) => t.balance),
       [null, null],

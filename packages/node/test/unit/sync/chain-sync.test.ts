@@ -17,7 +17,7 @@ import {
 } from '../../../src/network/wire/sync-messages.ts';
 import { BlockProvider, NOT_ONLINE } from '../../../src/sync/provider.ts';
 import { blockOn } from '../../mocks/chain-feed.ts';
-import { FakeNetworkBus } from '../../mocks/fake-network.ts';
+import { FakeNetworkBus } from '../../mocks/network.ts';
 import { chainService, type TestService } from '../chain/helpers.ts';
 import { grow, PROTOCOL, syncConfig, syncService } from './helpers.ts';
 

@@ -7,8 +7,8 @@ import type { ChainService } from '../../../src/chain/index.ts';
 import { SlotClock } from '../../../src/chain/index.ts';
 import { DEFAULT_SYNC, type SyncConfig, SyncService } from '../../../src/sync/index.ts';
 import { blockOn } from '../../mocks/chain-feed.ts';
-import type { FakeNetwork } from '../../mocks/fake-network.ts';
 import { DEVNET } from '../../mocks/ledger.ts';
+import type { FakeNetwork } from '../../mocks/network.ts';
 import { GENESIS_MS } from '../chain/helpers.ts';
 
 export const PROTOCOL = '/logos-blockchain-test/chainsync/1.0.0';

@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import { DEFAULT_SYNC } from '../../../src/sync/index.ts';
 import { blockOn, followerConfig } from '../../mocks/chain-feed.ts';
-import { type FakeNetwork, FakeNetworkBus } from '../../mocks/fake-network.ts';
 import { fastDeployment } from '../../mocks/fast-deployment.ts';
+import { type FakeNetwork, FakeNetworkBus } from '../../mocks/network.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../utils/api-node.ts';
 
 // Genesis 20 s ago with 100 ms slots: slots 1..200 are in the past.

@@ -7,14 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bytesToHex } from '../../../src/codec/hex.ts';
 import type { Fr } from '../../../src/crypto/field.ts';
 import { DEFAULT_KMS, KeyStore } from '../../../src/kms/index.ts';
 import type { NoteRecord } from '../../../src/ledger/state.ts';
 import { Bucket } from '../../../src/storage/buckets.ts';
 import { addLedgerOutputs, newBuilder, WalletError } from '../../../src/wallet/index.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
-import { A, B, bid, FakeChain, ledger, notes, rec, startWallet } from '../../mocks/wallet-chain.ts';
+import { A, B, bid, ledger, notes, rec, startWallet, WalletChain } from '../../mocks/wallet-chain.ts';
 
 test('balances follow each fork; channel notes are not counted, SDP-locked notes are', async () => {
   const g = notes([
@@ -23,7 +22,7 @@ test('balances follow each fork; channel notes are not counted, SDP-locked notes
     [3n, rec(200, A, { locked_by: 'bb'.repeat(32) })],
     [9n, rec(1, 99n)],
   ]);
-  const chain = new FakeChain(ledger(g));
+  const chain = new WalletChain(ledger(g));
   const { wallet } = await startWallet(chain);
   assert.equal(wallet.balance(A)!.balance, 5200n);
   assert.deepEqual(
@@ -62,7 +61,7 @@ test('balances follow each fork; channel notes are not counted, SDP-locked notes
 
 test('a block the wallet did not see is derived on demand; a restart starts from the persisted LIB notes', async () => {
   const g = notes([[1n, rec(5000, A)]]);
-  const chain = new FakeChain(ledger(g));
+  const chain = new WalletChain(ledger(g));
   const first = await startWallet(chain);
   chain.add(1, 0, g.set(2n, rec(10, B)));
   chain.setLib(1);
@@ -73,11 +72,9 @@ test('a block the wallet did not see is derived on demand; a restart starts from
   // The persisted notes are at block 1: the restart must not scan the ledger. Make a scan visible by
   // corrupting the ledger's view of block 1 (a scan would see no notes at all).
   const persisted = first.kv;
-  const lib1 = chain.nodes.get(bytesToHex(bid(1)))!;
-  const scanned = lib1.state;
-  lib1.state = ledger(notes([]));
+  const scanned = chain.setState(bid(1), ledger(notes([])));
   const second = await startWallet(chain, persisted);
-  lib1.state = scanned;
+  chain.setState(bid(1), scanned);
   // Block 2 and 3 derive from the persisted block-1 notes and the ledger diffs.
   assert.equal(second.wallet.balance(B, bid(3))!.balance, 30n);
   assert.equal(second.wallet.balance(A, bid(3)), undefined);
@@ -91,19 +88,19 @@ test('transfers: fee from the largest note, change to the change key, reserved n
     [1n, rec(5000, A)],
     [2n, rec(3000, A)],
   ]);
-  const chain = new FakeChain(ledger(g));
+  const chain = new WalletChain(ledger(g));
   const { wallet, mempool } = await startWallet(chain);
   const t1 = wallet.transfer({ changePk: A, fundingPks: [A], recipientPk: B, amount: 100n });
   const t2 = wallet.transfer({ changePk: A, fundingPks: [A], recipientPk: B, amount: 100n });
   await Promise.all([t1, t2]);
-  const inputs = mempool.added.map((tx) => (tx.mantle_tx.ops.at(-1)!.payload as { inputs: Fr[] }).inputs);
+  const inputs = mempool.added.map(({ tx }) => (tx.mantle_tx.ops.at(-1)!.payload as { inputs: Fr[] }).inputs);
   assert.deepEqual(inputs, [[1n], [2n]], 'the second transfer funds with the next note');
-  const out = mempool.added[0]!.mantle_tx.ops.at(-1)!.payload as { outputs: { value: bigint; pk: Fr }[] };
+  const out = mempool.added[0]!.tx.mantle_tx.ops.at(-1)!.payload as { outputs: { value: bigint; pk: Fr }[] };
   assert.equal(out.outputs[0]!.value, 100n);
   assert.equal(out.outputs[0]!.pk, B);
   assert.equal(out.outputs[1]!.pk, A, 'change last, to the change key');
   assert.ok(out.outputs[1]!.value < 4900n && out.outputs[1]!.value > 4000n);
-  assert.equal(mempool.added[0]!.ops_proofs[0]!.type, 'ZkSig');
+  assert.equal(mempool.added[0]!.tx.ops_proofs[0]!.type, 'ZkSig');
   // Both notes are reserved: a third transfer has nothing left.
   await assert.rejects(
     wallet.transfer({ changePk: A, fundingPks: [A], recipientPk: B, amount: 1n }),
@@ -113,15 +110,15 @@ test('transfers: fee from the largest note, change to the change key, reserved n
 });
 
 test('a mempool refusal keeps the reservation until LIB progress expires it (F transfer_funds, PendingNotes)', async () => {
-  const chain = new FakeChain(ledger(notes([[100n, rec(5000, B)]])));
+  const chain = new WalletChain(ledger(notes([[100n, rec(5000, B)]])));
   const { wallet, mempool } = await startWallet(chain, undefined, undefined, 2);
-  mempool.fail = true;
+  mempool.failWith = new Error('pool full');
   await assert.rejects(
     wallet.transfer({ changePk: B, fundingPks: [B], recipientPk: A, amount: 1n }),
     /pool full/,
   );
   assert.ok(wallet.isReserved(100n), 'F releases nothing when the mempool refuses');
-  mempool.fail = false;
+  mempool.failWith = undefined;
   await assert.rejects(
     wallet.transfer({ changePk: B, fundingPks: [B], recipientPk: A, amount: 1n }),
     /Wallet does not have enough funds, available=0/,
@@ -140,7 +137,7 @@ test('a mempool refusal keeps the reservation until LIB progress expires it (F t
 });
 
 test('a /wallet/fund whose transfer proof cannot be signed keeps its reservation (F FundTx, then SignTxWithZk)', async () => {
-  const chain = new FakeChain(ledger(notes([[1n, rec(5000, A)]])));
+  const chain = new WalletChain(ledger(notes([[1n, rec(5000, A)]])));
   // A key store without A's key: the wallet tracks A's notes but cannot sign for them.
   const { wallet } = await startWallet(
     chain,
@@ -161,7 +158,7 @@ test('fee cap and 32-input limit reserve nothing', async () => {
   const many = notes(
     Array.from({ length: 40 }, (_, i) => [BigInt(i + 1), rec(100, A)] as [bigint, NoteRecord]),
   );
-  const chain = new FakeChain(ledger(many.set(100n, rec(5000, B))));
+  const chain = new WalletChain(ledger(many.set(100n, rec(5000, B))));
   const { wallet } = await startWallet(chain);
   await assert.rejects(
     wallet.fund({
@@ -185,7 +182,7 @@ test('fee cap and 32-input limit reserve nothing', async () => {
 });
 
 test('a claim funded, its PoC added over the funded hash, then signed and submitted; without it, released', async () => {
-  const chain = new FakeChain(ledger(notes([[1n, rec(5000, A)]])));
+  const chain = new WalletChain(ledger(notes([[1n, rec(5000, A)]])));
   const { wallet, mempool } = await startWallet(chain);
   const claim = newBuilder([{ opcode: 48, payload: { rewards_root: 1n, voucher_nullifier: 2n, pk: A } }]);
   const funded = await wallet.fund({ builder: claim, changePk: A, fundingPks: [A], priorityFeePercent: 0n });
@@ -199,7 +196,7 @@ test('a claim funded, its PoC added over the funded hash, then signed and submit
   await wallet.submitSigned(
     await wallet.sign({ ...again, builder: { ...again.builder, opProofs: new Map([[0, poc]]) } }),
   );
-  const tx = mempool.added[0]!;
+  const { tx } = mempool.added[0]!;
   assert.deepEqual(tx.ops_proofs[0], poc);
   assert.equal(tx.ops_proofs[1]!.type, 'ZkSig');
   assert.deepEqual(tx.ops_proofs[1], { type: 'ZkSig', signature: again.transferProof });

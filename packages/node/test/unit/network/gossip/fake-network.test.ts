@@ -1,10 +1,10 @@
 /**
- * Tests of the in-memory network of tests (`test/mocks/fake-network.ts`): gossip flooding with
+ * Tests of the in-memory network of tests (`test/mocks/network.ts`): gossip flooding with
  * deduplication, own delivery, filters, framed requests with their limits, penalties.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeNetworkBus } from '../../../mocks/fake-network.ts';
+import { FakeNetworkBus } from '../../../mocks/network.ts';
 
 test('gossip reaches every node of a line once, own subscribers included', async () => {
   const bus = new FakeNetworkBus();

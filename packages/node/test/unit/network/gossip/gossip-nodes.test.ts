@@ -14,9 +14,9 @@ import { txHash } from '../../../../src/mantle/tx.ts';
 import { encodeProposal, toProposal } from '../../../../src/network/wire/proposal.ts';
 import { encodeTxGossip } from '../../../../src/network/wire/tx-gossip.ts';
 import { followerConfig } from '../../../mocks/chain-feed.ts';
-import { type FakeNetwork, FakeNetworkBus } from '../../../mocks/fake-network.ts';
 import { fastDeployment } from '../../../mocks/fast-deployment.ts';
 import { genesisNotes, signTx, TEST_LEADER, transfer } from '../../../mocks/ledger.ts';
+import { type FakeNetwork, FakeNetworkBus } from '../../../mocks/network.ts';
 import { startFastNode, type TestNode, waitUntil } from '../../../utils/api-node.ts';
 
 const deployment = fastDeployment(100, 2, Math.floor(Date.now() / 1000));

@@ -4,27 +4,22 @@
  * publishes (own blocks, local transactions, never network ones), its bounds and its stop.
  */
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { type Block, blockBodyRoot } from '../../../../src/block/block.ts';
 import { encodeHeader, type Header, headerId } from '../../../../src/block/header.ts';
-import { BlockRejected, type ProcessedBlock } from '../../../../src/chain/index.ts';
+import { BlockRejected } from '../../../../src/chain/index.ts';
 import { bytesToHex } from '../../../../src/codec/hex.ts';
 import { Ed25519Signer } from '../../../../src/crypto/ed25519.ts';
 import { LedgerError } from '../../../../src/ledger/errors.ts';
 import { type SignedMantleTx, txHash } from '../../../../src/mantle/tx.ts';
-import type { AddResult, MempoolEvents, TxOrigin } from '../../../../src/mempool/index.ts';
 import { GossipService, gossipConfig } from '../../../../src/network/gossip/index.ts';
-import {
-  decodeProposal,
-  encodeProposal,
-  toProposal,
-  txHashPrefixOf,
-} from '../../../../src/network/wire/proposal.ts';
+import { decodeProposal, encodeProposal, toProposal } from '../../../../src/network/wire/proposal.ts';
 import { decodeTxGossip, encodeTxGossip } from '../../../../src/network/wire/tx-gossip.ts';
-import { FakeNetworkBus } from '../../../mocks/fake-network.ts';
+import { FakeChain } from '../../../mocks/chain.ts';
 import { filled, SAMPLE_OPS, sampleSignedTx, seq } from '../../../mocks/fixtures.ts';
+import { FakeMempool } from '../../../mocks/mempool.ts';
+import { FakeNetworkBus } from '../../../mocks/network.ts';
 import { waitUntil } from '../../../utils/api-node.ts';
 
 const KEY = new Ed25519Signer(filled(32, 8));
@@ -48,41 +43,19 @@ function makeBlock(slot: bigint, txs: SignedMantleTx[] = [TX], key = KEY): Block
   return { header, signature: key.sign(encodeHeader(header)), uncle_headers: [], transactions: txs };
 }
 
-class FakeMempool extends EventEmitter<MempoolEvents> {
-  readonly txs: SignedMantleTx[] = [TX];
-  readonly added: TxOrigin[] = [];
-  failWith: Error | undefined;
-  async add(tx: SignedMantleTx, origin: TxOrigin): Promise<AddResult> {
-    if (this.failWith) throw this.failWith;
-    this.added.push(origin);
-    return { hash: txHash(tx.mantle_tx), outcome: 'added' };
-  }
-  byPrefix(prefix: Uint8Array): SignedMantleTx[] {
-    return this.txs.filter((t) => bytesToHex(txHashPrefixOf(txHash(t.mantle_tx))) === bytesToHex(prefix));
-  }
-}
-
-/** A chain whose `submit` answers with `outcome(block, attempt)`. */
+/** The chain double whose `submit` answers with `outcome(block, attempt)`, its LIB at `libSlot`. */
 function fakeChain(outcome: (b: Block, attempt: number) => Error | undefined, libSlot = 0n) {
-  const submitted: string[] = [];
-  const applied = new Set<string>();
-  return {
-    submitted,
-    applied,
-    chain: {
-      lib: () => ({ id: filled(32, 0), slot: libSlot, height: 0 }),
-      has: (id: Uint8Array) => applied.has(bytesToHex(id)),
-      async submit(b: Block): Promise<ProcessedBlock> {
-        const hex = bytesToHex(headerId(b.header));
-        const attempt = submitted.filter((s) => s === hex).length;
-        submitted.push(hex);
-        const e = outcome(b, attempt);
-        if (e) throw e;
-        applied.add(hex);
-        return {} as ProcessedBlock;
-      },
+  const chain = new FakeChain({
+    submit: (b, attempt) => {
+      const e = outcome(b, attempt);
+      if (e) throw e;
     },
-  };
+  });
+  if (libSlot > 0n) {
+    chain.put(filled(32, 0), { slot: libSlot });
+    chain.finalize(filled(32, 0));
+  }
+  return { submitted: chain.submitted, chain };
 }
 
 function orphans() {
@@ -108,7 +81,7 @@ function setup(
   const bus = new FakeNetworkBus();
   const [net, peer] = bus.mesh(2) as [ReturnType<FakeNetworkBus['node']>, ReturnType<FakeNetworkBus['node']>];
   const fc = fakeChain(outcome, libSlot);
-  const mempool = new FakeMempool();
+  const mempool = new FakeMempool([TX]);
   const sink = orphans();
   const gossip = GossipService.init(
     { ...gossipConfig({ blockTopic: BLOCKS, txTopic: TXS }), futureBlockRetryDelayMs: 5 },
@@ -132,7 +105,7 @@ test('any string is a topic: empty, without a slash, or one topic for both kinds
       ReturnType<FakeNetworkBus['node']>,
     ];
     const fc = fakeChain(() => undefined);
-    const mempool = new FakeMempool();
+    const mempool = new FakeMempool([TX]);
     const gossip = GossipService.init(gossipConfig({ blockTopic, txTopic }), {
       network: net,
       chain: fc.chain,
@@ -150,7 +123,10 @@ test('any string is a topic: empty, without a slash, or one topic for both kinds
       `the proposal applied and the transaction added on ${JSON.stringify([blockTopic, txTopic])}`,
     );
     assert.deepEqual(fc.submitted, [idOf(b)]);
-    assert.deepEqual(mempool.added, ['network']);
+    assert.deepEqual(
+      mempool.added.map((a) => a.origin),
+      ['network'],
+    );
     // On a shared topic each message is also tried as the other kind: that is no fault of the sender.
     assert.deepEqual(net.penalties, []);
     await gossip.close();
@@ -173,7 +149,7 @@ test('proposals at or before the LIB are recorded as rejected, applied ones skip
   const old = makeBlock(10n);
   await s.peer.publish(BLOCKS, encodeProposal(toProposal(old)));
   const known = makeBlock(11n);
-  s.applied.add(idOf(known));
+  s.chain.put(headerId(known.header), { block: known, makeTip: false });
   await s.peer.publish(BLOCKS, encodeProposal(toProposal(known)));
   // Proposals are handled one at a time in arrival order: once a third one (also before the LIB) is
   // recorded as rejected, the first two have been handled.
@@ -256,7 +232,7 @@ test('an invalid block is recorded as rejected and its sender penalised; a node 
 
 test('a missing transaction drops the proposal without blame and without recording it', async () => {
   const s = setup();
-  s.mempool.txs.length = 0;
+  s.mempool.pending.clear();
   await s.peer.publish(BLOCKS, encodeProposal(toProposal(makeBlock(5n))));
   await waitUntil(() => s.gossip.counters.proposalsMissingTxs === 1, 2_000, 'the proposal dropped');
   await s.gossip.close();
@@ -300,7 +276,10 @@ test('received transactions are added as network ones; a failed preverification 
   const s = setup(undefined, 0n, Promise.resolve(), logger);
   await s.peer.publish(TXS, encodeTxGossip(TX));
   await waitUntil(() => s.gossip.counters.txsAdded === 1, 2_000, 'the transaction added');
-  assert.deepEqual(s.mempool.added, ['network']);
+  assert.deepEqual(
+    s.mempool.added.map((a) => a.origin),
+    ['network'],
+  );
   // The debug line of an admitted transaction names it (the network benchmarks time propagation by it).
   const added = lines.filter((l) => l.msg === 'gossiped transaction added');
   assert.deepEqual(
@@ -348,7 +327,7 @@ test('close ends a wait between retries at once', async () => {
     {
       network: net!,
       chain: fc.chain,
-      mempool: new FakeMempool(),
+      mempool: new FakeMempool([TX]),
       orphans: orphans(),
       ibd: Promise.resolve(),
       logger: silent,

@@ -1,22 +1,15 @@
 /**
- * Fakes of the wallet and the mempool for tests of the services that build transactions: the wallet
- * "funds" a builder by appending a funding Transfer (one input note, no output) with a fixed fee and a
- * dummy ZkSig, signs every op with a placeholder proof of the right variant (or the proof the builder
- * carries for it), and records each request and release; the mempool records what it is given (or fails
- * on demand).
+ * The wallet double: `FakeWallet implements IWallet` (src/wallet/interface.ts), for tests of the services
+ * that build transactions. It "funds" a builder by appending a funding Transfer (one input note, no
+ * output) with a fixed fee and a dummy ZkSig, signs every op with a placeholder proof of the right
+ * variant (or the proof the builder carries for it), submits to its mempool, records each request and
+ * release, and answers balances from `balances` (or throws `balanceFailWith`).
  */
-import { EventEmitter } from 'node:events';
 import type { Fr } from '../../src/crypto/field.ts';
 import { type Op, Opcode } from '../../src/mantle/ops.ts';
 import { type OpProof, PROOF_TYPE_OF, type ZkSignature } from '../../src/mantle/proofs.ts';
-import { type SignedMantleTx, txHash } from '../../src/mantle/tx.ts';
-import type {
-  AddResult,
-  IMempool,
-  MempoolEvents,
-  MempoolMetrics,
-  TxOrigin,
-} from '../../src/mempool/interface.ts';
+import type { SignedMantleTx } from '../../src/mantle/tx.ts';
+import type { IMempool } from '../../src/mempool/interface.ts';
 import type {
   FundedTx,
   FundRequest,
@@ -24,6 +17,7 @@ import type {
   TransferRequest,
   WalletBalance,
 } from '../../src/wallet/interface.ts';
+import { FakeMempool } from './mempool.ts';
 
 const DUMMY_SIG: ZkSignature = {
   pi_a: new Uint8Array(32),
@@ -56,11 +50,21 @@ export class FakeWallet implements IWallet {
   fee = 10n;
   /** When set, `fund` throws it. */
   failWith: Error | undefined;
+  /** The balance `balance` answers for a key (none: the wallet does not know the key). */
+  readonly balances = new Map<Fr, bigint>();
+  /** When set, `balance` throws it. */
+  balanceFailWith: Error | undefined;
 
-  constructor(private readonly mempool: IMempool) {}
+  constructor(
+    private readonly mempool: IMempool = new FakeMempool(),
+    /** The tip `balance` answers at. */
+    readonly tip: () => Uint8Array = () => new Uint8Array(32),
+  ) {}
 
-  balance(_pk: Fr): WalletBalance | undefined {
-    return undefined;
+  balance(pk: Fr): WalletBalance | undefined {
+    if (this.balanceFailWith) throw this.balanceFailWith;
+    const b = this.balances.get(pk);
+    return b === undefined ? undefined : { tip: this.tip(), balance: b, notes: [], address: pk };
   }
 
   async fund(req: FundRequest): Promise<FundedTx> {
@@ -115,36 +119,5 @@ export class FakeWallet implements IWallet {
 
   signZk(): Promise<ZkSignature> {
     throw new Error('not used by these tests');
-  }
-}
-
-export class FakeMempool extends EventEmitter<MempoolEvents> implements IMempool {
-  readonly added: { tx: SignedMantleTx; origin: TxOrigin }[] = [];
-  /** When set, `add` throws it. */
-  failWith: Error | undefined;
-
-  async add(tx: SignedMantleTx, origin: TxOrigin): Promise<AddResult> {
-    if (this.failWith) throw this.failWith;
-    this.added.push({ tx, origin });
-    return { hash: txHash(tx.mantle_tx), outcome: 'added' };
-  }
-  has(): boolean {
-    return false;
-  }
-  get(): SignedMantleTx | undefined {
-    return undefined;
-  }
-  view(): Uint8Array[] {
-    return [];
-  }
-  byPrefix(): SignedMantleTx[] {
-    return [];
-  }
-  candidates(): Iterable<SignedMantleTx> {
-    return this.added.map((a) => a.tx);
-  }
-  evict(): void {}
-  metrics(): MempoolMetrics {
-    return { pending_items: this.added.length, last_item_timestamp: 0 };
   }
 }
