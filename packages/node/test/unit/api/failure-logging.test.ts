@@ -5,7 +5,6 @@
  * at error. A node serving well-behaved and misbehaving clients alike logs no error line.
  */
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import { LogosError } from '@logos-ts/shared/errors';
 import { pino } from 'pino';
@@ -14,6 +13,7 @@ import { object, string } from '../../../src/api/json-schema.ts';
 import { ApiServer } from '../../../src/api/server.ts';
 import type { ServerRoute } from '../../../src/api/types.ts';
 import { devnetConfig } from '../../../src/node/devnet.ts';
+import { apiContext } from '../../mocks/api-context.ts';
 
 interface LogLine {
   readonly level: number;
@@ -65,7 +65,7 @@ before(async () => {
     { write: (s: string) => void lines.push(JSON.parse(s) as LogLine) },
   );
   server = await ApiServer.init({ backend }, logger, ROUTES);
-  base = `http://${await server.serve({ chain: new EventEmitter() } as never)}`;
+  base = `http://${await server.serve(apiContext())}`;
 });
 after(() => server.close());
 

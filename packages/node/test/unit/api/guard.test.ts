@@ -11,9 +11,10 @@ import { pino } from 'pino';
 import { ROUTES } from '../../../src/api/impl/index.ts';
 import { object, string } from '../../../src/api/json-schema.ts';
 import { ApiServer } from '../../../src/api/server.ts';
-import type { ApiContext, ServerRoute } from '../../../src/api/types.ts';
+import type { ServerRoute } from '../../../src/api/types.ts';
 import { ConfigError, parseUserConfig } from '../../../src/node/config.ts';
 import { devnetConfig } from '../../../src/node/devnet.ts';
+import { apiContext } from '../../mocks/api-context.ts';
 
 interface Reply {
   readonly status: number;
@@ -63,10 +64,7 @@ const mutatingGet: ServerRoute = {
 };
 
 const filters: Readonly<Record<string, string>>[] = [];
-const ctx = {
-  build: { commit: null, tag: null },
-  setLogFilter: (f: Readonly<Record<string, string>>) => filters.push(f),
-} as unknown as ApiContext;
+const ctx = apiContext({ setLogFilter: (f) => void filters.push(f) });
 
 async function serve(backend: { cors_origins?: string[]; allowed_hosts?: string[] } = {}) {
   const cfg = devnetConfig().api.backend;

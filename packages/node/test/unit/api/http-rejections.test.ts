@@ -5,12 +5,12 @@
  * empty 404; an over-long header is an empty 431 and a request that is not HTTP an empty 400.
  */
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { ApiServer } from '../../../src/api/server.ts';
 import { devnetConfig } from '../../../src/node/devnet.ts';
+import { apiContext } from '../../mocks/api-context.ts';
 
 let server: ApiServer;
 let port: number;
@@ -19,7 +19,7 @@ before(async () => {
   const backend = { ...devnetConfig().api.backend, listen_address: '127.0.0.1:0' };
   // No request here reaches a handler: the chain is never read.
   server = await ApiServer.init({ backend }, pino({ level: 'silent' }));
-  port = Number((await server.serve({ chain: new EventEmitter() } as never)).split(':').pop());
+  port = Number((await server.serve(apiContext())).split(':').pop());
 });
 after(() => server.close());
 

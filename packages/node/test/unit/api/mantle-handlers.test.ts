@@ -13,11 +13,9 @@ import { Mempool } from '../../../src/mempool/index.ts';
 import { MemoryKv } from '../../../src/storage/kv.ts';
 import { MempoolStore } from '../../../src/storage/mempool-store.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
+import { apiContext } from '../../mocks/api-context.ts';
 import { FakeChain } from '../../mocks/chain.ts';
 import { genesisNotes, KEYS, transfer } from '../../mocks/ledger.ts';
-
-type Ctx = Parameters<typeof mantleHandlers.mempoolAddTx>[0];
-type Args = Parameters<typeof mantleHandlers.mempoolAddTx>[1];
 
 test('a full mempool: 500 with the pool text, nothing added (bounded pool, docs/design/fidelity.md)', async () => {
   const chain = new FakeChain();
@@ -32,14 +30,14 @@ test('a full mempool: 500 with the pool text, nothing added (bounded pool, docs/
       now: () => 1_000_000,
     },
   );
-  const ctx = { chain, mempool } as unknown as Ctx;
+  const ctx = apiContext({ chain, mempool });
   const notes = genesisNotes(chain.genesis);
   const pk = KEYS[1]!.publicKey;
   const s = chain.tip().state;
   const first = transfer(s, [notes[0]!], [{ value: 5n, pk }]).tx;
   const second = transfer(s, [notes[1]!], [{ value: 5n, pk }]).tx;
   const add = async (tx: typeof first) =>
-    mantleHandlers.mempoolAddTx(ctx, { body: signedMantleTx.toJson(tx) } as unknown as Args);
+    mantleHandlers.mempoolAddTx(ctx, { params: {}, query: {}, body: signedMantleTx.toJson(tx) });
   assert.deepEqual(await add(first), { body: 'null' });
   const bytes = encodeSignedTx(first).length;
   await assert.rejects(add(second), (e: unknown) => {
@@ -56,15 +54,15 @@ test('a full mempool: 500 with the pool text, nothing added (bounded pool, docs/
 });
 
 test('GET /mantle/gas-prices at a block without ledger state: F 404 text', () => {
-  // A chain that holds no ledger state at the asked block.
-  const ctx = { chain: { stateOf: () => undefined } } as unknown as Parameters<
-    typeof mantleHandlers.mantleGasPrices
-  >[0];
+  // The chain holds no ledger state at the asked block.
+  const ctx = apiContext();
   assert.throws(
     () =>
       mantleHandlers.mantleGasPrices(ctx, {
+        params: {},
         query: { tip: new Uint8Array(32).fill(0xee) },
-      } as unknown as Parameters<typeof mantleHandlers.mantleGasPrices>[1]),
+        body: undefined,
+      }),
     (e: unknown) =>
       e instanceof ApiError && e.status === 404 && e.message === 'Ledger state not found for block',
   );

@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { ROUTES } from '../../../src/api/impl/index.ts';
 import { ApiServer } from '../../../src/api/server.ts';
 import { devnetConfig } from '../../../src/node/devnet.ts';
+import { apiContext } from '../../mocks/api-context.ts';
 
 const PINNED = {
   bytes: 62703,
@@ -19,7 +20,7 @@ const PINNED = {
 test('the served OpenAPI document is byte for byte the pinned one', async () => {
   const backend = { ...devnetConfig().api.backend, listen_address: '127.0.0.1:0' };
   const server = await ApiServer.init({ backend }, pino({ level: 'silent' }), ROUTES);
-  const address = await server.serve({} as never);
+  const address = await server.serve(apiContext());
   try {
     const r = await fetch(`http://${address}/api-docs/openapi.json`);
     assert.equal(r.status, 200);

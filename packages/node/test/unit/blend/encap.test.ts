@@ -305,6 +305,7 @@ test('filler_layers_are_not_reconstructable: the same inputs give different mess
 
 // F: blend/message/src/encap/tests.rs::decapsulate_empty_private_headers_returns_error
 test('decapsulate_empty_private_headers_returns_error', async () => {
+  // Deliberate cast: a message no verification would pass (no private headers), as if verified.
   const msg = {
     publicHeader: {
       signingKey: ed25519PublicKey(ed25519GenerateSecretKey()),

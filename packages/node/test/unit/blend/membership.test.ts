@@ -19,6 +19,7 @@ import { ed25519PublicKey } from '../../../src/crypto/ed25519.ts';
 import { membershipOf } from '../../../src/ledger/sdp-rewards.ts';
 import type { Declaration, EpochState } from '../../../src/ledger/state.ts';
 import { locatorFromString } from '../../../src/mantle/locator.ts';
+import { stateWith } from '../../mocks/ledger.ts';
 import { Pcg32 } from './pcg32.ts';
 
 /** F's test keys: `UnsecuredEd25519Key::from_bytes(&[seed; 32]).public_key()`. */
@@ -217,22 +218,28 @@ test('peerIdOfProvider refuses bytes that are not an Ed25519 key', () => {
 });
 
 test("the Blend epoch state takes the epoch state's nonce, aged root, lottery values and PoW threshold", () => {
-  const epochState = {
+  const epochState: EpochState = {
+    ...stateWith({}).epoch_state,
     epoch: 7,
     nonce: 11n,
-    utxos: { root: () => 13n },
     lottery: { t0: 17n, t1: 19n },
     blend_pow_difficulty: 23n,
-  } as unknown as EpochState;
+  };
   const s = blendEpochState(epochState, [declaration(1, 2n)], key(1));
   assert.deepEqual(
     [s.epoch, s.nonce, s.aged, s.lottery0, s.lottery1, s.powDifficulty],
-    [7, 11n, 13n, 17n, 19n, 23n],
+    [7, 11n, epochState.utxos.root(), 17n, 19n, 23n],
   );
   assert.equal(s.membership.localIndex, 0);
   assert.deepEqual(epochPoqInputs(s, { core: 9n, leadership: 2n, pow: 1n }, 29n), {
     core: { zk_root: 29n, quota: 9n },
-    leader: { pol_ledger_aged: 13n, pol_epoch_nonce: 11n, message_quota: 2n, lottery_0: 17n, lottery_1: 19n },
+    leader: {
+      pol_ledger_aged: epochState.utxos.root(),
+      pol_epoch_nonce: 11n,
+      message_quota: 2n,
+      lottery_0: 17n,
+      lottery_1: 19n,
+    },
     pow: { pow_blend_difficulty: 23n, pow_quota: 1n },
   });
 });

@@ -19,6 +19,7 @@ import { devnetSecretKey } from '../../../src/ledger/devnet-keys.ts';
 import type { Declaration, EpochState } from '../../../src/ledger/state.ts';
 import { locatorFromString } from '../../../src/mantle/locator.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
+import { stateWith } from '../../mocks/ledger.ts';
 import { hubWithRaws, type RawPeer, stopAll, stopper, until } from './network/harness.ts';
 
 const NODES = [0, 1, 2].map((i) => ({
@@ -28,12 +29,12 @@ const NODES = [0, 1, 2].map((i) => ({
 
 function epochState(epoch: number, nonce: bigint): EpochState {
   return {
+    ...stateWith({}).epoch_state,
     epoch,
     nonce,
-    utxos: { root: () => 77n },
     lottery: { t0: 3n, t1: 4n },
     blend_pow_difficulty: 1n << 240n,
-  } as unknown as EpochState;
+  };
 }
 
 const declarations: Declaration[] = NODES.map((n, i) => ({

@@ -101,8 +101,8 @@ test('internal: a storage failure, and every block after it', async () => {
   try {
     const fatal: Error[] = [];
     s.chain.on('fatal', (e) => fatal.push(e));
-    const store = (s.chain as unknown as { deps: { store: { commit(u: unknown): Promise<void> } } }).deps
-      .store;
+    // The chain store the service was given.
+    const store = s.store.chain;
     store.commit = () => Promise.reject(new Error('disk full'));
     const t = new TestChain();
     const b1 = t.block([], 1n);

@@ -147,8 +147,8 @@ test('uncles: a fork block is offered as an uncle and accepted; misplaced uncles
 test('readers see a new tip only once its block is stored', async () => {
   const s = await service();
   try {
-    const store = (s.chain as unknown as { deps: { store: { commit(u: unknown): Promise<void> } } }).deps
-      .store;
+    // The chain store the service was given.
+    const store = s.store.chain;
     const commit = store.commit.bind(store);
     let release!: () => void;
     const held = new Promise<void>((r) => {

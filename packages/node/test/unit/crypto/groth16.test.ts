@@ -165,6 +165,7 @@ interface FfCurve {
   };
 }
 const ffCurve = await buildBn128(true);
+// Deliberate cast: ffjavascript has no types; `FfCurve` types the parts of its curve this test uses.
 const ff = ffCurve as unknown as FfCurve;
 
 // snarkjs' groth16.verify asks ffjavascript for its default multi-threaded curve: worker threads, which

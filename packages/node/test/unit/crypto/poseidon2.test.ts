@@ -315,6 +315,7 @@ test('poseidon2: non-canonical inputs are rejected with FieldError', () => {
     assert.throws(() => merkleRoot(x, [], 0n), FieldError);
     assert.throws(() => merkleRoot(0n, [1n, x], 0n), FieldError);
   }
+  // Deliberate casts: values of the wrong type, as untyped callers could pass them, are refused.
   assert.throws(() => permute([1 as unknown as bigint, 0n, 0n]), FieldError);
   assert.throws(() => digest(['1' as unknown as bigint]), FieldError);
   // A rejected call leaves nothing behind.
@@ -328,6 +329,7 @@ test('poseidon2 merkleRoot: index out of range is rejected', () => {
   assert.throws(() => merkleRoot(0n, [], 1n), RangeError);
   assert.throws(() => merkleRoot(0n, [1n, 2n], 4n), RangeError);
   assert.throws(() => merkleRoot(0n, [1n], -1n), RangeError);
+  // Deliberate cast: a state of the wrong width is refused.
   assert.throws(() => permute([0n, 0n] as unknown as State), RangeError);
 });
 

@@ -415,6 +415,7 @@ test('UtxoTree errors: empty or out-of-range positions, non-canonical note ids',
   for (const bad of [FR_MODULUS, FR_MODULUS + 5n, -1n, 2n ** 256n]) {
     assert.throws(() => t.insert(bad), FieldError);
   }
+  // Deliberate cast: a number where a field element is due is refused.
   assert.throws(() => t.insert(1 as unknown as bigint), FieldError);
   assert.equal(t.size, 3);
   assert.equal(t.root(), sparseRoot([10n, 11n, 12n]));

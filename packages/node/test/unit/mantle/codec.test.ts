@@ -171,9 +171,10 @@ describe('JSON forms', () => {
 
   test('ids accept 0x on input, never emit it', () => {
     const o = SAMPLE_OPS.find((x) => x.opcode === Opcode.ChannelWithdraw)!;
-    const j = op.toJson(o) as { payload: { channel_id: string } };
-    j.payload.channel_id = `0x${j.payload.channel_id}`;
-    const back = op.fromJson(j as unknown as Json);
+    const j = op.toJson(o);
+    const payload = (j as { payload: { channel_id: string } }).payload;
+    payload.channel_id = `0x${payload.channel_id}`;
+    const back = op.fromJson(j);
     assert.deepEqual(back, o);
     assert.ok(!stringifyJson(op.toJson(back)).includes('0x'));
   });

@@ -309,6 +309,7 @@ test('a batch updates the nodes it created in place', () => {
     bigintKeys,
     keys.map((k, i) => [k, i] as const),
   );
+  // Deliberate cast: `debugNodes` is on the batch's implementation, kept off the `MutablePMap` interface.
   const nodesOf = (t: MutablePMap<bigint, number>) =>
     (t as unknown as { debugNodes(): object[] }).debugNodes();
   const touched = keys.slice(0, 300);

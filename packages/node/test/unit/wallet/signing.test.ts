@@ -11,7 +11,7 @@ import { bytesToHex } from '../../../src/codec/hex.ts';
 import { ed25519PublicKey, ed25519Verify } from '../../../src/crypto/ed25519.ts';
 import { frToBytes } from '../../../src/crypto/field.ts';
 import { KeyStore, zkKeyId } from '../../../src/kms/index.ts';
-import type { LedgerState } from '../../../src/ledger/state.ts';
+import type { Declaration, LedgerState } from '../../../src/ledger/state.ts';
 import { locatorFromString } from '../../../src/mantle/locator.ts';
 import { type Op, Opcode } from '../../../src/mantle/ops.ts';
 import { txHash, txHashToFr } from '../../../src/mantle/tx.ts';
@@ -37,20 +37,28 @@ const kms = KeyStore.init(
 );
 
 const declId = new Uint8Array(32).fill(3);
+const owned = ledger(
+  notes([
+    [1n, rec(10, alice.publicKey)],
+    [2n, rec(20, bob.publicKey)],
+    [3n, rec(30, alice.publicKey, { locked_by: bytesToHex(declId) })],
+  ]),
+);
+const declaration: Declaration = {
+  service_type: 'BN',
+  provider_id: edPk,
+  service_note_id: 3n,
+  locators: [],
+  zk_id: bob.publicKey,
+  created: 0,
+  active: 0,
+  withdraw_at: null,
+  nonce: 0n,
+};
 const state: LedgerState = {
-  ...ledger(
-    notes([
-      [1n, rec(10, alice.publicKey)],
-      [2n, rec(20, bob.publicKey)],
-      [3n, rec(30, alice.publicKey, { locked_by: bytesToHex(declId) })],
-    ]),
-  ),
-  sdp: {
-    declarations: PMap.from(stringKeys, [
-      [bytesToHex(declId), { service_note_id: 3n, zk_id: bob.publicKey, provider_id: edPk } as never],
-    ]),
-  },
-} as unknown as LedgerState;
+  ...owned,
+  sdp: { ...owned.sdp, declarations: PMap.from(stringKeys, [[bytesToHex(declId), declaration]]) },
+};
 
 test('each op gets the proof its keys make over the transaction hash', async () => {
   const ops: Op[] = [

@@ -19,6 +19,7 @@ import {
 
 /** A swarm's open libp2p connections (the swarm keeps its host to itself). */
 function openConnections(n: { swarm: object }): number {
+  // Deliberate cast: the swarm keeps its libp2p host private; this test counts its connections.
   const host = (n.swarm as unknown as { host: Libp2p }).host;
   return host.getConnections().filter((c) => c.status === 'open').length;
 }
