@@ -1,10 +1,10 @@
-/** Shared by the PoW unit tests: winning tickets found by search, and in-memory fakes of the miner side. */
+/** Shared by the PoW unit tests: winning tickets found by search, and a PoW service over the doubles. */
 import { randomBytes } from 'node:crypto';
 import { frFromBytesModOrder } from '../../../src/crypto/field.ts';
 import { zkPublicKey } from '../../../src/crypto/zk-keys.ts';
 import { powTicket } from '../../../src/ledger/pow-claims.ts';
 import type { LedgerState } from '../../../src/ledger/state.ts';
-import { type MinerControl, openWinnerStore, type PowWinner } from '../../../src/pow/index.ts';
+import { openWinnerStore, type PowWinner } from '../../../src/pow/index.ts';
 import { MemoryKv } from '../../../src/storage/kv.ts';
 
 /** Winning tickets on a block of `state`'s chain: `n` fresh keys whose ticket is below the target. */
@@ -26,24 +26,6 @@ export function findWinners(
   return out;
 }
 
-/** A miner that only records its toggles. */
-export class FakeMiner implements MinerControl {
-  isMining = false;
-  starts = 0;
-  closed = false;
-  start(): void {
-    this.isMining = true;
-    this.starts++;
-  }
-  stop(): void {
-    this.isMining = false;
-  }
-  async close(): Promise<void> {
-    this.closed = true;
-    this.isMining = false;
-  }
-}
-
 // ---- a PoW service over the chain and wallet doubles, on a TestChain's ledger
 
 import pino from 'pino';
@@ -55,6 +37,7 @@ import { type ClaimTarget, DEFAULT_POW, type PowSection, PowService } from '../.
 import { insecureTestZkSign } from '../../../src/zk/insecure-test-proofs.ts';
 import { FakeChain, stubBlock } from '../../mocks/chain.ts';
 import { TestChain } from '../../mocks/ledger.ts';
+import { FakeMiner } from '../../mocks/miner.ts';
 import { FakeWallet } from '../../mocks/wallet.ts';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
