@@ -3,7 +3,7 @@
  * and the wait until every node follows the chain.
  */
 import { readFileSync } from 'node:fs';
-import { type SimCluster, type SimNode, until } from '../utils/sim-cluster.ts';
+import { type SimCluster, type SimNode, until } from './sim-cluster.ts';
 
 /** `GET /blend/info`. */
 export interface BlendInfo {
