@@ -18,20 +18,9 @@ import { FAST } from '../mocks/fast-deployment.ts';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Polls `pred` every `everyMs` until it holds; fails after `ms` naming `what`. */
-export async function waitUntil(
-  pred: () => boolean | Promise<boolean>,
-  ms: number,
-  what: string,
-  everyMs = 10,
-): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await pred()) return;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+import { waitUntil } from './wait-until.ts';
+
+export { waitUntil };
 
 export interface TestNode {
   readonly node: LogosNode;
