@@ -15,14 +15,12 @@
  * parent turns out invalid is rejected with `BLOCK_PARENT_REJECTED`; at most `MAX_IN_FLIGHT` blocks
  * are between the stages. Only blocks whose proofs verified reach the block tree and storage.
  *
- * On start it rebuilds the tree and the states by replaying the stored blocks (they were fully
- * verified when first accepted, so the replay trusts their proofs).
+ * On start it rebuilds the tree and the states from storage (restore.ts).
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { type Block, decodeBlock } from '../block/block.ts';
 import { headerId, type SignedHeader } from '../block/header.ts';
-import { DecodeError } from '../codec/errors.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import {
   type BlockNode,
@@ -30,20 +28,20 @@ import {
   CryptarchiaEngine,
   type ReceiveResult,
 } from '../consensus/engine.ts';
-import { applyBlock, type BlockResult } from '../ledger/apply.ts';
+import type { BlockResult } from '../ledger/apply.ts';
 import type { Deployment } from '../ledger/deployment.ts';
 import { buildGenesis, type Genesis } from '../ledger/genesis.ts';
 import { epochSchedule } from '../ledger/parameters.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
-import { decodeLedgerState } from '../ledger/snapshot.ts';
 import type { LedgerState } from '../ledger/state.ts';
-import type { ChainStore, ChainUpdate, StoredBlockInfo } from '../storage/chain-store.ts';
+import type { ChainStore, ChainUpdate } from '../storage/chain-store.ts';
 import { blockUpdate, genesisUpdate, processedBlock, SnapshotSchedule } from './blocks/import-block.ts';
 import { checkBlockTime, type PreparedBlock, prepareBlock } from './blocks/verify-block.ts';
 import type { SlotClock } from './clock.ts';
 import { alreadyApplied, BlockRejected, headerIdText, parentMissing } from './errors.ts';
 import type { BlockRef, ChainEvents, ChainTip, IChain, ProcessedBlock } from './interface.ts';
 import { OrphanPool } from './orphans.ts';
+import { restoreChain } from './restore.ts';
 import type { UncleContext } from './uncles.ts';
 
 export { BlockRejected } from './errors.ts';
@@ -180,35 +178,6 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     return chain;
   }
 
-  /**
-   * After a restart the tree is rebuilt from storage, where the order in which forks of equal length
-   * arrived is lost. Blocks are replayed with the stored canonical block first at each height, so ties
-   * keep the stored chain; should fork choice still pick another tip, the stored canonical chain is
-   * moved to it, since every later block is committed against the tree's chain.
-   */
-  private async alignStoredTip(): Promise<void> {
-    const { store, logger } = this.deps;
-    const tip = this.engine.tip;
-    const storedTip = store.meta().tip;
-    if (storedTip !== undefined && bytesToHex(storedTip) === tip.id) return;
-    const chain = this.engine.ancestors(tip.id).reverse();
-    await store.commit({
-      blocks: [],
-      canonical: chain.map((b) => ({ height: BigInt(b.length), id: hexToBytes(b.id), slot: b.slot })),
-      removeCanonicalAbove: BigInt(tip.length),
-      meta: {
-        tip: hexToBytes(tip.id),
-        lib: hexToBytes(this.engine.lib.id),
-        state: this.engine.state,
-        ...(store.meta().lastOnlineMs !== undefined ? { lastOnlineMs: store.meta().lastOnlineMs } : {}),
-      },
-    });
-    logger.warn(
-      { stored_tip: storedTip ? bytesToHex(storedTip) : null, tip: tip.id, height: tip.length },
-      'fork choice over the stored blocks picked another tip than the stored one; the canonical chain follows it',
-    );
-  }
-
   /** Refuses new blocks and waits for those being processed and the last state recording. */
   async close(): Promise<void> {
     this.closed = true;
@@ -230,70 +199,18 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
       await store.commit(genesisUpdate(this.genesis, this.opts.genesisTimeMs));
       logger.info({ genesis: gid }, 'new chain: genesis block stored');
     } else {
-      const t0 = performance.now();
-      let from = 1n;
-      let snap = store.latestSnapshot();
-      let snapState: LedgerState | undefined;
-      if (snap) {
-        try {
-          snapState = decodeLedgerState(snap.bytes);
-        } catch (e) {
-          // A snapshot in an older format of this node: the chain is replayed from genesis instead (every
-          // canonical block is stored), and the next snapshots are written in the current format.
-          if (!(e instanceof DecodeError) || !/unsupported ledger snapshot format/.test(e.message)) throw e;
-          logger.warn(
-            { err: e.message },
-            'the stored ledger snapshot is in an older format; replaying from genesis',
-          );
-          snap = undefined;
-        }
-      }
-      if (snap && snapState) {
-        const lib: BlockNode = {
-          id: bytesToHex(snap.info.id),
-          parent: bytesToHex(snap.info.parent),
-          slot: snap.info.slot,
-          length: Number(snap.info.height),
-        };
-        // The LIB keeps the slots of its uncles, as every block of the tree does (F: states.rs).
-        const libBlock = this.block(snap.info.id);
-        this.engine = this.newEngine(
-          lib,
-          libBlock?.uncle_headers.map((u) => u.header.slot),
-        );
-        this.states.clear();
-        this.states.set(lib.id, snapState);
-        this.snapshots.lastHeight = lib.length;
-        this.restoredFromSnapshot = true;
-        from = snap.info.height + 1n;
-      }
-      let n = 0;
-      // inferred: ties between stored forks keep the stored tip (docs/design/fidelity.md)
-      for (const info of canonicalFirst(store, store.allBlocks(from))) {
-        const parent = this.states.get(bytesToHex(info.parent));
-        const bytes = store.block(info.id);
-        if (!parent || !bytes) continue; // a fork that left the tree before its blocks were deleted
-        const block = decodeBlock(bytes);
-        const r = applyBlock(parent, block, { config: this.config, proofs: PROOFS_ALREADY_VERIFIED });
-        this.track(
-          r,
-          info.parent,
-          block.uncle_headers.map((u) => u.header.slot),
-        );
-        n++;
-      }
-      await this.alignStoredTip();
-      const ms = performance.now() - t0;
-      logger.info(
-        {
-          snapshot_height: snap ? Number(snap.info.height) : null,
-          blocks: n,
-          ms: Math.round(ms),
-          tip: this.engine.tip.id,
-          height: this.engine.tip.length,
+      await restoreChain(store, this.config, logger, {
+        engine: () => this.engine,
+        resetTo: (lib, state, libUncleSlots) => {
+          this.engine = this.newEngine(lib, libUncleSlots);
+          this.states.clear();
+          this.states.set(lib.id, state);
+          this.snapshots.lastHeight = lib.length;
+          this.restoredFromSnapshot = true;
         },
-        'chain restored from storage',
-      );
+        stateAfter: (id) => this.states.get(id),
+        add: (r, parent, uncleSlots) => void this.track(r, parent, uncleSlots),
+      });
     }
     this.publishHead();
     if (this.opts.online) this.setOnline();
@@ -678,28 +595,4 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
   private txHashesOf(hexId: string): Uint8Array[] {
     return this.deps.store.blockTxHashes(hexToBytes(hexId)) ?? [];
   }
-}
-
-/**
- * Stored blocks in height order, with the canonical block of each height before the other blocks of
- * that height (storage orders a height's blocks by id).
- */
-function* canonicalFirst(
-  store: { canonicalAt(height: bigint): Uint8Array | undefined },
-  blocks: Iterable<StoredBlockInfo>,
-): Iterable<StoredBlockInfo> {
-  let height: bigint | undefined;
-  let others: StoredBlockInfo[] = [];
-  let canonical: Uint8Array | undefined;
-  for (const info of blocks) {
-    if (info.height !== height) {
-      yield* others;
-      others = [];
-      height = info.height;
-      canonical = store.canonicalAt(height);
-    }
-    if (canonical !== undefined && bytesToHex(canonical) === bytesToHex(info.id)) yield info;
-    else others.push(info);
-  }
-  yield* others;
 }
