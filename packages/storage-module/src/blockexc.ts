@@ -6,7 +6,8 @@
  * replace it:
  * inferred: protocol id `/logos-storage/blockexc/1.0.0` and its frames, none of them the reference's.
  *
- * Frames are a u32 little-endian length and the bytes (the node's request/response framing). A
+ * Frames are a u32 little-endian length and the bytes (as the node's request/response framing, through
+ * the shared framing). A
  * requester opens a stream, sends up to 64 want frames (`u8 kind ‖ CID bytes`: kind 1 a block by its
  * CID, manifests included; kind 2 the leaves of a dataset tree, by tree CID), closes its side and
  * reads one answer frame per want, in order: `0x00 ‖ bytes` (have) or `0x01` (don't have). Every
@@ -16,8 +17,7 @@
  */
 import type { Connection, Stream } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
-import { FrameTooLarge, StreamTruncated } from '@logos-ts/node/network/errors';
-import { encodeFrame, FrameReader } from '@logos-ts/node/network/framing';
+import { type FrameFormat, FrameReader as Frames, encodeFrame as frame } from '@logos-ts/shared/framing';
 import type { Libp2p } from 'libp2p';
 import { CID } from 'multiformats/cid';
 import type { Logger } from 'pino';
@@ -39,6 +39,34 @@ export const MAX_BLOCK_BYTES = 8 * 1024 * 1024;
 /** The largest leaves answer: 2^19 blocks (32 GiB of 64 KiB blocks). */
 export const MAX_LEAVES_BYTES = 16 * 1024 * 1024 - 1;
 const FRAME_TIMEOUT_MS = 30_000;
+/** The frames' own limit: the largest answer (a leaves answer and its kind byte). */
+const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
+const badFrame = (message: string): StorageModuleError =>
+  new StorageModuleError('STORAGE_MODULE_BAD_FRAME', message);
+
+/** The block exchange's frames: a u32 little-endian length, then the bytes. */
+const BLOCKEXC_FRAMES: FrameFormat = {
+  prefix: 'u32le',
+  maxBytes: MAX_FRAME_BYTES,
+  tooLarge: (length, limit) => badFrame(`frame of ${length} bytes exceeds the limit of ${limit} bytes`),
+  truncated: (what) => badFrame(`stream ended inside a frame's ${what}`),
+};
+
+const encodeFrame = (data: Uint8Array): Uint8Array => frame(BLOCKEXC_FRAMES, data);
+
+/** Reads block exchange frames of at most `maxBytes`, each within the frame timeout. */
+class FrameReader extends Frames {
+  constructor(source: AsyncIterable<Uint8Array | { subarray(): Uint8Array }>, maxBytes: number) {
+    super(source, BLOCKEXC_FRAMES, {
+      maxBytes,
+      timeout: {
+        ms: FRAME_TIMEOUT_MS,
+        error: (ms) => new StorageModuleError('STORAGE_MODULE_FRAME_TIMEOUT', `no frame within ${ms} ms`),
+      },
+    });
+  }
+}
 
 export interface Want {
   readonly kind: typeof KIND_BLOCK | typeof KIND_LEAVES;
@@ -88,7 +116,7 @@ export async function serveBlockExchange(node: Libp2p, store: () => BlockStore |
     BLOCKEXC_PROTOCOL,
     async (stream: Stream, connection: Connection) => {
       const peer = connection.remotePeer.toString();
-      const reader = new FrameReader(stream, MAX_WANT_BYTES, FRAME_TIMEOUT_MS);
+      const reader = new FrameReader(stream, MAX_WANT_BYTES);
       try {
         for (let n = 0; ; n++) {
           let want: Want;
@@ -114,7 +142,7 @@ export async function serveBlockExchange(node: Libp2p, store: () => BlockStore |
           await node.hangUp(connection.remotePeer).catch(() => {});
         } else log.debug({ peer, err: (e as Error).message }, 'block exchange stream ended');
       } finally {
-        await reader.close();
+        reader.close();
       }
     },
     { maxInboundStreams: 32 },
@@ -166,7 +194,7 @@ export async function requestWants(
   });
   const limit =
     Math.max(...wants.map((w) => (w.kind === KIND_BLOCK ? MAX_BLOCK_BYTES : MAX_LEAVES_BYTES))) + 1;
-  const reader = new FrameReader(stream, limit, FRAME_TIMEOUT_MS);
+  const reader = new FrameReader(stream, limit);
   const out: (Uint8Array | undefined)[] = [];
   try {
     for (const w of wants) await sendFrame(stream, encodeWant(w));
@@ -177,7 +205,8 @@ export async function requestWants(
       try {
         frame = await reader.next();
       } catch (e) {
-        if (e instanceof FrameTooLarge || e instanceof StreamTruncated) throw new BadPeer(peer, e.message);
+        if (e instanceof StorageModuleError && e.code === 'STORAGE_MODULE_BAD_FRAME')
+          throw new BadPeer(peer, e.message);
         throw e;
       }
       if (frame === undefined || frame.length === 0) throw new BadPeer(peer, 'missing answer');
@@ -192,6 +221,6 @@ export async function requestWants(
     if (e instanceof BadPeer) await node.hangUp(peerIdFromString(peer)).catch(() => {});
     throw e;
   } finally {
-    await reader.close();
+    reader.close();
   }
 }

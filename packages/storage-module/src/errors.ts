@@ -19,6 +19,10 @@ export type StorageModuleErrorCode =
   | 'STORAGE_MODULE_BAD_SPR'
   /** A block exchange request that breaks the protocol. */
   | 'STORAGE_MODULE_BAD_WANT'
+  /** A block exchange frame that is too large or cut short. */
+  | 'STORAGE_MODULE_BAD_FRAME'
+  /** A block exchange frame that did not come in time. */
+  | 'STORAGE_MODULE_FRAME_TIMEOUT'
   /** A peer broke the block exchange; it is disconnected. */
   | 'STORAGE_MODULE_BAD_PEER'
   /** A write would exceed the storage quota. */

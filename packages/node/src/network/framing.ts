@@ -1,7 +1,7 @@
 /**
  * The reference's framing of request/response streams (F `consensus/cryptarchia-sync/src/libp2p/packing.rs`):
  * each message is a u32 little-endian length followed by that many bytes, at most 16 MiB, and each
- * frame must arrive within the frame timeout. The frames are read and written by codec/framing.ts;
+ * frame must arrive within the frame timeout. The frames are read and written by the shared framing (`@logos-ts/shared/framing`);
  * this file gives them the network's limits and errors.
  */
 import {
@@ -9,10 +9,10 @@ import {
   type FrameFormat,
   FrameReader as Frames,
   encodeFrame as frame,
-} from '../codec/framing.ts';
+} from '@logos-ts/shared/framing';
 import { FrameTimeout, FrameTooLarge, StreamTruncated } from './errors.ts';
 
-export type { Chunk } from '../codec/framing.ts';
+export type { Chunk } from '@logos-ts/shared/framing';
 
 export const FRAME_PREFIX_BYTES = 4;
 /** F `MAX_MSG_LEN`: no frame is larger than 16 MiB, sent or received, whatever the caller's limit. */
@@ -37,7 +37,7 @@ export class FrameReader extends Frames {
     });
   }
 
-  /** Stops reading (see codec/framing.ts); resolves at once. */
+  /** Stops reading (see `@logos-ts/shared/framing`); resolves at once. */
   override async close(): Promise<void> {
     super.close();
   }

@@ -4,9 +4,9 @@
  * so a reader is given that size and refuses a frame announcing any other length as soon as its prefix
  * is read, before the body is gathered (F reads any u16 length and then fails to decode it: the same
  * outcome for the peer, without holding its bytes). The frames are read and written by
- * codec/framing.ts; this file gives them Blend's limits and errors.
+ * the shared framing (`@logos-ts/shared/framing`); this file gives them Blend's limits and errors.
  */
-import { type Chunk, encodeFrame, type FrameFormat, FrameReader } from '../../codec/framing.ts';
+import { type Chunk, encodeFrame, type FrameFormat, FrameReader } from '@logos-ts/shared/framing';
 import { BlendFrameLength, BlendMessageTooLarge, BlendStreamTruncated } from './errors.ts';
 
 export const BLEND_FRAME_PREFIX_BYTES = 2;

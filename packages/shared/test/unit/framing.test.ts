@@ -5,8 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DecodeError } from '../../../src/codec/errors.ts';
-import { encodeFrame, type FrameFormat, FrameReader, type LengthPrefix } from '../../../src/codec/framing.ts';
+import {
+  encodeFrame,
+  type FrameFormat,
+  FrameMalformed,
+  FrameReader,
+  type LengthPrefix,
+} from '../../src/framing.ts';
 
 class TooLarge extends Error {
   constructor(
@@ -73,10 +78,10 @@ test("a frame above the limit is refused from its prefix, with the format's erro
   );
 });
 
-test('a varint prefix longer than 5 bytes is a DecodeError', async () => {
+test('a varint prefix longer than 5 bytes is a FrameMalformed', async () => {
   await assert.rejects(
     new FrameReader(chunks(Uint8Array.of(0x80, 0x80, 0x80, 0x80, 0x80, 0x01)), format('varint')).next(),
-    (e) => e instanceof DecodeError && /varint longer than 5 bytes/.test(e.message),
+    (e) => e instanceof FrameMalformed && /varint longer than 5 bytes/.test(e.message),
   );
 });
 

@@ -1,6 +1,7 @@
 /**
  * Length-prefixed frames on a byte stream (a libp2p stream), the one implementation every stream
- * protocol of the node uses. Each protocol keeps its own byte format, given by a `FrameFormat`:
+ * protocol uses: the node's request/response and Blend streams, the storage module's block exchange, the
+ * delivery module's Waku request/response. Each protocol keeps its own byte format, given by a `FrameFormat`:
  * - `u32le`: a u32 little-endian length, then the bytes (F `consensus/cryptarchia-sync/src/libp2p/packing.rs`,
  *   the request/response streams of network/);
  * - `u16le`: a u16 little-endian length, then the bytes (F `blend/network/src/lib.rs` `send_msg`/`recv_msg`);
@@ -9,7 +10,14 @@
  * gathered, so a peer cannot make the reader hold more than the limit. The errors are the protocol's
  * own, made by its format.
  */
-import { DecodeError } from './errors.ts';
+import { LogosError } from './errors.ts';
+
+/** A length prefix that no format allows (a varint longer than 5 bytes), unless the format says otherwise. */
+export class FrameMalformed extends LogosError {
+  constructor(what: string) {
+    super('FRAME_MALFORMED', what);
+  }
+}
 
 /** A chunk as libp2p streams yield it: bytes, or a list of byte arrays (`Uint8ArrayList`). */
 export type Chunk = Uint8Array | { subarray(): Uint8Array };
@@ -36,6 +44,8 @@ export interface FrameFormat {
   readonly tooLarge: (length: number, limit: number) => Error;
   /** The stream ended inside a frame. */
   readonly truncated: (what: 'length prefix' | 'body') => Error;
+  /** A prefix no length can have (a varint over 5 bytes); `FrameMalformed` if not given. */
+  readonly malformed?: (what: string) => Error;
 }
 
 /** What one reader accepts beyond its format. */
@@ -146,8 +156,10 @@ export class FrameReader {
         mul *= 128;
         i++;
         if ((byte & 0x80) === 0) return { length, bytes: i };
-        if (i >= MAX_VARINT_BYTES)
-          throw new DecodeError(`length prefix: a varint longer than ${MAX_VARINT_BYTES} bytes`);
+        if (i >= MAX_VARINT_BYTES) {
+          const what = `length prefix: a varint longer than ${MAX_VARINT_BYTES} bytes`;
+          throw this.format.malformed?.(what) ?? new FrameMalformed(what);
+        }
       }
     }
     return undefined;
