@@ -69,7 +69,7 @@ test('success_on_valid_proof / failure_on_empty_membership', () => {
 
 describe('reference fixtures (blend/proofs/src/quota/fixtures.rs)', () => {
   // F: blend/proofs/src/quota/tests.rs::valid_proof_of_core_quota, valid_proof_of_leadership_quota,
-  // valid_proof_of_work_quota (the statement; the proofs are made in test/unit/zk/poq.test.ts)
+  // valid_proof_of_work_quota (the statement; the proofs are made in test/unit/crypto/blend/poq.test.ts)
   for (const { name, pub, w } of fixtures(key(0))) {
     test(`valid_proof_of_${name === 'pow' ? 'work' : name === 'leader' ? 'leadership' : name}_quota: the witness satisfies the statement`, () => {
       assert.equal(poqWitnessSatisfies(pub, w), true);
@@ -222,7 +222,7 @@ test('the circuit input refuses what the circuit cannot take', async () => {
 });
 
 // F: zk/proofs/poq/src/lib.rs::test_core_node_full_flow, test_leader_full_flow (the statement; the
-// circuit's witness in test/unit/zk/poq.test.ts)
+// circuit's witness in test/unit/crypto/blend/poq.test.ts)
 test('test_core_node_full_flow / test_leader_full_flow: the witnesses satisfy the statement', () => {
   for (const f of [coreNodeFullFlow(), leaderFullFlow()]) {
     assert.equal(poqWitnessSatisfies(f.public, f.witness), true);

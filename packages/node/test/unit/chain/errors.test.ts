@@ -2,7 +2,7 @@
  * The texts of the chain's refusals print block ids as the reference's `HeaderId` `Display` does (`0x`
  * and lower-case hex), with F chain-service's wording where it has the same refusal
  * (`ApiError::AlreadyApplied`, `ApiError::ParentMissing`); the metadata keeps plain hex. The chain
- * service's own refusals are checked in block-rejected.test.ts.
+ * service's own refusals are checked in chain-service.block-rejected.test.ts.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -6,16 +6,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
-import { ApiError } from '../../../src/api/errors.ts';
-import { mantleHandlers } from '../../../src/api/impl/mantle.ts';
-import { encodeSignedTx, signedMantleTx } from '../../../src/mantle/tx.ts';
-import { Mempool } from '../../../src/mempool/index.ts';
-import { MemoryKv } from '../../../src/storage/kv.ts';
-import { MempoolStore } from '../../../src/storage/mempool-store.ts';
-import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
-import { apiContext } from '../../mocks/api-context.ts';
-import { FakeChain } from '../../mocks/chain.ts';
-import { genesisNotes, KEYS, transfer } from '../../mocks/ledger.ts';
+import { ApiError } from '../../../../src/api/errors.ts';
+import { mantleHandlers } from '../../../../src/api/impl/mantle.ts';
+import { encodeSignedTx, signedMantleTx } from '../../../../src/mantle/tx.ts';
+import { Mempool } from '../../../../src/mempool/index.ts';
+import { MemoryKv } from '../../../../src/storage/kv.ts';
+import { MempoolStore } from '../../../../src/storage/mempool-store.ts';
+import { INSECURE_TEST_PROOFS } from '../../../../src/zk/insecure-test-proofs.ts';
+import { apiContext } from '../../../mocks/api-context.ts';
+import { FakeChain } from '../../../mocks/chain.ts';
+import { genesisNotes, KEYS, transfer } from '../../../mocks/ledger.ts';
 
 test('a full mempool: 500 with the pool text, nothing added (bounded pool, docs/design/fidelity.md)', async () => {
   const chain = new FakeChain();

@@ -15,20 +15,20 @@ import {
   type PoqWitness,
   poqCircuitInput,
   selectionRandomness,
-} from '../../../src/crypto/blend/poq.ts';
-import { powTicket, powTicketSatisfies } from '../../../src/crypto/blend/pow.ts';
-import { keyNullifierOf } from '../../../src/crypto/blend/selection.ts';
-import type { PoqProof } from '../../../src/ledger/proof-system.ts';
-import { SHIPPED_CIRCUITS_DIR } from '../../../src/zk/circuit-folder.ts';
-import { Groth16ProofSystem } from '../../../src/zk/groth16-system.ts';
-import { VerifierPool, withVerifierPool } from '../../../src/zk/verifier-pool.ts';
+} from '../../../../src/crypto/blend/poq.ts';
+import { powTicket, powTicketSatisfies } from '../../../../src/crypto/blend/pow.ts';
+import { keyNullifierOf } from '../../../../src/crypto/blend/selection.ts';
+import type { PoqProof } from '../../../../src/ledger/proof-system.ts';
+import { SHIPPED_CIRCUITS_DIR } from '../../../../src/zk/circuit-folder.ts';
+import { Groth16ProofSystem } from '../../../../src/zk/groth16-system.ts';
+import { VerifierPool, withVerifierPool } from '../../../../src/zk/verifier-pool.ts';
 import {
   coreNodeFullFlow,
   leaderFullFlow,
   validCoreQuotaInputs,
   validLeadershipQuotaInputs,
   validWorkQuotaInputs,
-} from '../../spec/blend/poq-fixtures.ts';
+} from '../../../spec/blend/poq-fixtures.ts';
 
 interface Snarkjs {
   wtns: { calculate(input: Record<string, unknown>, wasm: Uint8Array, out: { type: 'mem' }): Promise<void> };

@@ -4,18 +4,18 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeBlock } from '../../../src/block/block.ts';
-import { headerId } from '../../../src/block/header.ts';
+import { encodeBlock } from '../../../../src/block/block.ts';
+import { headerId } from '../../../../src/block/header.ts';
 import {
   type BlockAction,
   BlockRejected,
   type BlockRejectedCode,
   SeenBlocks,
   validateGossipBlock,
-} from '../../../src/chain/index.ts';
-import { bytesToHex } from '../../../src/codec/hex.ts';
-import { TestChain } from '../../mocks/ledger.ts';
-import { chainService } from './helpers.ts';
+} from '../../../../src/chain/index.ts';
+import { bytesToHex } from '../../../../src/codec/hex.ts';
+import { TestChain } from '../../../mocks/ledger.ts';
+import { chainService } from '../helpers.ts';
 
 function rejected(code: BlockRejectedCode, action: BlockAction) {
   return (e: unknown) => e instanceof BlockRejected && e.code === code && e.action === action;

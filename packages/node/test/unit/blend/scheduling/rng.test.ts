@@ -10,8 +10,8 @@ import {
   genIndex,
   genRangeF64Inclusive,
   genRangeU64Inclusive,
-} from '../../../src/blend/scheduling/rng.ts';
-import { Pcg32, ScriptedRng } from './pcg32.ts';
+} from '../../../../src/blend/scheduling/rng.ts';
+import { Pcg32, ScriptedRng } from '../pcg32.ts';
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 

@@ -1,20 +1,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FieldError, FR_MODULUS, type Fr } from '../../../src/crypto/field.ts';
-import { merkleRoot } from '../../../src/crypto/poseidon2/index.ts';
-import { compressBigint } from '../../../src/crypto/poseidon2/reference.ts';
+import { FieldError, FR_MODULUS, type Fr } from '../../../../src/crypto/field.ts';
+import { merkleRoot } from '../../../../src/crypto/poseidon2/index.ts';
+import { compressBigint } from '../../../../src/crypto/poseidon2/reference.ts';
 import {
   UtxoTree,
   type UtxoTreeMutator,
   __testing as utxoTesting,
-} from '../../../src/ledger/trees/utxo-tree.ts';
+} from '../../../../src/ledger/trees/utxo-tree.ts';
 import {
   VoucherTree,
   voucherPath,
   __testing as voucherTesting,
-} from '../../../src/ledger/trees/voucher-tree.ts';
-import { MerkleTreeError, TREE_HEIGHT, ZERO_HASHES } from '../../../src/ledger/trees/zero-hashes.ts';
-import { prng } from '../../utils/prng.ts';
+} from '../../../../src/ledger/trees/voucher-tree.ts';
+import { MerkleTreeError, TREE_HEIGHT, ZERO_HASHES } from '../../../../src/ledger/trees/zero-hashes.ts';
+import { prng } from '../../../utils/prng.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Oracles: the slow bigint Poseidon2 (memoized: it is a pure function) and a dense model of the tree.

@@ -1,6 +1,6 @@
 /** Runs the node's CLI in-process (errors thrown, not exiting) and collects what it prints. */
 import type { Command } from 'commander';
-import { buildCli } from '../../../src/cli/index.ts';
+import { buildCli } from '../../../../src/cli/index.ts';
 
 function quiet(c: Command): void {
   c.exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { writeBlendingHeader } from '../../../src/blend/message/blending-header.ts';
+import { writeBlendingHeader } from '../../../../src/blend/message/blending-header.ts';
 import {
   type BlendMessageErrorCode,
   type DecapsulationOutput,
@@ -37,13 +37,13 @@ import {
   type VerifiedEncapsulatedMessage,
   verifyPublicHeader,
   verifyPublicHeaderSignature,
-} from '../../../src/blend/message/index.ts';
-import { cipherPayload, headerKeystream, xorHeaders } from '../../../src/blend/message/layer-cipher.ts';
-import { keyNullifierOf, selectionIndex } from '../../../src/crypto/blend/selection.ts';
-import { x25519SecretFromEd25519 } from '../../../src/crypto/blend/x25519.ts';
-import { ed25519GenerateSecretKey, ed25519PublicKey, ed25519Sign } from '../../../src/crypto/ed25519.ts';
-import { FR_MODULUS, frMod, leBytesToBigint } from '../../../src/crypto/field.ts';
-import type { ProofOfQuota } from '../../../src/mantle/ops.ts';
+} from '../../../../src/blend/message/index.ts';
+import { cipherPayload, headerKeystream, xorHeaders } from '../../../../src/blend/message/layer-cipher.ts';
+import { keyNullifierOf, selectionIndex } from '../../../../src/crypto/blend/selection.ts';
+import { x25519SecretFromEd25519 } from '../../../../src/crypto/blend/x25519.ts';
+import { ed25519GenerateSecretKey, ed25519PublicKey, ed25519Sign } from '../../../../src/crypto/ed25519.ts';
+import { FR_MODULUS, frMod, leBytesToBigint } from '../../../../src/crypto/field.ts';
+import type { ProofOfQuota } from '../../../../src/mantle/ops.ts';
 
 const HELLO = new TextEncoder().encode('hello');
 const bytes = (n: number) => new Uint8Array(randomBytes(n));

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, test } from 'node:test';
 import { bn254 } from '@noble/curves/bn254.js';
-import { concatBytes } from '../../../src/codec/hex.ts';
+import { concatBytes } from '../../../../src/codec/hex.ts';
 import {
   compressG1,
   compressG2,
@@ -22,8 +22,8 @@ import {
   terminate,
   verifyBatch,
   wasmVerifier,
-} from '../../../src/crypto/groth16/index.ts';
-import { prng } from '../../utils/prng.ts';
+} from '../../../../src/crypto/groth16/index.ts';
+import { prng } from '../../../utils/prng.ts';
 
 after(() => terminate());
 
@@ -134,7 +134,7 @@ test('the coefficients cannot be predicted from the inputs: errors that cancel u
 });
 
 test("the toy circuit's snarkjs proofs verify as a batch; a mixed-up input is named", async () => {
-  const dir = new URL('../../spec/vectors/groth16/', import.meta.url);
+  const dir = new URL('../../../spec/vectors/groth16/', import.meta.url);
   const read = (n: string): unknown => JSON.parse(readFileSync(new URL(n, dir), 'utf8'));
   const vk = prepareVerifyingKey(read('verification_key.json'));
   const items = [1, 2, 3].map((i) => ({

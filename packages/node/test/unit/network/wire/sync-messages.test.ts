@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bytesToHex, hexToBytes } from '../../../src/codec/hex.ts';
-import { WireError } from '../../../src/network/wire/errors.ts';
+import { bytesToHex, hexToBytes } from '../../../../src/codec/hex.ts';
+import { WireError } from '../../../../src/network/wire/errors.ts';
 import {
   decodeBlocksResponse,
   decodeRequest,
@@ -13,8 +13,8 @@ import {
   encodeBlocksResponse,
   encodeRequest,
   encodeTipResponse,
-} from '../../../src/network/wire/sync-messages.ts';
-import { prng } from '../../utils/prng.ts';
+} from '../../../../src/network/wire/sync-messages.ts';
+import { prng } from '../../../utils/prng.ts';
 
 const id = (b: number) => new Uint8Array(32).fill(b);
 const h32 = (b: string) => b.repeat(32);

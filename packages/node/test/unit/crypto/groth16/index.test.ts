@@ -41,12 +41,12 @@ import {
   wasmVerifier,
   zkSignatureFromBytes,
   zkSignatureToBytes,
-} from '../../../src/crypto/groth16/index.ts';
-import { decompressG2Affine } from '../../../src/crypto/groth16/points.ts';
+} from '../../../../src/crypto/groth16/index.ts';
+import { decompressG2Affine } from '../../../../src/crypto/groth16/points.ts';
 
 // ---------- fixture ----------
 
-const DIR = new URL('../../spec/vectors/groth16/', import.meta.url);
+const DIR = new URL('../../../spec/vectors/groth16/', import.meta.url);
 const readJson = (name: string): unknown => JSON.parse(readFileSync(new URL(name, DIR), 'utf8'));
 
 const VK_JSON = readJson('verification_key.json');

@@ -5,16 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EpochCoverTraffic } from '../../../src/blend/scheduling/cover-traffic.ts';
-import { EpochEventTracker } from '../../../src/blend/scheduling/epoch-events.ts';
+import { EpochCoverTraffic } from '../../../../src/blend/scheduling/cover-traffic.ts';
+import { EpochEventTracker } from '../../../../src/blend/scheduling/epoch-events.ts';
 import {
   coverMessageCount,
   EpochMessageScheduler,
   OldEpochMessageScheduler,
   roundComponents,
-} from '../../../src/blend/scheduling/message-scheduler.ts';
-import { EpochReleaseDelayer } from '../../../src/blend/scheduling/release-delayer.ts';
-import { Pcg32, ScriptedRng } from './pcg32.ts';
+} from '../../../../src/blend/scheduling/message-scheduler.ts';
+import { EpochReleaseDelayer } from '../../../../src/blend/scheduling/release-delayer.ts';
+import { Pcg32, ScriptedRng } from '../pcg32.ts';
 
 const seeded = (): Pcg32 => Pcg32.randTest(7n);
 const cover = (remainingMessages: bigint, remainingRounds: bigint, unprocessedDataMessages = 0) =>

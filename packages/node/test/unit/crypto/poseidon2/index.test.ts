@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import wabtInit from 'wabt';
-import { FieldError, FR_MODULUS, type Fr, frFromAscii, frFromBytes } from '../../../src/crypto/field.ts';
+import { FieldError, FR_MODULUS, type Fr, frFromAscii, frFromBytes } from '../../../../src/crypto/field.ts';
 import {
   EXTERNAL_CONSTANTS_BEGIN,
   EXTERNAL_CONSTANTS_END,
   INTERNAL_CONSTANTS,
-} from '../../../src/crypto/poseidon2/constants.ts';
-import { compress, digest, merkleRoot, permute } from '../../../src/crypto/poseidon2/index.ts';
-import { compressBigint, digestBigint, permuteBigint } from '../../../src/crypto/poseidon2/reference.ts';
-import { __testing, WASM_LOAD_STATS } from '../../../src/crypto/poseidon2/wasm.ts';
-import { ByteWriter, sleb, uleb } from '../../../src/crypto/poseidon2/wasm-encoder.ts';
+} from '../../../../src/crypto/poseidon2/constants.ts';
+import { compress, digest, merkleRoot, permute } from '../../../../src/crypto/poseidon2/index.ts';
+import { compressBigint, digestBigint, permuteBigint } from '../../../../src/crypto/poseidon2/reference.ts';
+import { __testing, WASM_LOAD_STATS } from '../../../../src/crypto/poseidon2/wasm.ts';
+import { ByteWriter, sleb, uleb } from '../../../../src/crypto/poseidon2/wasm-encoder.ts';
 import {
   buildPoseidon2Wasm,
   ENTRY_BOUND,
@@ -20,7 +20,7 @@ import {
   R,
   REDUCE_INPUT_LIMIT,
   reduceBound,
-} from '../../../src/crypto/poseidon2/wasm-gen.ts';
+} from '../../../../src/crypto/poseidon2/wasm-gen.ts';
 
 const P = FR_MODULUS;
 type State = [Fr, Fr, Fr];

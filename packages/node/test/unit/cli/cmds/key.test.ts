@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
 import { parse } from 'yaml';
-import { parseUserConfig } from '../../../src/node/config.ts';
+import { parseUserConfig } from '../../../../src/node/config.ts';
 import { runCli } from './run-cli.ts';
 
 let dir: string;
