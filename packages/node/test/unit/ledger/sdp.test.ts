@@ -1,36 +1,17 @@
+/** SDP operations on the ledger (src/ledger/sdp.ts, sdp-rewards.ts): declarations, activity, withdrawals, rewards. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { bytesToHex } from '../../../src/codec/hex.ts';
-import { blake2b256 } from '../../../src/crypto/blake2b.ts';
 import { keyNullifierOf, selectionIndex } from '../../../src/crypto/blend/selection.ts';
 import { Ed25519Signer } from '../../../src/crypto/ed25519.ts';
-import { frFromBytesModOrder } from '../../../src/crypto/field.ts';
-import { zkPublicKey } from '../../../src/crypto/zk-keys.ts';
 import { checkTx } from '../../../src/ledger/apply.ts';
-import { LedgerError } from '../../../src/ledger/errors.ts';
-import { voucherRewardAmount } from '../../../src/ledger/leader-claims.ts';
-import { powTicket } from '../../../src/ledger/pow-claims.ts';
 import { blendingTokenBytes, tokenDistance } from '../../../src/ledger/sdp-rewards.ts';
 import { noteId } from '../../../src/mantle/note.ts';
-import { type Op, Opcode, opId } from '../../../src/mantle/ops.ts';
+import { type Op, Opcode } from '../../../src/mantle/ops.ts';
 import { declarationId } from '../../../src/mantle/sdp.ts';
-import {
-  insecureTestPocProof,
-  insecureTestPoqProofOf,
-  insecureTestZkSign,
-} from '../../../src/zk/insecure-test-proofs.ts';
-import { declareOp, feeOp, genesisNotes, newKey, type Owned, signTx, TestChain } from '../../mocks/ledger.ts';
-
-function rejects(fn: () => unknown, code: string) {
-  assert.throws(fn, (e: unknown) => e instanceof LedgerError && e.ledgerCode === code, `expected ${code}`);
-}
-
-/** A fee-paying transfer op plus the given ops, with the ZK keys of each op. */
-function withFee(fund: Owned, ops: Op[], keys: bigint[][], custom?: Parameters<typeof signTx>[2]) {
-  return signTx([feeOp(fund).op, ...ops], [[fund.sk], ...keys], custom);
-}
-
-const EPOCH = 200n;
+import { insecureTestPoqProofOf, insecureTestZkSign } from '../../../src/zk/insecure-test-proofs.ts';
+import { declareOp, genesisNotes, newKey, TestChain } from '../../mocks/ledger.ts';
+import { EPOCH, rejects, withFee } from './helpers.ts';
 
 describe('SDP', () => {
   const provider = new Ed25519Signer(new Uint8Array(32).fill(24));
@@ -273,154 +254,5 @@ describe('SDP', () => {
     assert.ok(total <= income && total > income - 3n);
     for (const p of providers) assert.ok((byPk.get(p.zk.publicKey) ?? 0n) > 0n);
     for (const u of paid) assert.ok(c.state.notes.has(noteId(u.op_id, u.output_index, u.note)));
-  });
-});
-
-describe('leader rewards', () => {
-  test('vouchers of epoch 0 become claimable in epoch 1, split evenly; nullifiers are single use', () => {
-    const c = new TestChain();
-    const notes = genesisNotes(c.genesis);
-    for (let i = 1n; i <= 4n; i++) c.apply([], i * 10n, 100n + i);
-    assert.equal(c.state.leader.vouchers.count, 4);
-    const pending = c.state.leader.pending_rewards;
-    assert.ok(pending > 0n);
-    c.apply([], EPOCH + 1n, 200n);
-    assert.equal(c.state.leader.snapshot.count, 4);
-    assert.equal(c.state.leader.claimable_rewards, pending);
-    const each = voucherRewardAmount(c.state);
-    assert.equal(each, pending / 4n);
-
-    const me = newKey('leader-claimer');
-    const claim = (nullifier: bigint, root = c.state.leader.snapshot.root): Op => ({
-      opcode: Opcode.LeaderClaim,
-      payload: { rewards_root: root, voucher_nullifier: nullifier, pk: me.publicKey },
-    });
-    const signClaim = (fund: Owned, op: Op) =>
-      withFee(fund, [op], [[]], (_h, msg, o) =>
-        o.opcode === Opcode.LeaderClaim
-          ? {
-              type: 'PoC',
-              proof: insecureTestPocProof({
-                voucher_nullifier: (o.payload as { voucher_nullifier: bigint }).voucher_nullifier,
-                voucher_root: (o.payload as { rewards_root: bigint }).rewards_root,
-                mantle_tx_hash: msg,
-              }),
-            }
-          : undefined,
-      );
-    rejects(
-      () => checkTx(c.state, c.ctx, signClaim(notes[0]!, claim(555n, 1n)), c.state.slot + 1n),
-      'InvalidRewardsRoot',
-    );
-    const badProof = withFee(notes[0]!, [claim(555n)], [[]], (_h, _m, o) =>
-      o.opcode === Opcode.LeaderClaim ? { type: 'PoC', proof: new Uint8Array(128) } : undefined,
-    );
-    rejects(() => checkTx(c.state, c.ctx, badProof, c.state.slot + 1n), 'InvalidProofOfClaim');
-
-    const r = c.apply([signClaim(notes[0]!, claim(555n))]);
-    const ev = r.events.find((e) => e.kind === 'Tx');
-    assert.ok(ev && ev.kind === 'Tx' && ev.event.payload.type === 'LeaderRewardClaimed');
-    if (ev.kind === 'Tx' && ev.event.payload.type === 'LeaderRewardClaimed') {
-      assert.equal(ev.event.payload.utxo.note.value, each);
-      assert.equal(ev.event.payload.utxo.note.pk, me.publicKey);
-      assert.equal(bytesToHex(ev.event.op_id), bytesToHex(opId(claim(555n))));
-    }
-    assert.equal(c.state.leader.claimable_rewards, pending - each);
-    // The next claim gets an even share of what is left over the 3 remaining vouchers.
-    assert.equal(voucherRewardAmount(c.state), (pending - each) / 3n);
-    rejects(
-      () => checkTx(c.state, c.ctx, signClaim(notes[1]!, claim(555n)), c.state.slot + 1n),
-      'VoucherAlreadyClaimed',
-    );
-  });
-});
-
-describe('PoW claims', () => {
-  /** A secret key whose ticket for this block and nonce is below the target. */
-  function winningKey(nonce: bigint, blockId: Uint8Array, target: bigint): { sk: bigint; pk: bigint } {
-    for (let i = 1; ; i++) {
-      const sk = frFromBytesModOrder(blake2b256(Uint8Array.of(i & 0xff, (i >> 8) & 0xff, (i >> 16) & 0xff)));
-      const pk = zkPublicKey(sk);
-      if (powTicket(nonce, blockId, pk) < target) return { sk, pk };
-    }
-  }
-
-  test('a winning ticket claims the epoch reward once, inside the window only', () => {
-    const c = new TestChain();
-    c.apply([], 5n);
-    const block = c.tip;
-    const nonce = c.state.epoch_state.nonce;
-    const { sk, pk } = winningKey(nonce, block, c.state.pow.target);
-    const reward = c.state.pow.epoch_reward;
-    const claimOp: Op = {
-      opcode: Opcode.ClaimPowReward,
-      payload: { epoch_nonce: nonce, block_hash: block, public_key: pk },
-    };
-    const minted = noteId(opId(claimOp), 0, { value: reward, pk });
-    const spend: Op = {
-      opcode: Opcode.Transfer,
-      payload: { inputs: [minted], outputs: [{ value: reward - 100_000n, pk }] },
-    };
-    const tx = signTx([claimOp, spend], [[], [sk]], (_h, _m, op) =>
-      op.opcode === Opcode.ClaimPowReward ? { type: 'None' } : undefined,
-    );
-    const poolBefore = c.state.pow.pool;
-    const r = c.apply([tx]);
-    const ev = r.events.find((e) => e.kind === 'Tx' && e.event.payload.type === 'PoWRewardClaimed');
-    assert.ok(ev);
-    assert.equal(c.state.pow.pool, poolBefore - reward);
-    assert.equal(c.state.notes.has(minted), false, 'the minted note was spent by the same transaction');
-    // Same ticket again: the nullifier is used.
-    const again = signTx([claimOp], [[]], () => ({ type: 'None' }));
-    rejects(() => checkTx(c.state, c.ctx, again, c.state.slot + 1n), 'PowNullifierUsed');
-    // A wrong nonce, an unknown block, a losing ticket.
-    const wrongNonce: Op = {
-      opcode: Opcode.ClaimPowReward,
-      payload: { epoch_nonce: nonce + 1n, block_hash: block, public_key: pk },
-    };
-    rejects(
-      () =>
-        checkTx(
-          c.state,
-          c.ctx,
-          signTx([wrongNonce], [[]], () => ({ type: 'None' })),
-          c.state.slot + 1n,
-        ),
-      'InvalidEpochNonce',
-    );
-    const unknown: Op = {
-      opcode: Opcode.ClaimPowReward,
-      payload: { epoch_nonce: nonce, block_hash: new Uint8Array(32).fill(3), public_key: pk },
-    };
-    rejects(
-      () =>
-        checkTx(
-          c.state,
-          c.ctx,
-          signTx([unknown], [[]], () => ({ type: 'None' })),
-          c.state.slot + 1n,
-        ),
-      'UnknownPowBlock',
-    );
-    // Outside the window (300 slots on the devnet).
-    c.apply([], 5n + 300n);
-    const { pk: pk2 } = winningKey(nonce, block, c.state.pow.target);
-    const late: Op = {
-      opcode: Opcode.ClaimPowReward,
-      payload: { epoch_nonce: nonce, block_hash: block, public_key: pk2 },
-    };
-    const lateTx = signTx([late], [[]], () => ({ type: 'None' }));
-    rejects(() => checkTx(c.state, c.ctx, lateTx, 5n + 301n), 'PowClaimOutsideWindow');
-    // Once a block past the window is applied, the old block is forgotten.
-    c.apply([], 5n + 302n);
-    rejects(() => checkTx(c.state, c.ctx, lateTx, c.state.slot + 1n), 'UnknownPowBlock');
-  });
-
-  test('the target retargets per block: eases without claims, tightens with more claims than targeted', () => {
-    const c = new TestChain();
-    const t0 = c.state.pow.target;
-    c.apply([]);
-    assert.ok(c.state.pow.target > t0);
-    assert.equal(c.state.pow.target, (t0 * 10n) / 9n);
   });
 });
