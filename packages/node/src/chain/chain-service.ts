@@ -165,6 +165,17 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     return this.engine.state;
   }
 
+  /** What the node says of its chain once it is ready: its id, genesis, slot length and consensus state. */
+  summary(): Record<string, string | number> {
+    return {
+      chain_id: this.genesis.parameter.chain_id,
+      genesis_time: new Date(this.opts.genesisTimeMs).toISOString(),
+      genesis: bytesToHex(this.genesis.id),
+      slot_ms: this.opts.deployment.slot_duration_ms,
+      state: this.consensusState,
+    };
+  }
+
   /** A chain service on the stored chain (or on a new one, whose genesis block it stores). */
   static async init(opts: ChainServiceOptions, deps: ChainServiceDeps): Promise<ChainService> {
     const chain = new ChainService(opts, deps);

@@ -15,7 +15,7 @@ export {
   type ProposalRelay,
 } from './gossip/index.ts';
 export type * from './interface.ts';
-export { acceptUnsignedAuthor, gossipMessageId } from './libp2p-node.ts';
+export { acceptUnsignedAuthor, deploymentProtocols, gossipMessageId } from './libp2p-node.ts';
 export { NetworkService, type NetworkServiceConfig } from './network-service.ts';
 export { DEFAULT_SCORING, PeerScores, type ScoringSettings } from './scoring.ts';
 export { WireError, type WireErrorCode } from './wire/errors.ts';

@@ -33,6 +33,7 @@ import {
 import { kadDHT, passthroughMapper } from '@libp2p/kad-dht';
 import { createLibp2p, type Libp2p } from 'libp2p';
 import { blake2b256 } from '../crypto/blake2b.ts';
+import type { NetworkNames } from '../ledger/deployment-types.ts';
 import type { GossipsubSettings } from './config.ts';
 
 /** F `DATA_LIMIT`: gossipsub's max_transmit_size, 16 MiB. */
@@ -44,6 +45,13 @@ export interface ProtocolNames {
   readonly kademlia: string;
   /** The deployment's identify name: sent as identify's `protocolVersion` (not a stream protocol). */
   readonly identify: string;
+}
+
+/** The deployment's protocol names the main network speaks (F `network.{kademlia,identify}_protocol_name`). */
+export function deploymentProtocols(
+  names: Pick<NetworkNames, 'kademlia_protocol_name' | 'identify_protocol_name'>,
+): ProtocolNames {
+  return { kademlia: names.kademlia_protocol_name, identify: names.identify_protocol_name };
 }
 
 /** The identify stream protocols (rust-libp2p identify `PROTOCOL_NAME`, `PUSH_PROTOCOL_NAME`). */

@@ -12,12 +12,17 @@ import { resolve } from 'node:path';
 import { ApiServer } from '../api/server.ts';
 import { BlendService } from '../blend/index.ts';
 import { ChainService, chooseInitState, SlotClock } from '../chain/index.ts';
-import { bytesToHex } from '../codec/hex.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { KeyStore } from '../kms/index.ts';
 import { LeaderService, leaderOptions } from '../leader/index.ts';
 import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
-import { GossipService, gossipConfig, type INetwork, NetworkService } from '../network/index.ts';
+import {
+  deploymentProtocols,
+  GossipService,
+  gossipConfig,
+  type INetwork,
+  NetworkService,
+} from '../network/index.ts';
 import { OpsService } from '../ops/index.ts';
 import { openPow, type PowService, type WinnerStore } from '../pow/index.ts';
 import { openStore } from '../storage/open.ts';
@@ -102,13 +107,7 @@ export class LogosNode {
       opts.network ??
       own(
         await NetworkService.init(
-          {
-            network: config.network,
-            protocols: {
-              kademlia: deployment.network.kademlia_protocol_name,
-              identify: deployment.network.identify_protocol_name,
-            },
-          },
+          { network: config.network, protocols: deploymentProtocols(deployment.network) },
           { logger: log('network'), signal },
         ),
       );
@@ -136,18 +135,7 @@ export class LogosNode {
     chain.on('fatal', fatal('node', 'fatal chain error; the node stops'));
     // What most services take: the chain, the clock, their logger and the node's abort signal.
     const on = (m: LogModule) => ({ chain, clock, logger: log(m), signal });
-    log('node').info(
-      {
-        chain_id: chain.genesis.parameter.chain_id,
-        genesis_time: new Date(init.genesisTimeMs).toISOString(),
-        genesis: bytesToHex(chain.genesis.id),
-        slot_ms: deployment.slot_duration_ms,
-        state: chain.consensusState,
-        data_dir: dataDir,
-        api: api.listening,
-      },
-      'chain ready',
-    );
+    log('node').info({ ...chain.summary(), data_dir: dataDir, api: api.listening }, 'chain ready');
 
     const sync: SyncService = own(
       SyncService.init(
@@ -229,8 +217,8 @@ export class LogosNode {
     );
     own(pow);
 
-    const setLogFilter = (filters: Readonly<Record<string, string>>) => loggers.replaceFilter(filters);
     const services = { chain, clock, deployment, mempool, wallet, ops, pow, network, blend };
+    const setLogFilter = (f: Readonly<Record<string, string>>) => loggers.replaceFilter(f);
     await api.serve({ ...services, build: buildInfo(), phase: () => phases.phase, setLogFilter });
     // Serving stops before the services it reads close (the first close, of the bound socket, is then a no-op).
     stops.push(() => api.close());
