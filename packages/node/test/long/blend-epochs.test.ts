@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseDeployment } from '../../src/ledger/deployment.ts';
 import { epochSchedule } from '../../src/ledger/parameters.ts';
-import { SimCluster, type SimNode, until } from '../utils/sim-cluster.ts';
 import { blendInfo, everyNodeOnline, userConfigHex } from '../utils/blend-sim.ts';
+import { SimCluster, type SimNode, until } from '../utils/sim-cluster.ts';
 
 const SLOT_MS = 300;
 

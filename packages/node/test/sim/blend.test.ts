@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { SimCluster, type SimNode, until } from '../utils/sim-cluster.ts';
 import { blendInfo, everyNodeOnline, userConfigHex } from '../utils/blend-sim.ts';
+import { SimCluster, type SimNode, until } from '../utils/sim-cluster.ts';
 
 let net: SimCluster;
 before(async () => {
