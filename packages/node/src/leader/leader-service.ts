@@ -149,23 +149,38 @@ export class LeaderService {
     this.keys = new Map(opts.secretKeys.map((sk) => [zkPublicKey(sk), sk]));
   }
 
-  /** A leader playing every slot from now on; none when the proof backend cannot prove leadership. */
+  /**
+   * A leader playing every slot from now on, once consensus is Online: F `chain-leader` (`lib.rs` `run`)
+   * waits for the chain to become Online before it proposes anything ("We should not propose blocks
+   * while the chain is in Bootstrapping mode"), and looks ahead for nothing before. A node whose proof
+   * backend cannot prove leadership does not play the lottery (it follows the chain).
+   */
   static init(opts: LeaderOptions, deps: LeaderDeps): LeaderService {
     const canProve = deps.proofs.cannotProve?.('pol') === undefined;
-    // A node that cannot prove leadership does not play the lottery (it follows the chain).
     const leader = new LeaderService(canProve ? opts : { ...opts, secretKeys: [] }, deps);
-    leader.start();
+    deps.signal?.addEventListener('abort', () => leader.close(), { once: true });
+    leader.resume();
     return leader;
   }
 
   /**
-   * Plays every slot from now on, once consensus is Online: F `chain-leader` (`lib.rs` `run`) waits for
-   * the chain to become Online before it proposes anything ("We should not propose blocks while the
-   * chain is in Bootstrapping mode"), and looks ahead for nothing before.
+   * Holds block production back: no slot is played until `resume`, and the proofs made ahead are
+   * withdrawn (a block already being produced still completes). The node's tests hold blocks back to
+   * see what a transaction is while it is pending.
    */
-  start(): void {
+  pause(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.deps.chain.off('online', this.onOnline);
+    this.deps.chain.off('block', this.onBlock);
+    for (const p of this.prepared.values()) p.cancel.abort();
+    this.prepared.clear();
+  }
+
+  /** Plays every slot from now on (after `pause`), once consensus is Online. */
+  resume(): void {
+    if (this.closed || !this.stopped) return;
     this.stopped = false;
-    this.deps.signal?.addEventListener('abort', () => this.close(), { once: true });
     if (this.deps.chain.consensusState !== 'Online') {
       this.deps.chain.once('online', this.onOnline);
       this.deps.logger.info('waiting for the chain to become online before leading');
@@ -197,13 +212,8 @@ export class LeaderService {
    * without a word, since a stop in progress is not a production failure.
    */
   close(): void {
-    this.stopped = true;
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.deps.chain.off('online', this.onOnline);
-    this.deps.chain.off('block', this.onBlock);
-    for (const p of this.prepared.values()) p.cancel.abort();
-    this.prepared.clear();
+    this.pause();
   }
 
   private schedule(): void {

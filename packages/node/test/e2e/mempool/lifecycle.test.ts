@@ -60,7 +60,7 @@ function transferTx(i: number, sk?: bigint): SignedMantleTx {
 describe('mempool lifecycle', () => {
   test('Submitted transaction becomes visible, is included and leaves the mempool view', async () => {
     // No block until the pending state is checked: a fast block could take the transaction first.
-    await tn.node.leader.close();
+    tn.node.leader.pause();
     const tx = transferTx(0);
     const h = bytesToHex(txHash(tx.mantle_tx));
     try {
@@ -78,7 +78,7 @@ describe('mempool lifecycle', () => {
         'a pending transaction is served',
       );
     } finally {
-      tn.node.leader.start();
+      tn.node.leader.resume();
     }
     await waitUntil(
       async () => tn.node.chain.transactionLocation(txHash(tx.mantle_tx)) !== undefined,
@@ -93,7 +93,7 @@ describe('mempool lifecycle', () => {
   });
 
   test('a second submission of a pending transaction answers 200 null and adds nothing', async () => {
-    await tn.node.leader.close(); // no block takes it meanwhile
+    tn.node.leader.pause(); // no block takes it meanwhile
     try {
       const tx = transferTx(1);
       assert.equal((await submit(tx)).text, 'null');
@@ -104,13 +104,13 @@ describe('mempool lifecycle', () => {
       assert.deepEqual(JSON.parse((await get('/mantle/metrics')).text), before);
       assert.equal(await status(bytesToHex(txHash(tx.mantle_tx))), 'Pending');
     } finally {
-      tn.node.leader.start();
+      tn.node.leader.resume();
     }
   });
 
   test('Invalid transaction is not retained in mempool: a forged ZK signature is the reference 422', async () => {
     // No block meanwhile: a block taking a transaction still pending would change the counts compared.
-    await tn.node.leader.close();
+    tn.node.leader.pause();
     try {
       const tx = transferTx(2, 999n);
       const before = await mempoolState();
@@ -124,7 +124,7 @@ describe('mempool lifecycle', () => {
       assert.equal(await status(bytesToHex(txHash(tx.mantle_tx))), 'Unknown');
       assert.deepEqual(await mempoolState(), before, 'nothing added to the mempool');
     } finally {
-      tn.node.leader.start();
+      tn.node.leader.resume();
     }
   });
 
@@ -140,7 +140,7 @@ describe('mempool lifecycle', () => {
 
   test('malformed bodies are 4xx plain text and add nothing', async () => {
     // No block meanwhile: a block taking a transaction still pending would change the counts compared.
-    await tn.node.leader.close();
+    tn.node.leader.pause();
     try {
       const before = await mempoolState();
       for (const body of [
@@ -158,7 +158,7 @@ describe('mempool lifecycle', () => {
       assert.equal(bad.status, 422);
       assert.deepEqual(await mempoolState(), before, 'nothing added to the mempool');
     } finally {
-      tn.node.leader.start();
+      tn.node.leader.resume();
     }
   });
 });

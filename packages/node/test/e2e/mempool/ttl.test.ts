@@ -49,7 +49,7 @@ function bigTx(i: number): SignedMantleTx {
 
 test('a pending transaction older than the TTL is evicted when the next block arrives', async () => {
   const chain = tn.node.chain;
-  tn.node.leader.close();
+  tn.node.leader.pause();
   const txs = [bigTx(0), bigTx(1), bigTx(2)];
   for (const tx of txs) {
     const r = await fetch(`${tn.base}/mempool/add/tx`, {
@@ -63,7 +63,7 @@ test('a pending transaction older than the TTL is evicted when the next block ar
   await sleep(1200); // older than the TTL; no block meanwhile, so nothing expired yet
   assert.equal(tn.node.mempool.metrics().pending_items, 3);
   const height = chain.tip().height;
-  tn.node.leader.start();
+  tn.node.leader.resume();
   await waitUntil(() => chain.tip().height > height, 20_000, 'a block');
   const included = txs.filter((t) => chain.transactionLocation(txHash(t.mantle_tx)) !== undefined);
   assert.equal(included.length, 2, 'two of the three fit in the block');

@@ -255,7 +255,7 @@ describe('leader rewards', () => {
       100,
     );
     // No block until the claim is seen pending (a fast block could take it first).
-    await tn.node.leader.close();
+    tn.node.leader.pause();
     let before: Awaited<ReturnType<typeof balance>>;
     let hash: string;
     try {
@@ -266,7 +266,7 @@ describe('leader rewards', () => {
       assert.match(hash, /^[0-9a-f]{64}$/);
       assert.equal(await mempoolStatus(hash), 'Pending', 'pending until a block takes it');
     } finally {
-      tn.node.leader.start();
+      tn.node.leader.resume();
     }
     const inc = await included(hash);
     assert.equal(await mempoolStatus(hash), 'Unknown', 'an included transaction is no longer pending');
