@@ -338,8 +338,8 @@ export class BlendService implements IBlend, ProposalPublisher {
     const old = this.oldSwarm;
     this.swarm = null;
     this.oldSwarm = null;
-    if (swarm !== null) await swarm.stop();
-    if (old !== null) await old.stop();
+    if (swarm !== null) await swarm.close();
+    if (old !== null) await old.close();
   }
 
   // ---------- slots, epochs and modes ----------
@@ -501,7 +501,7 @@ export class BlendService implements IBlend, ProposalPublisher {
     if (this.oldSwarm !== null) {
       const s = this.oldSwarm;
       this.oldSwarm = null;
-      s.stop().catch((e: Error) =>
+      s.close().catch((e: Error) =>
         this.deps.logger.warn({ err: e.message }, 'stopping the old epoch Blend swarm failed'),
       );
       this.deps.logger.info('the old epoch Blend swarm stopped (transition period over)');
@@ -509,7 +509,7 @@ export class BlendService implements IBlend, ProposalPublisher {
     if (this.mode() === 'broadcast' && this.swarm !== null && this.core === null) {
       const s = this.swarm;
       this.swarm = null;
-      s.stop().catch((e: Error) =>
+      s.close().catch((e: Error) =>
         this.deps.logger.warn({ err: e.message }, 'stopping the Blend swarm failed'),
       );
       this.deps.logger.info('Blend swarm stopped (broadcast mode)');
@@ -577,16 +577,16 @@ export class BlendService implements IBlend, ProposalPublisher {
       this.swarm = null;
       if (this.swarmRole === 'core' && this.oldCore !== null) {
         // From core to edge: the old core swarm serves the old epoch until the transition ends.
-        this.oldSwarm?.stop().catch(() => {});
+        this.oldSwarm?.close().catch(() => {});
         this.oldSwarm = s;
       } else {
         // From edge to core: the swarm listens on the configured address from now on.
-        await s.stop();
+        await s.close();
       }
     }
     if (mode === 'broadcast' || this.config.signingSeed === null) return;
     const b = this.config.blend;
-    const swarm = await BlendSwarm.create(
+    const swarm = await BlendSwarm.init(
       {
         signingKeySeed: this.config.signingSeed,
         // An edge node only dials: it listens on any free port of the loopback.
@@ -609,18 +609,22 @@ export class BlendService implements IBlend, ProposalPublisher {
         edgeMaxDialAttemptsPerPeer: b.edge.max_dial_attempts_per_peer_per_message,
         connectionMonitor: expected !== undefined ? { windowMs: timing.observationWindowMs, expected } : null,
       },
-      { log: this.deps.logger, signal: this.deps.signal },
+      {
+        log: this.deps.logger,
+        signal: this.deps.signal,
+        listeners: {
+          message: (bytes, from, ctx) => {
+            this.onMessage(bytes, from, ctx.epoch).catch((e: Error) =>
+              this.deps.logger.warn(
+                { from, epoch: ctx.epoch, err: e.message },
+                'a received Blend message could not be processed',
+              ),
+            );
+          },
+          'peer-blocked': (peer, reason) => this.deps.logger.info({ peer, reason }, 'Blend peer blocked'),
+        },
+      },
     );
-    swarm.on('message', (bytes, from, ctx) => {
-      this.onMessage(bytes, from, ctx.epoch).catch((e: Error) =>
-        this.deps.logger.warn(
-          { from, epoch: ctx.epoch, err: e.message },
-          'a received Blend message could not be processed',
-        ),
-      );
-    });
-    swarm.on('peer-blocked', (peer, reason) => this.deps.logger.info({ peer, reason }, 'Blend peer blocked'));
-    await swarm.start();
     this.swarm = swarm;
     this.swarmRole = mode;
     this.deps.logger.info(

@@ -108,9 +108,16 @@ interface EpochTargets {
   readonly links: CoreLink[];
 }
 
+/** Listeners of the swarm's events, attached before it listens (no event of a first connection is missed). */
+export type BlendSwarmListeners = {
+  readonly [E in keyof BlendSwarmEvents]?: (...args: BlendSwarmEvents[E]) => void;
+};
+
 export interface BlendSwarmDeps {
   readonly log: Logger;
+  /** Aborting closes the swarm (as `close` does). */
   readonly signal: AbortSignal;
+  readonly listeners?: BlendSwarmListeners;
 }
 
 export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
@@ -186,8 +193,11 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
     );
   }
 
-  /** Builds the swarm (not listening yet: `start`). */
-  static async create(opts: BlendSwarmOptions, deps: BlendSwarmDeps): Promise<BlendSwarm> {
+  /**
+   * A swarm listening on its listening address and peering with the membership it is given; its
+   * listeners are attached first. A taken address is `BLEND_NETWORK_LISTEN_FAILED`.
+   */
+  static async init(opts: BlendSwarmOptions, deps: BlendSwarmDeps): Promise<BlendSwarm> {
     checkOptions(opts);
     const blocked = new Set<string>();
     const host = await createBlendHost({
@@ -198,7 +208,10 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
       isBlocked: (p) => blocked.has(p),
     });
     const swarm = new BlendSwarm(opts, host, deps.log, blocked);
-    deps.signal.addEventListener('abort', () => void swarm.stop(), { once: true });
+    for (const [event, listener] of Object.entries(deps.listeners ?? {}))
+      swarm.on(event as keyof BlendSwarmEvents, listener as (...args: unknown[]) => void);
+    deps.signal.addEventListener('abort', () => void swarm.close(), { once: true });
+    await swarm.listen();
     return swarm;
   }
 
@@ -207,7 +220,7 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
   }
 
   /** Listens on the listening address and starts peering. */
-  async start(): Promise<void> {
+  private async listen(): Promise<void> {
     if (this.stopped) throw new BlendNetworkError('BLEND_NETWORK_NOT_STARTED', 'the Blend swarm is stopped');
     // Served from the first connection on.
     this.host.addEventListener('connection:open', (evt) => this.kindOf(evt.detail));
@@ -241,7 +254,8 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
     this.dialer.check();
   }
 
-  async stop(): Promise<void> {
+  /** Stops listening and closes every connection. Safe to call more than once. */
+  async close(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     this.running = false;

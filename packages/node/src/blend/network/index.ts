@@ -1,5 +1,5 @@
 /** The Blend network: Blend's own libp2p swarm (core peering, relaying, spam blocking, edge sends). */
-export { BlendSwarm, type BlendSwarmDeps } from './blend-swarm.ts';
+export { BlendSwarm, type BlendSwarmDeps, type BlendSwarmListeners } from './blend-swarm.ts';
 export { type ConnectionChoice, chooseConnection, type RemoteRole } from './connection-choice.ts';
 export { ConnectionMonitor, type ExpectedMessageRange, type MonitorOutcome } from './connection-monitor.ts';
 export {

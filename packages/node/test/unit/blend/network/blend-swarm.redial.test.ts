@@ -70,7 +70,7 @@ test('a lost core peer is replaced by dialling another member', async () => {
     for (const s of [a, b, node]) s.swarm.updateMembership(members, { epoch: 1, transition: false });
     await until(() => node.swarm.corePeers().length === 1, 5_000, 'a first core peer');
     const first = node.swarm.corePeers()[0]!.peerId;
-    await (first === a.swarm.peerId ? a : b).swarm.stop();
+    await (first === a.swarm.peerId ? a : b).swarm.close();
     const other = first === a.swarm.peerId ? b : a;
     await until(
       () => node.swarm.corePeers().some((p) => p.peerId === other.swarm.peerId),

@@ -18,14 +18,13 @@ test('settings out of range are refused before anything is built', async () => {
     { maxDialAttemptsPerPeer: 0 },
     { connectionMonitor: { windowMs: 0, expected: { min: 0, max: 1 } } },
   ])
-    await assert.rejects(BlendSwarm.create(baseOptions(over), deps()), refused('BLEND_NETWORK_BAD_SETTINGS'));
+    await assert.rejects(BlendSwarm.init(baseOptions(over), deps()), refused('BLEND_NETWORK_BAD_SETTINGS'));
 });
 
-test('publishing bytes that are no message, or sending as edge before start, are typed errors', async () => {
-  const idle = await BlendSwarm.create(baseOptions(), deps());
-  await assert.rejects(idle.sendAsEdge(message(), []), refused('BLEND_NETWORK_NOT_STARTED'));
-  await idle.stop();
-  await assert.rejects(idle.start(), refused('BLEND_NETWORK_NOT_STARTED'));
+test('publishing bytes that are no message, or sending as edge once closed, are typed errors', async () => {
+  const closed = await BlendSwarm.init(baseOptions(), deps());
+  await closed.close();
+  await assert.rejects(closed.sendAsEdge(message(), []), refused('BLEND_NETWORK_NOT_STARTED'));
   const s = await startSwarm();
   try {
     assert.throws(
@@ -38,27 +37,29 @@ test('publishing bytes that are no message, or sending as edge before start, are
     assert.equal(s.swarm.listenAddresses().length, 1);
     assert.match(s.swarm.listenAddresses()[0]!.toString(), /\/ip4\/127\.0\.0\.1\/udp\/\d+\/quic-v1\/p2p\//);
   } finally {
-    await s.swarm.stop();
+    await s.swarm.close();
   }
 });
 
 test('the peer id is the one of the signing key (the SDP provider id)', async () => {
   const seed = new Uint8Array(32).fill(7);
-  const a = await BlendSwarm.create(baseOptions({ signingKeySeed: seed }), deps());
-  const b = await BlendSwarm.create(baseOptions({ signingKeySeed: seed }), deps());
+  const a = await BlendSwarm.init(baseOptions({ signingKeySeed: seed }), deps());
+  const b = await BlendSwarm.init(baseOptions({ signingKeySeed: seed }), deps());
   assert.equal(a.peerId, b.peerId);
   assert.match(a.peerId, /^12D3KooW/);
   assert.deepEqual(peerIdFromString(a.peerId).publicKey?.raw, ed25519PublicKey(seed));
-  await Promise.all([a.stop(), b.stop()]);
+  await Promise.all([a.close(), b.close()]);
 });
 
 test('a listening address already in use is a typed error', async () => {
   const a = await startSwarm();
   try {
     const taken = a.swarm.listenAddresses()[0]!.decapsulateCode(421);
-    const b = await BlendSwarm.create(baseOptions({ listenAddress: taken }), deps());
-    await assert.rejects(b.start(), refused('BLEND_NETWORK_LISTEN_FAILED'));
+    await assert.rejects(
+      BlendSwarm.init(baseOptions({ listenAddress: taken }), deps()),
+      refused('BLEND_NETWORK_LISTEN_FAILED'),
+    );
   } finally {
-    await a.swarm.stop();
+    await a.swarm.close();
   }
 });

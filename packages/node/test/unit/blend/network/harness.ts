@@ -112,10 +112,12 @@ export async function startSwarm(
   log: Logger = silent,
 ): Promise<TestSwarm> {
   const controller = new AbortController();
-  const swarm = await BlendSwarm.create(baseOptions(over), { log, signal: controller.signal });
   const received: Received[] = [];
-  swarm.on('message', (m, from, ctx) => received.push({ id: idOf(m), from, ctx }));
-  await swarm.start();
+  const swarm = await BlendSwarm.init(baseOptions(over), {
+    log,
+    signal: controller.signal,
+    listeners: { message: (m, from, ctx) => void received.push({ id: idOf(m), from, ctx }) },
+  });
   return { swarm, received, controller };
 }
 
@@ -159,7 +161,7 @@ export async function stopAll(nodes: readonly { stop(): Promise<void> }[]): Prom
 }
 
 export function stopper(s: TestSwarm): { stop(): Promise<void> } {
-  return { stop: () => s.swarm.stop() };
+  return { stop: () => s.swarm.close() };
 }
 
 /** Waits until `cond` holds (polling), failing after `ms`. */
