@@ -15,11 +15,12 @@
  * parent turns out invalid is rejected with `BLOCK_PARENT_REJECTED`; at most `MAX_IN_FLIGHT` blocks
  * are between the stages. Only blocks whose proofs verified reach the block tree and storage.
  *
- * On start it rebuilds the tree and the states from storage (restore.ts).
+ * On start it rebuilds the tree and the states from storage (restore.ts); what it reads of stored
+ * blocks for the API and the other services is reads.ts.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { type Block, decodeBlock } from '../block/block.ts';
+import type { Block } from '../block/block.ts';
 import { headerId, type SignedHeader } from '../block/header.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
 import {
@@ -38,9 +39,10 @@ import type { ChainStore, ChainUpdate } from '../storage/chain-store.ts';
 import { blockUpdate, genesisUpdate, processedBlock, SnapshotSchedule } from './blocks/import-block.ts';
 import { checkBlockTime, type PreparedBlock, prepareBlock } from './blocks/verify-block.ts';
 import type { SlotClock } from './clock.ts';
-import { alreadyApplied, BlockRejected, headerIdText, parentMissing } from './errors.ts';
+import { alreadyApplied, BlockRejected, headerIdText, parentMissing, parentRejected } from './errors.ts';
 import type { BlockRef, ChainEvents, ChainTip, IChain, ProcessedBlock } from './interface.ts';
 import { OrphanPool } from './orphans.ts';
+import { ChainReads } from './reads.ts';
 import { restoreChain } from './restore.ts';
 import type { UncleContext } from './uncles.ts';
 
@@ -99,6 +101,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
   private readonly states = new Map<string, LedgerState>();
   private engine: CryptarchiaEngine;
   private readonly snapshots: SnapshotSchedule;
+  private readonly reads: ChainReads;
   /** Whether the last start restored the ledger from a stored snapshot (rather than from genesis). */
   restoredFromSnapshot = false;
   /** Grows whenever the tip, the LIB or the consensus state may have changed (for readers' caches). */
@@ -141,6 +144,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     const gid = bytesToHex(this.genesis.id);
     this.engine = this.newEngine();
     this.snapshots = new SnapshotSchedule(deps.store, deps.logger, opts.snapshotInterval ?? 1000);
+    this.reads = new ChainReads(deps.store, deps.logger);
     this.states.set(gid, this.genesis.state);
     this.publishHead();
   }
@@ -345,70 +349,45 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     };
   }
 
-  // ---------- reads (what the API serves) ----------
+  // ---------- reads (what the API serves: reads.ts) ----------
 
   /** A stored block (any fork still stored, and all canonical history). */
   block(id: Uint8Array): Block | undefined {
-    const bytes = this.deps.store.block(id);
-    return bytes ? decodeBlock(bytes) : undefined;
+    return this.reads.block(id);
   }
 
   blockBytes(id: Uint8Array): Uint8Array | undefined {
-    return this.deps.store.block(id);
+    return this.reads.blockBytes(id);
   }
 
   blockRef(id: Uint8Array): (BlockRef & { readonly parent: Uint8Array }) | undefined {
-    const info = this.deps.store.info(id);
-    return info && { id: info.id, parent: info.parent, slot: info.slot, height: Number(info.height) };
-  }
-
-  /** A block of the tree, as a list of one; none (logged) if storage lost it. */
-  private storedBlock(hexId: string): Block[] {
-    const b = this.block(hexToBytes(hexId));
-    if (b) return [b];
-    this.deps.logger.warn({ block: hexId }, 'a block of the block tree is missing from storage');
-    return [];
+    return this.reads.blockRef(id);
   }
 
   /** The ledger events of a stored block, as their JSON text. */
   eventsJson(id: Uint8Array): string | undefined {
-    const bytes = this.deps.store.events(id);
-    return bytes ? new TextDecoder().decode(bytes) : undefined;
+    return this.reads.eventsJson(id);
   }
 
   /** Canonical blocks with slot in [from, to], at most `limit`, oldest first. */
   canonicalBySlot(from: bigint, to: bigint, limit?: number): { slot: bigint; id: Uint8Array }[] {
-    return [...this.deps.store.canonicalBySlot(from, to, limit !== undefined ? { limit } : {})];
+    return this.reads.canonicalBySlot(from, to, limit);
   }
 
   /** Canonical blocks with slot in [from, to], at most `limit`, newest first. */
   canonicalBySlotDesc(from: bigint, to: bigint, limit?: number): { slot: bigint; id: Uint8Array }[] {
-    return [
-      ...this.deps.store.canonicalBySlot(from, to, {
-        reverse: true,
-        ...(limit !== undefined ? { limit } : {}),
-      }),
-    ];
+    return this.reads.canonicalBySlotDesc(from, to, limit);
   }
 
   /** Header ids walking back from `from` (default the tip) to `to` (default the LIB), newest first, at most `limit`. */
   headerIds(from?: Uint8Array, to?: Uint8Array, limit = 512): Uint8Array[] {
-    const out: Uint8Array[] = [];
-    let cur = from ? bytesToHex(from) : this.head.tip.id;
-    const stop = to ? bytesToHex(to) : this.head.lib.id;
-    while (out.length < limit) {
-      const info = this.deps.store.info(hexToBytes(cur));
-      if (!info) break;
-      out.push(info.id);
-      if (cur === stop || info.height === 0n) break;
-      cur = bytesToHex(info.parent);
-    }
-    return out;
+    const { tip, lib } = this.head;
+    return this.reads.headerIds(from ? bytesToHex(from) : tip.id, to ? bytesToHex(to) : lib.id, limit);
   }
 
   /** Where a transaction of the canonical chain was included. */
   transactionLocation(hash: Uint8Array): { block: Uint8Array; position: number } | undefined {
-    return this.deps.store.txLocation(hash);
+    return this.reads.transactionLocation(hash);
   }
 
   /** Waits for the blocks being processed (and the orphans they adopt). */
@@ -504,36 +483,9 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     this.checkNotFailed();
     const { block, id, hex, own, t0, parentHex } = f;
     const slot = block.header.slot;
-    const parentError = f.parent?.error;
     // inferred: a block prepared on a parent then refused as invalid is refused too (docs/design/fidelity.md)
-    if (parentError instanceof BlockRejected) {
-      // The parent was invalid, or descends from an invalid block: so does this block.
-      const invalid =
-        parentError.action === 'reject'
-          ? { block: parentHex, why: parentError.message }
-          : parentError.code === 'BLOCK_PARENT_REJECTED'
-            ? { block: String(parentError.meta.invalidBlock), why: String(parentError.meta.invalidReason) }
-            : undefined;
-      if (invalid) {
-        const why =
-          invalid.block === parentHex
-            ? invalid.why
-            : `it descends from the invalid block ${headerIdText(invalid.block)}`;
-        throw new BlockRejected(
-          'BLOCK_PARENT_REJECTED',
-          `the parent ${headerIdText(parentHex)} of block ${headerIdText(hex)} was rejected: ${why}`,
-          {
-            meta: {
-              block: hex,
-              slot,
-              parent: parentHex,
-              invalidBlock: invalid.block,
-              invalidReason: invalid.why,
-            },
-          },
-        );
-      }
-    }
+    const rejected = parentRejected(f.parent?.error, hex, slot, parentHex);
+    if (rejected) throw rejected;
     if (!this.states.has(parentHex)) {
       // The parent failed for another reason, or left the tree meanwhile: as any block whose parent is unknown.
       this.orphans.add(parentHex, block);
@@ -551,12 +503,12 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     );
     const height = this.engine.get(hex)!.length;
     const tree = { change, tip: this.engine.tip, lib: this.engine.lib, state: this.engine.state };
-    const update = blockUpdate(block, id, height, r, tree, (h) => this.txHashesOf(h));
+    const update = blockUpdate(block, id, height, r, tree, (h) => this.reads.txHashesOf(h));
     // The canonical chain's change, read before the commit deletes the dead forks (F reads the reorged
     // blocks before deleting the stale ones: chain-service `process_block_and_update_state`).
     const canonical = {
-      applied: change.applied.flatMap((n) => (n.id === hex ? [block] : this.storedBlock(n.id))),
-      reverted: change.reverted.flatMap((n) => this.storedBlock(n.id)),
+      applied: change.applied.flatMap((n) => (n.id === hex ? [block] : this.reads.storedBlock(n.id))),
+      reverted: change.reverted.flatMap((n) => this.reads.storedBlock(n.id)),
     };
     try {
       await this.deps.store.commit(update);
@@ -601,9 +553,5 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     }
     this.adoptOrphans(hex);
     return processed;
-  }
-
-  private txHashesOf(hexId: string): Uint8Array[] {
-    return this.deps.store.blockTxHashes(hexToBytes(hexId)) ?? [];
   }
 }

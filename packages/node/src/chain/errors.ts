@@ -133,3 +133,36 @@ export function parentMissing(hex: string, slot: bigint, parentHex: string): Blo
     { meta: { block: hex, slot, parent: parentHex } },
   );
 }
+
+/**
+ * The rejection of a block prepared on a parent that was then refused as invalid, or that descends
+ * from an invalid block (`parentError`, the parent's failure); undefined when the parent failed for
+ * another reason or did not fail.
+ */
+export function parentRejected(
+  parentError: unknown,
+  hex: string,
+  slot: bigint,
+  parentHex: string,
+): BlockRejected | undefined {
+  if (!(parentError instanceof BlockRejected)) return undefined;
+  // The parent was invalid, or descends from an invalid block: so does this block.
+  const invalid =
+    parentError.action === 'reject'
+      ? { block: parentHex, why: parentError.message }
+      : parentError.code === 'BLOCK_PARENT_REJECTED'
+        ? { block: String(parentError.meta.invalidBlock), why: String(parentError.meta.invalidReason) }
+        : undefined;
+  if (!invalid) return undefined;
+  const why =
+    invalid.block === parentHex
+      ? invalid.why
+      : `it descends from the invalid block ${headerIdText(invalid.block)}`;
+  return new BlockRejected(
+    'BLOCK_PARENT_REJECTED',
+    `the parent ${headerIdText(parentHex)} of block ${headerIdText(hex)} was rejected: ${why}`,
+    {
+      meta: { block: hex, slot, parent: parentHex, invalidBlock: invalid.block, invalidReason: invalid.why },
+    },
+  );
+}
