@@ -16,9 +16,11 @@
  * Before the first epoch's mode is known (consensus not Online yet), what this node sends waits.
  *
  * Its own messages: a proposal is wrapped with proofs of leadership quota from the slot's win, one
- * copy per `data_replication_factor + 1`; a dispersed transaction waits (`/blend/transactions/pending`)
- * until a solution of the epoch's Blend puzzle backs its proofs of PoW quota; cover messages use the
- * core quota. Each layer removed here yields a blending token (the activity rewards' input).
+ * copy per `data_replication_factor + 1` (own-proposals.ts); a dispersed transaction waits
+ * (`/blend/transactions/pending`) until a solution of the epoch's Blend puzzle backs its proofs of PoW
+ * quota (own-transactions.ts); cover messages use the core quota. Each layer removed here yields a
+ * blending token (the activity rewards' input). A core epoch's scheduler, tokens and activity proof:
+ * core-epoch.ts.
  *
  * inferred: the service keeps no state across a restart (docs/design/fidelity.md "Blend service state across
  * restarts").
@@ -38,34 +40,31 @@ import { epochViewAt } from '../ledger/apply.ts';
 import type { BlendDeployment } from '../ledger/deployment.ts';
 import { type EpochSchedule, epochOf, epochSchedule } from '../ledger/parameters.ts';
 import { preverifyTx } from '../ledger/preverify.ts';
-import {
-  PROOFS_ALREADY_VERIFIED,
-  type ProofSystem,
-  type ProveOptions,
-  ProvingUnavailable,
-} from '../ledger/proof-system.ts';
-import { blendingTokenBytes, tokenDistance, tokenEvaluation } from '../ledger/sdp-rewards.ts';
+import { PROOFS_ALREADY_VERIFIED, type ProofSystem, ProvingUnavailable } from '../ledger/proof-system.ts';
 import type { BlendActivityProof } from '../mantle/ops.ts';
 import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
 import { type IMempool, MempoolError } from '../mempool/index.ts';
 import type { BlockPublisher, ProposalRelay } from '../network/index.ts';
-import { decodeTxGossip, encodeProposal, encodeTxGossip, toProposal } from '../network/index.ts';
+import { encodeProposal, encodeTxGossip, toProposal } from '../network/index.ts';
 import type { BlendSection } from './config.ts';
+import {
+  activityProof,
+  type CoreEpoch,
+  CoverProofs,
+  nextCoreEpoch,
+  scheduleUnwrapped,
+} from './core-epoch.ts';
 import { PayloadDispatcher } from './dispatcher.ts';
 import { BlendError, transactionTooLarge } from './errors.ts';
 import type { BlendMode, BlendNetworkInfo, IBlend, LeadershipWin, ProposalPublisher } from './interface.ts';
 import { type BlendKeys, blendKeys } from './keys.ts';
 import { type BlendEpochState, blendEpochState } from './membership.ts';
-import {
-  type BlendingToken,
-  encapsulatedMessageSize,
-  MAX_PAYLOAD_BODY_SIZE,
-  PayloadType,
-} from './message/index.ts';
+import { encapsulatedMessageSize, MAX_PAYLOAD_BODY_SIZE, PayloadType } from './message/index.ts';
 import { chooseMode, coreEpochServes, initialMode, type ModeState, next as nextMode } from './modes.ts';
 import { BlendSwarm } from './network/index.ts';
-import { EpochProcessor, type LayerProof } from './processor.ts';
-import { PuzzleSolver } from './puzzle-solver.ts';
+import { OwnProposals } from './own-proposals.ts';
+import { OwnTransactions } from './own-transactions.ts';
+import { EpochProcessor } from './processor.ts';
 import {
   type BlendTiming,
   blendTiming,
@@ -78,7 +77,6 @@ import {
 import { EpochEventTracker } from './scheduling/epoch-events.ts';
 import {
   EpochMessageScheduler,
-  type OldEpochMessageScheduler,
   roundComponents,
   type SchedulerSettings,
 } from './scheduling/message-scheduler.ts';
@@ -110,27 +108,6 @@ export interface BlendDeps {
   readonly logger: Logger;
   readonly signal: AbortSignal;
 }
-
-/** A message this node released from its scheduler: a message to send on, or a payload to deliver. */
-type Processed =
-  | { readonly kind: 'message'; readonly bytes: Uint8Array }
-  | { readonly kind: 'payload'; readonly type: PayloadType; readonly body: Uint8Array };
-
-/** One epoch of the core role: its processor, scheduler and the tokens of the layers removed. */
-interface CoreEpoch {
-  readonly processor: EpochProcessor;
-  scheduler: EpochMessageScheduler<Processed, Uint8Array> | OldEpochMessageScheduler<Processed, Uint8Array>;
-  readonly tokens: BlendingToken[];
-}
-
-/** A dispersed transaction waiting for its proofs. */
-interface PendingTx {
-  readonly hash: Uint8Array;
-  readonly body: Uint8Array;
-}
-
-/** Core proofs kept ready for cover messages, in layers' worth. */
-const COVER_PROOFS_AHEAD = 2;
 
 /** What the node's Blend traffic was over an epoch (logged when the epoch ends and on close). */
 interface TrafficCounts {
@@ -181,25 +158,12 @@ export class BlendService implements IBlend, ProposalPublisher {
    * keeps the previous `CoreMode` running), while the edge swarm serves the new epoch.
    */
   private oldSwarm: BlendSwarm | null = null;
-  private readonly pending: PendingTx[] = [];
-  private powBusy = false;
   /** Why this node cannot make proofs of quota (a verify-only circuit), if it cannot: it sends nothing of its own through Blend. */
   private readonly noPoq: string | undefined;
-  private readonly puzzle = new PuzzleSolver();
-  /** Core proofs made ahead for cover messages, and how many are being made. */
-  private coverProofs: LayerProof[] = [];
-  private coverProving = 0;
   private readonly rng = BlakeRng.fromEntropy();
-  /** Leadership proofs of won slots made ahead, by slot. */
-  private readonly proposalProofs = new Map<
-    bigint,
-    {
-      processor: EpochProcessor;
-      layers: Map<number, Promise<LayerProof>>;
-      done: Map<number, LayerProof>;
-      cancel: AbortController;
-    }
-  >();
+  private readonly proposals: OwnProposals;
+  private readonly transactions: OwnTransactions;
+  private readonly cover: CoverProofs;
   /** The current epoch's nonce: the randomness the old epoch's blending tokens are judged by. */
   private epochNonce: Fr | null = null;
   /** The traffic of the epoch `trafficEpoch` so far (null before the first epoch). */
@@ -232,6 +196,33 @@ export class BlendService implements IBlend, ProposalPublisher {
       gossip: deps.gossip,
       logger: deps.logger,
     });
+    const sendOwn = (processor: EpochProcessor, bytes: Uint8Array) => this.sendOwn(processor, bytes);
+    const { clock, logger, mempool } = deps;
+    const layers = this.layers;
+    this.proposals = new OwnProposals({
+      clock,
+      epochs: this.epochs,
+      logger,
+      layers,
+      replicationFactor: config.deployment.data_replication_factor,
+      sendOwn,
+    });
+    this.transactions = new OwnTransactions({
+      mempool,
+      logger,
+      layers,
+      sending: () => this.ready && !this.closed,
+      closed: () => this.closed,
+      processor: () => this.processor,
+      broadcast: () => this.mode() === 'broadcast',
+      noPoq: this.noPoq,
+      sendOwn,
+    });
+    this.cover = new CoverProofs(
+      layers,
+      () => (this.closed || this.noPoq !== undefined ? null : this.core),
+      logger,
+    );
   }
 
   static async init(config: BlendServiceConfig, deps: BlendDeps): Promise<BlendService> {
@@ -294,14 +285,12 @@ export class BlendService implements IBlend, ProposalPublisher {
     if (this.noPoq !== undefined && this.ready) throw new ProvingUnavailable('poq', this.noPoq);
     // Preverified as any transaction this node accepts, before it waits for its proofs.
     preverifyTx(tx, PROOFS_ALREADY_VERIFIED);
-    this.pending.push({ hash, body });
-    this.deps.logger.debug({ tx: bytesToHex(hash) }, 'transaction waits for a Blend PoW solution');
-    void this.solvePending();
+    this.transactions.add(hash, body);
     return hash;
   }
 
   pendingTransactions(): Uint8Array[] {
-    return this.pending.map((p) => p.hash);
+    return this.transactions.hashes();
   }
 
   publishProposal(block: Block, win: LeadershipWin): void {
@@ -318,7 +307,7 @@ export class BlendService implements IBlend, ProposalPublisher {
       this.deps.gossip.publishBlock(block);
       return;
     }
-    void this.blendProposal(encodeProposal(toProposal(block)), win).catch((e: Error) => {
+    void this.proposals.send(this.processor, encodeProposal(toProposal(block)), win).catch((e: Error) => {
       // A proposal must not be lost: without Blend proofs it is published directly (which shows who made it).
       // inferred: F logs the failure and the proposal is not sent (docs/design/fidelity.md "A proposal Blend could not wrap")
       this.deps.logger.warn(
@@ -333,7 +322,7 @@ export class BlendService implements IBlend, ProposalPublisher {
     if (!this.closed) this.logTraffic();
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.puzzle.close();
+    await this.transactions.close();
     const swarm = this.swarm;
     const old = this.oldSwarm;
     this.swarm = null;
@@ -417,7 +406,7 @@ export class BlendService implements IBlend, ProposalPublisher {
       this.processor = null;
       this.rotateCore(null, slot);
       await this.updateSwarm(state, mode);
-      void this.solvePending();
+      void this.transactions.solve();
       return;
     }
     const d = this.config.deployment;
@@ -438,11 +427,11 @@ export class BlendService implements IBlend, ProposalPublisher {
       },
       { prover: this.deps.prover, verifier: this.deps.verifier },
     );
-    this.coverProofs = [];
+    this.cover.reset();
     this.rotateCore(mode === 'core' ? this.processor : null, slot);
     await this.updateSwarm(state, mode);
-    this.refillCoverProofs();
-    void this.solvePending();
+    this.cover.refill();
+    void this.transactions.solve();
   }
 
   /** The first epoch's mode is known: what waited for it is sent as that mode sends it. */
@@ -450,12 +439,12 @@ export class BlendService implements IBlend, ProposalPublisher {
     this.ready = true;
     const held = this.heldProposals.splice(0);
     for (const p of held) this.publishProposal(p.block, p.win);
-    if (held.length > 0 || this.pending.length > 0)
+    if (held.length > 0 || this.transactions.size > 0)
       this.deps.logger.info(
-        { proposals: held.length, transactions: this.pending.length, mode: this.mode() },
+        { proposals: held.length, transactions: this.transactions.size, mode: this.mode() },
         'Blend is ready: what waited for it is sent',
       );
-    void this.solvePending();
+    void this.transactions.solve();
   }
 
   /** The traffic of the epoch that ends (or of the part of it before the node stops), at info level. */
@@ -467,29 +456,8 @@ export class BlendService implements IBlend, ProposalPublisher {
   /** The core role's epochs: the new one (if core) and the old one kept for the transition. */
   private rotateCore(processor: EpochProcessor | null, slot: bigint): void {
     const previous = this.core;
-    const info = (p: EpochProcessor) => ({ coreQuota: p.quota.quotas.core, epoch: p.epoch });
-    let scheduler: CoreEpoch['scheduler'] | null = null;
-    if (previous !== null && previous.scheduler instanceof EpochMessageScheduler && processor !== null) {
-      const r = previous.scheduler.rotateEpoch(info(processor), this.schedulerSettings, slot);
-      scheduler = r.current;
-      previous.scheduler = r.old;
-    } else if (previous !== null && previous.scheduler instanceof EpochMessageScheduler) {
-      const r = previous.scheduler.rotateEpoch(
-        { coreQuota: 0n, epoch: previous.processor.epoch + 1 },
-        this.schedulerSettings,
-        slot,
-      );
-      previous.scheduler = r.old;
-    } else if (processor !== null) {
-      scheduler = EpochMessageScheduler.create<Processed, Uint8Array>(
-        info(processor),
-        this.rng.clone(),
-        this.schedulerSettings,
-        slot,
-      );
-    }
+    this.core = nextCoreEpoch(previous, processor, this.schedulerSettings, this.rng, slot);
     this.oldCore = previous;
-    this.core = processor !== null && scheduler !== null ? { processor, scheduler, tokens: [] } : null;
   }
 
   private onTransitionEnd(): void {
@@ -525,20 +493,9 @@ export class BlendService implements IBlend, ProposalPublisher {
   private submitActivity(ce: CoreEpoch): void {
     const epoch = ce.processor.epoch;
     const nonce = this.epochNonce;
-    const size = BigInt(ce.processor.state.membership.size);
-    if (nonce === null || size === 0n) return;
-    const ev = tokenEvaluation(
-      ce.processor.quota.quotas.core,
-      size,
-      BigInt(this.config.deployment.activity_threshold_sensitivity),
-    );
-    let best: { proof: BlendActivityProof; distance: bigint } | null = null;
-    for (const t of ce.tokens) {
-      const proof: BlendActivityProof = { epoch, ...t };
-      const distance = tokenDistance(blendingTokenBytes(proof), ev.token_count_byte_len, nonce);
-      if (distance <= ev.activity_threshold && (best === null || distance < best.distance))
-        best = { proof, distance };
-    }
+    if (nonce === null || ce.processor.state.membership.size === 0) return;
+    const sensitivity = BigInt(this.config.deployment.activity_threshold_sensitivity);
+    const best = activityProof(ce, nonce, sensitivity);
     const log = this.deps.logger;
     if (best === null || this.deps.submitActivity === undefined) {
       log.info(
@@ -654,12 +611,8 @@ export class BlendService implements IBlend, ProposalPublisher {
     const out = await ce.processor.unwrap(bytes);
     if (out.kind === 'not-for-us') return;
     this.traffic.unwrapped++;
-    ce.tokens.push(...out.tokens);
+    scheduleUnwrapped(ce, out);
     this.deps.logger.debug({ from, epoch, kind: out.kind, layers: out.tokens.length }, 'Blend layer removed');
-    if (out.kind === 'forward')
-      ce.scheduler.scheduleProcessedMessage({ kind: 'message', bytes: out.message });
-    else if (out.payloadType !== PayloadType.Cover)
-      ce.scheduler.scheduleProcessedMessage({ kind: 'payload', type: out.payloadType, body: out.body });
   }
 
   // ---------- rounds ----------
@@ -702,41 +655,13 @@ export class BlendService implements IBlend, ProposalPublisher {
    * inferred: docs/design/fidelity.md "A cover round with no core proof ready"
    */
   private async sendCover(ce: CoreEpoch): Promise<void> {
-    if (this.coverProofs.length < this.layers) {
-      this.deps.logger.debug(
-        { ready: this.coverProofs.length },
-        'no core proofs ready: a cover message is skipped',
-      );
-      this.refillCoverProofs();
-      return;
-    }
-    const proofs = this.coverProofs.splice(0, this.layers);
-    this.refillCoverProofs();
+    const proofs = this.cover.take();
+    if (proofs === null) return;
     const bytes = ce.processor.wrap(PayloadType.Cover, new Uint8Array(0), proofs);
     this.traffic.wrapped++;
     this.traffic.cover++;
     this.deps.logger.debug({ epoch: ce.processor.epoch, sent: this.traffic.cover }, 'cover message sent');
     await this.scheduleOwn(ce, bytes, false);
-  }
-
-  /** Keeps `COVER_PROOFS_AHEAD` messages' worth of core proofs made in the background. */
-  private refillCoverProofs(): void {
-    const ce = this.core;
-    // Without a proof-of-quota prover there is no cover traffic (the start log says this role is off).
-    if (ce === null || this.closed || this.noPoq !== undefined) return;
-    const want = COVER_PROOFS_AHEAD * this.layers;
-    while (this.coverProofs.length + this.coverProving < want && ce.processor.quota.remaining('core') > 0n) {
-      this.coverProving++;
-      void ce.processor
-        .proveLayer('core', {}, { background: true })
-        .then((p) => {
-          if (p !== null && this.core === ce) this.coverProofs.push(p);
-        })
-        .catch((e: Error) => this.deps.logger.warn({ err: e.message }, 'a core proof of quota failed'))
-        .finally(() => {
-          this.coverProving--;
-        });
-    }
   }
 
   /**
@@ -751,110 +676,15 @@ export class BlendService implements IBlend, ProposalPublisher {
       else this.send(bytes, ce);
       return;
     }
-    ce.tokens.push(...out.tokens);
-    if (out.kind === 'forward')
-      ce.scheduler.scheduleProcessedMessage({ kind: 'message', bytes: out.message });
-    else if (out.payloadType !== PayloadType.Cover)
-      ce.scheduler.scheduleProcessedMessage({ kind: 'payload', type: out.payloadType, body: out.body });
+    scheduleUnwrapped(ce, out);
   }
 
-  // ---------- own data messages ----------
+  // ---------- own data messages (own-proposals.ts, own-transactions.ts) ----------
 
-  /**
-   * The leadership proofs of a won slot's proposal: `data_replication_factor + 1` copies of
-   * `num_blend_layers` layers, key indices 0.. of the slot's quota (the key nullifier binds the slot,
-   * so proofs made ahead and proofs made again are the same messages' proofs, never both sent).
-   */
-  /**
-   * The leadership proofs of a won slot's proposal: `data_replication_factor + 1` copies of
-   * `num_blend_layers` layers, key indices 0.. of the slot's quota (the key nullifier binds the slot
-   * and the index, so a proof made ahead and one made again are proofs of the same layer, never both
-   * sent). One promise per layer, copy after copy.
-   */
-  private proveProposal(
-    processor: EpochProcessor,
-    win: LeadershipWin,
-    opts: ProveOptions,
-    indices: readonly number[] = this.proposalIndices(),
-  ): Map<number, Promise<LayerProof>> {
-    return new Map(
-      indices.map((i) => [
-        i,
-        processor.proveLayer('leadership', { win }, opts, i).then((p) => {
-          if (p === null)
-            throw new BlendError('BLEND_UNAVAILABLE', 'the leadership quota of a slot is used up');
-          return p;
-        }),
-      ]),
-    );
-  }
-
-  private proposalIndices(): number[] {
-    return Array.from(
-      { length: (this.config.deployment.data_replication_factor + 1) * this.layers },
-      (_, i) => i,
-    );
-  }
-
-  // inferred: proved when the leader finds the win (docs/design/fidelity.md "Proofs of leadership quota made ahead")
   prepareProposal(win: LeadershipWin): void {
     const processor = this.processor;
     if (this.closed || processor === null || this.mode() === 'broadcast') return;
-    const epoch = epochOf(win.slot, this.epochs);
-    if (epoch !== processor.epoch || this.proposalProofs.has(win.slot)) return;
-    const now = this.deps.clock.currentSlot();
-    for (const [slot, p] of this.proposalProofs) {
-      if (slot >= now) continue;
-      p.cancel.abort();
-      this.proposalProofs.delete(slot);
-    }
-    const cancel = new AbortController();
-    const layers = this.proveProposal(processor, win, { background: true, signal: cancel.signal });
-    const done = new Map<number, LayerProof>();
-    for (const [i, p] of layers)
-      p.then(
-        (proof) => done.set(i, proof),
-        () => {}, // withdrawn or failed: made again when the slot comes
-      );
-    this.proposalProofs.set(win.slot, { processor, layers, done, cancel });
-  }
-
-  /**
-   * Sends the proposal of a won slot: with the layer proofs made ahead that are ready; the others are
-   * withdrawn from the background queue and made now, before anything else waiting (a proof already
-   * being made ahead still counts, whichever is ready first).
-   */
-  private async blendProposal(proposal: Uint8Array, win: LeadershipWin): Promise<void> {
-    const processor = this.processor!;
-    const ahead = this.proposalProofs.get(win.slot);
-    this.proposalProofs.delete(win.slot);
-    const usable = ahead !== undefined && ahead.processor === processor ? ahead : undefined;
-    const indices = this.proposalIndices();
-    const missing = indices.filter((i) => usable?.done.get(i) === undefined);
-    if (missing.length > 0) usable?.cancel.abort();
-    const now = this.proveProposal(processor, win, { urgent: true }, missing);
-    const proofs = await Promise.all(
-      indices.map((i) => {
-        const ready = usable?.done.get(i);
-        if (ready !== undefined) return ready;
-        const made = usable?.layers.get(i);
-        return made === undefined ? now.get(i)! : Promise.any([made, now.get(i)!]);
-      }),
-    );
-    for (let c = 0; c < proofs.length; c += this.layers)
-      await this.sendOwn(
-        processor,
-        processor.wrap(PayloadType.BlockProposal, proposal, proofs.slice(c, c + this.layers)),
-      );
-    this.deps.logger.debug(
-      {
-        slot: Number(win.slot),
-        copies: proofs.length / this.layers,
-        proved_ahead: missing.length === 0,
-        layers_made_now: missing.length,
-      },
-      'proposal sent through Blend',
-    );
+    this.proposals.prepare(processor, win);
   }
 
   private async sendOwn(processor: EpochProcessor, bytes: Uint8Array): Promise<void> {
@@ -869,79 +699,5 @@ export class BlendService implements IBlend, ProposalPublisher {
       .chooseRemoteNodes(this.config.blend.edge.replication_factor, new Set(), this.rng)
       .map((m) => ({ peerId: m.peerId, addresses: m.locators.map((l) => multiaddr(l)) }));
     if ((await this.swarm.sendAsEdge(bytes, peers)) > 0) this.traffic.sent++;
-  }
-
-  /**
-   * Solves the epoch's Blend puzzle for the oldest pending transaction (puzzle-solver.ts), proves its
-   * layers on the PoW branch, wraps and sends it; then the next one. In a broadcast epoch the waiting
-   * transactions go to the mempool instead; an epoch whose difficulty admits no solution keeps them
-   * waiting for the next epoch.
-   */
-  private async solvePending(): Promise<void> {
-    if (this.powBusy || this.closed || !this.ready) return;
-    this.powBusy = true;
-    try {
-      while (this.pending.length > 0 && !this.closed) {
-        const processor = this.processor;
-        if (processor === null || this.mode() === 'broadcast') {
-          await this.flushPendingToMempool();
-          return;
-        }
-        // No proofs of quota here: they wait (listed as pending) for an epoch without mixing.
-        if (this.noPoq !== undefined) return;
-        const nonce = await this.solvePuzzle(processor);
-        if (processor !== this.processor) continue;
-        if (nonce === undefined) return;
-        processor.quota.renew('pow');
-        const tx = this.pending[0]!;
-        const proofs: LayerProof[] = [];
-        for (let l = 0; l < this.layers; l++) {
-          const p = await processor.proveLayer('pow', { powNonce: nonce });
-          if (p === null)
-            throw new BlendError('BLEND_UNAVAILABLE', 'the PoW quota is smaller than the layers');
-          proofs.push(p);
-        }
-        if (processor !== this.processor) continue;
-        this.pending.shift();
-        await this.sendOwn(processor, processor.wrap(PayloadType.Transaction, tx.body, proofs));
-        this.deps.logger.debug({ tx: bytesToHex(tx.hash) }, 'transaction sent through Blend');
-      }
-    } catch (e) {
-      this.deps.logger.warn({ err: (e as Error).message }, 'blending a transaction failed; it stays pending');
-    } finally {
-      this.powBusy = false;
-    }
-  }
-
-  /** The waiting transactions, into this node's mempool (an epoch without mixing). */
-  private async flushPendingToMempool(): Promise<void> {
-    while (this.pending.length > 0) {
-      const tx = this.pending.shift()!;
-      try {
-        await this.deps.mempool.add(decodeTxGossip(tx.body), 'api');
-        this.deps.logger.info(
-          { tx: bytesToHex(tx.hash) },
-          'waiting transaction added to the mempool (broadcast mode)',
-        );
-      } catch (e) {
-        this.deps.logger.warn(
-          { tx: bytesToHex(tx.hash), err: (e as Error).message },
-          'a waiting transaction was refused by the mempool',
-        );
-      }
-    }
-  }
-
-  /** A nonce whose Blend PoW ticket is below the epoch's difficulty; undefined if the epoch changed. */
-  private async solvePuzzle(processor: EpochProcessor): Promise<Fr | undefined> {
-    const { nonce: epochNonce, powDifficulty } = processor.state;
-    const t0 = performance.now();
-    const s = await this.puzzle.solve(epochNonce, powDifficulty);
-    if (s === undefined || processor !== this.processor) return undefined;
-    this.deps.logger.debug(
-      { epoch: processor.epoch, attempts: s.attempts, ms: Math.round(performance.now() - t0) },
-      'Blend puzzle solved',
-    );
-    return s.nonce;
   }
 }
