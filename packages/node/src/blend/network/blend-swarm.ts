@@ -3,8 +3,8 @@
  * `services/blend/src/core/backends/libp2p/swarm.rs`, `services/blend/src/edge/backends/libp2p/**`).
  *
  * Core with core (F `with_core`): a connection with a member of the current membership is a core
- * connection; each side opens one outbound stream to send on and reads the peer's inbound stream. The
- * connection is negotiated when its first stream opens; at most `core_peering_degree.end` are kept, one
+ * connection; each side opens one outbound stream to send on and reads the peer's inbound stream
+ * (`core-link.ts`). The connection is negotiated when its first stream opens; at most `core_peering_degree.end` are kept, one
  * per peer (`connection-choice.ts`). Members are dialled until `core_peering_degree.start` peers are
  * healthy (`core-dialer.ts`). With a connection monitor, each core connection's messages are counted per
  * observation window (`connection-monitor.ts`): above the range the peer is spammy, below it unhealthy
@@ -19,7 +19,7 @@
  * Edge nodes (F `with_edge`): an inbound connection from a non-member is an edge connection (at most
  * `max_edge_node_incoming_connections`), which delivers one message within `edge_node_connection_timeout`
  * and is then closed. Its verified message is relayed to all core peers and emitted; an invalid one is
- * dropped without blocking anyone. Sending as an edge node: `edge-sender.ts`.
+ * dropped without blocking anyone (`edge-receiver.ts`). Sending as an edge node: `edge-sender.ts`.
  *
  * Epochs (F `old_epoch.rs`): `updateMembership` moves the negotiated core connections and their message
  * cache to the old epoch, which still receives, verifies (against the old epoch), relays among its own
@@ -31,12 +31,15 @@ import type { Connection, Stream } from '@libp2p/interface';
 import type { Multiaddr } from '@multiformats/multiaddr';
 import type { Libp2p } from 'libp2p';
 import type { Logger } from 'pino';
+import { closeConnection } from './close-connection.ts';
 import { chooseConnection, type RemoteRole } from './connection-choice.ts';
 import { ConnectionMonitor, type ExpectedMessageRange } from './connection-monitor.ts';
 import { CoreDialer } from './core-dialer.ts';
+import { CoreLink } from './core-link.ts';
+import { EdgeReceiver } from './edge-receiver.ts';
 import { EdgeSender } from './edge-sender.ts';
-import { BlendFrameLength, BlendNetworkError } from './errors.ts';
-import { BlendFrameReader, encodeBlendFrame, MAX_BLEND_MESSAGE_BYTES } from './framing.ts';
+import { BlendNetworkError } from './errors.ts';
+import { encodeBlendFrame, MAX_BLEND_MESSAGE_BYTES } from './framing.ts';
 import { createBlendHost } from './libp2p-host.ts';
 import { MessageCache } from './message-cache.ts';
 import type {
@@ -54,11 +57,6 @@ const DEFAULT_FULL_MEMBERSHIP_RETRY_MS = 60_000;
 /** How long a core dial or the opening of a stream may take. */
 // inferred: F bounds a dial by QUIC's handshake timeout only
 const DIAL_TIMEOUT_MS = 10_000;
-/** Frames waiting for one core peer's stream (about 5 MB of 19 KB messages). */
-const MAX_QUEUED_FRAMES = 256;
-/** How long queued frames of a closing old-epoch connection may take to leave. */
-// inferred: F delivers the queued frames before closing, without a bound
-const DRAIN_TIMEOUT_MS = 5_000;
 
 type PeerState =
   | { readonly kind: 'healthy' | 'unhealthy' }
@@ -69,31 +67,9 @@ const UNHEALTHY: PeerState = { kind: 'unhealthy' };
 /** What a connection is to the swarm, decided when it opens. */
 type ConnectionKind = 'core' | 'edge' | 'edge_out' | 'none';
 
-/** A core connection (pending, negotiated, or of the old epoch). */
-interface CoreLink {
-  readonly conn: Connection;
-  readonly peer: string;
-  readonly role: RemoteRole;
-  out: Stream | null;
-  inbound: Stream | null;
-  readonly queue: Uint8Array[];
-  sending: Promise<void>;
-  negotiatedNotified: boolean;
-  dropped: boolean;
-  monitor: ConnectionMonitor | null;
-  monitorTimer: NodeJS.Timeout | null;
-}
-
 interface NegotiatedPeer {
   link: CoreLink;
   state: PeerState;
-}
-
-/** An inbound connection of an edge node. */
-interface EdgeLink {
-  readonly conn: Connection;
-  readonly timer: NodeJS.Timeout;
-  receiving: boolean;
 }
 
 interface OldEpoch {
@@ -133,8 +109,7 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
   private negotiated = new Map<string, NegotiatedPeer>();
   private cache = new MessageCache();
   private old: OldEpoch | null = null;
-  private readonly edges = new Map<string, EdgeLink>();
-  private readonly edgeReceiving = new Set<string>();
+  private readonly edgeReceiver: EdgeReceiver;
 
   private readonly coreDialing = new Map<string, number>();
   private readonly edgeDialing = new Map<string, number>();
@@ -170,6 +145,16 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
       opened: (conn) => {
         if (!this.kinds.has(conn.id)) this.kinds.set(conn.id, 'edge_out');
       },
+    });
+    this.edgeReceiver = new EdgeReceiver({
+      log,
+      maxReceiving: opts.maxEdgeNodeIncomingConnections,
+      connectionTimeoutMs: opts.edgeNodeConnectionTimeoutMs,
+      messageBytes: opts.messageBytes,
+      messageId: (frame) => opts.validator.messageId(frame),
+      verify: (frame, from, epoch) => this.verify(frame, from, epoch),
+      epoch: () => this.epoch,
+      verified: (frame, id, from, epoch) => this.onVerified(frame, id, from, epoch, true),
     });
     this.dialer = new CoreDialer(
       {
@@ -262,8 +247,8 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
     this.stopping.abort();
     this.dialer.stop();
     if (this.checkTimer !== null) clearInterval(this.checkTimer);
-    for (const link of this.links.values()) this.stopMonitor(link);
-    for (const e of this.edges.values()) clearTimeout(e.timer);
+    for (const link of this.links.values()) link.stopMonitor();
+    this.edgeReceiver.stop();
     await Promise.resolve(this.host.stop()).catch(() => {});
   }
 
@@ -326,7 +311,7 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
     members: readonly BlendMember[],
     opts: { readonly epoch: number; readonly transition: boolean; readonly expected?: ExpectedMessageRange },
   ): void {
-    for (const link of this.waiting.values()) this.dropLink(link, 'epoch changed before negotiation');
+    for (const link of this.waiting.values()) link.drop('epoch changed before negotiation');
     this.waiting.clear();
     const previous = this.epoch;
     this.membership = members;
@@ -343,7 +328,7 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
     this.negotiated = new Map();
     this.cache = new MessageCache();
     // F: edge connections are closed without waiting, so edge nodes retry with the new membership.
-    for (const e of this.edges.values()) this.dropConnection(e.conn, 'epoch changed');
+    this.edgeReceiver.dropAll('epoch changed');
     this.dialer.reset();
     this.log.debug(
       { epoch: this.epoch, members: members.length, old_peers: this.old.peers.size },
@@ -363,7 +348,7 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
     const old = this.old;
     if (old === null) return;
     this.old = null;
-    for (const link of old.peers.values()) this.dropLink(link, 'epoch transition over', true);
+    for (const link of old.peers.values()) link.drop('epoch transition over', true);
   }
 
   // ---- connections
@@ -390,10 +375,10 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
     else if (this.acceptsEdge(peer)) kind = 'edge';
     this.kinds.set(conn.id, kind);
     if (kind === 'core') this.openCoreLink(conn, peer, conn.direction === 'outbound' ? 'listener' : 'dialer');
-    else if (kind === 'edge') this.openEdgeLink(conn, peer);
+    else if (kind === 'edge') this.edgeReceiver.open(conn, peer);
     else if (kind === 'none') {
       this.log.debug({ peer, direction: conn.direction }, 'blend connection not upgraded');
-      this.dropConnection(conn, 'not upgraded');
+      closeConnection(conn, 'not upgraded');
     }
     return kind;
   }
@@ -415,23 +400,15 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
 
   /** F `handle_established_inbound_connection` of `with_edge`. */
   private acceptsEdge(peer: string): boolean {
-    if (this.edgeReceiving.size >= this.opts.maxEdgeNodeIncomingConnections) return false;
+    if (this.edgeReceiver.full) return false;
     return this.networkLargeEnough() && !this.isMember(peer);
-  }
-
-  private dropConnection(conn: Connection, reason: string): void {
-    if (conn.status !== 'open') return;
-    conn.close({ signal: AbortSignal.timeout(2_000) }).catch(() => conn.abort(new Error(reason)));
   }
 
   private onConnectionClose(conn: Connection): void {
     const kind = this.kinds.get(conn.id);
     this.kinds.delete(conn.id);
     if (kind === 'edge') {
-      const e = this.edges.get(conn.id);
-      if (e !== undefined) clearTimeout(e.timer);
-      this.edges.delete(conn.id);
-      this.edgeReceiving.delete(conn.id);
+      this.edgeReceiver.closed(conn.id);
       return;
     }
     if (kind !== 'core') return;
@@ -439,7 +416,7 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
     if (link === undefined) return;
     this.links.delete(conn.id);
     link.dropped = true;
-    this.stopMonitor(link);
+    link.stopMonitor();
     const peer = link.peer;
     if (this.old !== null && this.old.peers.get(peer) === link) {
       this.old.peers.delete(peer);
@@ -465,7 +442,7 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
     this.blocked.add(peer);
     this.log.info({ peer, reason }, 'blend peer blocked');
     for (const conn of this.host.getConnections()) {
-      if (conn.remotePeer.toString() === peer) this.dropConnection(conn, 'blocked');
+      if (conn.remotePeer.toString() === peer) closeConnection(conn, 'blocked');
     }
     this.emit('peer-blocked', peer, reason);
   }
@@ -473,54 +450,19 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
   // ---- core links
 
   private openCoreLink(conn: Connection, peer: string, role: RemoteRole): void {
-    const link: CoreLink = {
-      conn,
-      peer,
-      role,
-      out: null,
-      inbound: null,
-      queue: [],
-      sending: Promise.resolve(),
-      negotiatedNotified: false,
-      dropped: false,
-      monitor: null,
-      monitorTimer: null,
-    };
+    const link = new CoreLink(conn, peer, role, this.log);
     this.links.set(conn.id, link);
     this.waiting.set(conn.id, link);
     const mon = this.opts.connectionMonitor;
-    if (mon !== null && this.expected !== null) {
-      link.monitor = new ConnectionMonitor(this.expected);
-      link.monitorTimer = setInterval(() => this.endWindow(link), mon.windowMs);
-      link.monitorTimer.unref();
-    }
-    conn
-      .newStream(this.opts.protocolName, { signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) })
-      .then((stream) => {
-        if (link.dropped) {
-          stream.abort(new Error('connection dropped'));
-          return;
-        }
-        link.out = stream;
-        this.notifyNegotiated(link);
-        this.flush(link);
-      })
-      .catch((e: Error) => {
-        // F: a dial upgrade error closes the connection's streams (and so the connection).
-        this.log.debug({ peer, err: e.message }, 'blend outbound stream refused');
-        this.dropLink(link, 'outbound stream refused');
-      });
-  }
-
-  private stopMonitor(link: CoreLink): void {
-    if (link.monitorTimer !== null) clearInterval(link.monitorTimer);
-    link.monitorTimer = null;
+    if (mon !== null && this.expected !== null)
+      link.watch(new ConnectionMonitor(this.expected), mon.windowMs, () => this.endWindow(link));
+    link.openOutbound(this.opts.protocolName, DIAL_TIMEOUT_MS, () => this.notifyNegotiated(link));
   }
 
   private onStream(stream: Stream, conn: Connection): void {
     const kind = this.kindOf(conn);
     if (kind === 'edge') {
-      this.onEdgeStream(stream, conn);
+      this.edgeReceiver.onStream(stream, conn);
       return;
     }
     const link = kind === 'core' ? this.links.get(conn.id) : undefined;
@@ -532,50 +474,12 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
     link.inbound?.abort(new Error('replaced'));
     link.inbound = stream;
     this.notifyNegotiated(link);
-    void this.readCore(link, stream);
-  }
-
-  private async readCore(link: CoreLink, stream: Stream): Promise<void> {
-    const reader = new BlendFrameReader(stream, this.opts.messageBytes);
-    try {
-      for (;;) {
-        const frame = await reader.next();
-        if (link.dropped || link.inbound !== stream) return;
-        if (frame === undefined) {
-          this.dropLink(link, 'inbound stream ended');
-          return;
-        }
-        link.monitor?.record();
-        this.onCoreMessage(link, frame);
-      }
-    } catch (e) {
-      if (link.dropped || link.inbound !== stream) return;
-      if (e instanceof BlendFrameLength) {
-        this.log.debug({ peer: link.peer, length: e.length }, 'blend frame of a wrong length');
-        this.spammy(link, 'undeserializable_message');
-      } else this.dropLink(link, `inbound stream failed: ${(e as Error).message}`);
-    } finally {
-      reader.close();
-    }
-  }
-
-  /** Closes a core link's streams and connection; `drain` lets its queued frames leave first. */
-  private dropLink(link: CoreLink, reason: string, drain = false): void {
-    if (link.dropped) return;
-    link.dropped = true;
-    this.stopMonitor(link);
-    this.log.debug({ peer: link.peer, reason }, 'blend core connection closing');
-    const close = () => {
-      link.inbound?.abort(new Error(reason));
-      link.out?.abort(new Error(reason));
-      this.dropConnection(link.conn, reason);
-    };
-    if (!drain) {
-      close();
-      return;
-    }
-    const timeout = new Promise<void>((r) => setTimeout(r, DRAIN_TIMEOUT_MS).unref());
-    void Promise.race([link.sending, timeout]).finally(close);
+    void link.read(
+      stream,
+      this.opts.messageBytes,
+      (frame) => this.onCoreMessage(link, frame),
+      () => this.spammy(link, 'undeserializable_message'),
+    );
   }
 
   /** F `handle_negotiated_connection`: the link's first stream opened. */
@@ -586,7 +490,7 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
     const existing = this.negotiated.get(link.peer);
     if (existing === undefined) {
       if (this.negotiated.size >= this.opts.corePeeringDegree.end) {
-        this.dropLink(link, 'maximum peering degree reached');
+        link.drop('maximum peering degree reached');
         this.upgradeFailed(link.peer, link.role, 'maximum_peering_degree');
         return;
       }
@@ -598,10 +502,10 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
     if (choice === 'replace_existing') {
       const replaced = existing.link;
       existing.link = link;
-      this.dropLink(replaced, 'replaced by a connection in the other direction', true);
+      replaced.drop('replaced by a connection in the other direction', true);
       this.upgradeSucceeded(link.peer, link.role);
     } else {
-      this.dropLink(link, choice === 'duplicate' ? 'duplicate connection' : 'reverse direction preferred');
+      link.drop(choice === 'duplicate' ? 'duplicate connection' : 'reverse direction preferred');
       this.upgradeFailed(link.peer, link.role, choice);
     }
   }
@@ -627,7 +531,7 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
     const n = this.negotiated.get(link.peer);
     if (n !== undefined && n.link === link) n.state = { kind: 'spammy', reason };
     this.log.debug({ peer: link.peer, reason }, 'blend core peer spammy');
-    this.dropLink(link, reason);
+    link.drop(reason);
   }
 
   private endWindow(link: CoreLink): void {
@@ -666,7 +570,7 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
     const refuse = (reason: SpamReason) => {
       this.log.debug({ peer: link.peer, reason, old_epoch: inOld }, 'blend message refused');
       // F: a peer of the old epoch is disconnected, never marked spammy.
-      if (inOld) this.dropLink(link, reason);
+      if (inOld) link.drop(reason);
       else this.spammy(link, reason);
     };
     if (id === null) {
@@ -738,88 +642,9 @@ export class BlendSwarm extends EventEmitter<BlendSwarmEvents> {
     const links = targets.links.filter((l) => !l.dropped);
     if (links.length === 0) return 0;
     const encoded = encodeBlendFrame(frame);
-    for (const link of links) this.send(link, encoded);
+    for (const link of links) link.send(encoded);
     targets.cache.markForwarded(id);
     return links.length;
-  }
-
-  private send(link: CoreLink, encoded: Uint8Array): void {
-    // inferred: F queues without bound; a peer that stops reading loses frames beyond the bound
-    if (link.queue.length >= MAX_QUEUED_FRAMES) {
-      this.log.debug({ peer: link.peer, queued: link.queue.length }, 'blend frame dropped: peer not reading');
-      return;
-    }
-    link.queue.push(encoded);
-    this.flush(link);
-  }
-
-  /** Writes the link's queued frames in order once its outbound stream is open. */
-  private flush(link: CoreLink): void {
-    const out = link.out;
-    if (out === null || link.queue.length === 0) return;
-    link.sending = link.sending
-      .then(async () => {
-        while (link.queue.length > 0 && !link.dropped) {
-          const frame = link.queue.shift()!;
-          if (!out.send(frame)) await out.onDrain({ signal: AbortSignal.timeout(30_000) });
-        }
-      })
-      .catch((e: Error) => this.dropLink(link, `outbound stream failed: ${e.message}`));
-  }
-
-  // ---- edge connections
-
-  private openEdgeLink(conn: Connection, peer: string): void {
-    const timer = setTimeout(() => {
-      this.log.debug({ peer }, 'blend edge connection timed out');
-      this.dropConnection(conn, 'edge connection timeout');
-    }, this.opts.edgeNodeConnectionTimeoutMs);
-    timer.unref();
-    this.edges.set(conn.id, { conn, timer, receiving: false });
-  }
-
-  private onEdgeStream(stream: Stream, conn: Connection): void {
-    const edge = this.edges.get(conn.id);
-    if (edge === undefined || edge.receiving) {
-      stream.abort(new Error('one stream per edge connection'));
-      return;
-    }
-    if (this.edgeReceiving.size >= this.opts.maxEdgeNodeIncomingConnections) {
-      stream.abort(new Error('too many edge connections'));
-      this.dropConnection(conn, 'too many edge connections');
-      return;
-    }
-    edge.receiving = true;
-    this.edgeReceiving.add(conn.id);
-    void this.readEdge(edge, stream, conn.remotePeer.toString());
-  }
-
-  private async readEdge(edge: EdgeLink, stream: Stream, peer: string): Promise<void> {
-    const reader = new BlendFrameReader(stream, this.opts.messageBytes);
-    let frame: Uint8Array | undefined;
-    try {
-      frame = await reader.next();
-    } catch (e) {
-      this.log.debug({ peer, err: (e as Error).message }, 'blend edge message unreadable');
-    } finally {
-      reader.close();
-      // F: after its one message (or none) the edge connection is dropped.
-      stream.abort(new Error('edge message read'));
-      this.dropConnection(edge.conn, 'edge message read');
-    }
-    if (frame === undefined) return;
-    const id = this.opts.validator.messageId(frame);
-    const epoch = this.epoch;
-    if (id === null) {
-      this.log.debug({ peer }, 'blend edge message undecodable: dropped');
-      return;
-    }
-    const outcome = await this.verify(frame, peer, epoch);
-    if (outcome !== 'valid') {
-      this.log.debug({ peer, reason: outcome }, 'blend edge message invalid: dropped');
-      return;
-    }
-    this.onVerified(frame, id, peer, epoch, true);
   }
 
   // ---- dialling core peers (the choice of whom: `core-dialer.ts`)
