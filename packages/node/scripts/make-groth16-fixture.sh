@@ -15,8 +15,8 @@ OUT="$ROOT/test/spec/vectors/groth16"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-SNARKJS=(node "$ROOT/node_modules/snarkjs/build/cli.cjs")
-CIRCOM=(node "$ROOT/node_modules/circom2/cli.js")
+SNARKJS=(node "$(node -p "require('node:path').join(require('node:path').dirname(require.resolve('snarkjs')), 'cli.cjs')")")
+CIRCOM=(node "$(node -p "require.resolve('circom2/cli.js')")")
 
 cd "$ROOT"
 "${CIRCOM[@]}" "$OUT/toy.circom" --r1cs --wasm -o "$WORK"
@@ -41,5 +41,5 @@ for i in 1 2 3; do
   "${SNARKJS[@]}" groth16 verify "$OUT/verification_key.json" "$OUT/public_$i.json" "$OUT/proof_$i.json"
 done
 # Keep the JSON in the repository's format (biome check runs on test/).
-node "$ROOT/node_modules/@biomejs/biome/bin/biome" format --write "$OUT" >/dev/null
+node "$(node -p "require.resolve('@biomejs/biome/bin/biome')")" format --write "$OUT" >/dev/null
 ls -l "$OUT"

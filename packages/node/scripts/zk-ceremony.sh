@@ -17,7 +17,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=zk/build
 KEYS=zk/keys
-SNARKJS="node node_modules/snarkjs/build/cli.cjs"
+# the workspace installs its tools where node resolves them (the root node_modules)
+SNARKJS="node "$(node -p "require('node:path').join(require('node:path').dirname(require.resolve('snarkjs')), 'cli.cjs')")""
 mkdir -p "$BUILD" "$KEYS"
 
 CIRCUITS=("$@")

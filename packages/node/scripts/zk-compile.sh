@@ -16,7 +16,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-circom=(node node_modules/circom2/cli.js)
+# the workspace installs its tools where node resolves them (the root node_modules)
+circom=(node "$(node -p "require.resolve('circom2/cli.js')")")
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then names=(zksig poc pol poq); fi
 

@@ -152,7 +152,7 @@ async function compile(name: Circuit, stamp: string): Promise<number> {
     await execFileP(
       process.execPath,
       [
-        join(ROOT, 'node_modules/circom2/cli.js'),
+        fileURLToPath(import.meta.resolve('circom2/cli.js')),
         SOURCES[name],
         '--r1cs',
         '--wasm',
