@@ -48,6 +48,9 @@ test('mined tickets, ready and pending, survive a restart; the pending claim set
     // Mine, claim what was found (pending), mine again (ready), stop mining.
     await put(tn, '/pow/mining/start');
     await waitUntil(() => tn!.node.powWinners.ready().length >= 2, 30_000, 'tickets mined');
+    // No block while the claim is made and read: with 100 ms slots a block could include and settle it
+    // before its tickets are read as pending.
+    tn.node.leader.pause();
     const claim = await fetch(`${tn.base}/pow/claim`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -58,6 +61,7 @@ test('mined tickets, ready and pending, survive a restart; the pending claim set
     const claimed = new Set(tn.node.powWinners.pending().map((w) => w.ticket));
     // A manual claim takes as many tickets as the tip's reward pool pays (one or more, by the blocks so far).
     assert.ok(claimed.size >= 1, 'tickets claimed');
+    tn.node.leader.resume();
     await waitUntil(() => tn!.node.powWinners.ready().length >= 1, 30_000, 'more tickets mined');
     await put(tn, '/pow/mining/stop');
     const ready = new Set(tn.node.powWinners.ready().map((w) => w.ticket));
