@@ -10,13 +10,14 @@
  * `generatedPages()` renders the pages in memory; the unit test
  * packages/node/test/unit/docs/generated-docs.test.ts compares them with the committed files.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Command, Option } from 'commander';
 import { API } from '../packages/node/src/api/definitions.ts';
 import { openApiDocument } from '../packages/node/src/api/openapi.ts';
 import { type RouteDef, routeMutates } from '../packages/node/src/api/route-def.ts';
+import { buildCli } from '../packages/node/src/cli/index.ts';
 
 /** The repository root (this file is scripts/gen-docs.ts). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -156,21 +157,6 @@ export function renderCli(program: Command): string {
   return `${out.join('\n')}\n`;
 }
 
-/**
- * The node's CLI builder. It is imported by name (`buildCli`) from wherever the CLI lives: src/cli.ts
- * today, a folder of one file per command (src/cli/index.ts) later.
- */
-async function loadBuildCli(): Promise<() => Command> {
-  const candidates = ['packages/node/src/cli.ts', 'packages/node/src/cli/index.ts'];
-  for (const rel of candidates) {
-    const file = join(REPO_ROOT, rel);
-    if (!existsSync(file)) continue;
-    const mod = (await import(pathToFileURL(file).href)) as { buildCli?: () => Command };
-    if (typeof mod.buildCli === 'function') return mod.buildCli;
-  }
-  throw new Error(`no buildCli export found in ${candidates.join(' or ')}`);
-}
-
 export interface GeneratedPage {
   /** Path relative to the repository root. */
   readonly path: string;
@@ -179,7 +165,6 @@ export interface GeneratedPage {
 
 /** Every generated page, rendered in memory. */
 export async function generatedPages(): Promise<GeneratedPage[]> {
-  const buildCli = await loadBuildCli();
   return [
     { path: 'docs/api/endpoints.md', content: renderEndpoints() },
     { path: 'docs/running/cli.md', content: renderCli(buildCli()) },
