@@ -94,7 +94,7 @@ const ROLES_OF: Readonly<Record<Circuit, string>> = {
  * Says, once at start, which roles are off because the backend cannot prove their circuit.
  * inferred: the reference always has its native witness generators and has no such follower mode (docs/design/fidelity.md)
  */
-function logRolesOff(proofs: ProofSystem, log: Logger): ReadonlySet<Circuit> {
+function logRolesOff(proofs: ProofSystem, log: Logger): void {
   const off = new Set<Circuit>();
   for (const c of CIRCUITS) {
     const reason = proofs.cannotProve?.(c);
@@ -107,5 +107,4 @@ function logRolesOff(proofs: ProofSystem, log: Logger): ReadonlySet<Circuit> {
       { circuits: [...off] },
       'this node follows the chain as a validating follower for these circuits: it verifies their proofs and cannot make them',
     );
-  return off;
 }
