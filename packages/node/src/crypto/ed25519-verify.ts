@@ -27,6 +27,8 @@
  */
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
+import { hexToBytes } from '../codec/hex.ts';
+import { leBytesToBigint } from './field.ts';
 
 const PUBLIC_KEY_BYTES = 32;
 const SIGNATURE_BYTES = 64;
@@ -35,9 +37,7 @@ const SIGNATURE_BYTES = 64;
 const L = 2n ** 252n + 27742317777372353535851937790883648493n;
 
 /** L in little-endian bytes, for the S < L check without a bigint. */
-const L_BYTES = Uint8Array.from(
-  Buffer.from('edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010', 'hex'),
-);
+const L_BYTES = hexToBytes('edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010');
 
 /**
  * Every 32-byte encoding of a point of small order (order 1, 2, 4 or 8), as dalek decodes them:
@@ -59,7 +59,7 @@ export const SMALL_ORDER_ENCODINGS: readonly Uint8Array[] = [
   'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa', // order 8
   '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05', // order 8
   '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85', // order 8
-].map((h) => Uint8Array.from(Buffer.from(h, 'hex')));
+].map((h) => hexToBytes(h));
 
 /** True if the 32 bytes at `offset` are one of {@link SMALL_ORDER_ENCODINGS}. */
 export function isSmallOrderEncoding(bytes: Uint8Array, offset = 0): boolean {
@@ -86,12 +86,6 @@ export function isCanonicalS(signature: Uint8Array): boolean {
   return false;
 }
 
-function scalarFromBytes(bytes: Uint8Array): bigint {
-  let x = 0n;
-  for (let i = bytes.length - 1; i >= 0; i--) x = (x << 8n) | BigInt(bytes[i]!);
-  return x;
-}
-
 /**
  * dalek's `verify`, written out on @noble/curves' Edwards arithmetic: independent of OpenSSL and
  * of the Node version. Lengths are the caller's to check.
@@ -110,8 +104,8 @@ export function ed25519VerifyPortable(
     return false;
   }
   const r = signature.subarray(0, 32);
-  const k = scalarFromBytes(createHash('sha512').update(r).update(publicKey).update(message).digest()) % L;
-  const s = scalarFromBytes(signature.subarray(32, 64));
+  const k = leBytesToBigint(createHash('sha512').update(r).update(publicKey).update(message).digest()) % L;
+  const s = leBytesToBigint(signature.subarray(32, 64));
   const expected = ed25519.Point.BASE.multiplyUnsafe(s).subtract(a.multiplyUnsafe(k)).toBytes();
   for (let i = 0; i < 32; i++) if (expected[i] !== r[i]) return false;
   return true;
@@ -129,7 +123,6 @@ function nodeCryptoVerify(publicKey: Uint8Array, message: Uint8Array, signature:
   }
 }
 
-const hex = (h: string) => Uint8Array.from(Buffer.from(h, 'hex'));
 const MIXED_KEY = '10eb7c3acfb2bed3e0d6ab89bf5a3d6afddd1176ce4812e38d9fd485058fdb1f';
 
 /**
@@ -180,7 +173,7 @@ export const NODE_CRYPTO_PROBES: readonly (readonly [string, string, string, boo
 export function nodeCryptoPassesProbes(): boolean {
   return NODE_CRYPTO_PROBES.every(
     ([pk, msg, sig, expected]) =>
-      nodeCryptoVerify(hex(pk), new TextEncoder().encode(msg), hex(sig)) === expected,
+      nodeCryptoVerify(hexToBytes(pk), new TextEncoder().encode(msg), hexToBytes(sig)) === expected,
   );
 }
 
