@@ -20,10 +20,11 @@
  *   to the catalog entry: its root hash must equal the catalog's `rootHash` and its manifest's name and
  *   version the entry's; only then is it renamed into `<session>/cache/downloads/<name>-<version>.lgx`.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { writeFileAtomic } from '@logos-ts/shared/atomic-file';
 import { parse as parseYaml } from 'yaml';
 import {
   type CatalogPackage,
@@ -93,10 +94,7 @@ const depRange = (d: unknown): string =>
     : '';
 
 function writePrivateJson(path: string, v: unknown): void {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(v, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
+  writeFileAtomic(path, `${JSON.stringify(v, null, 2)}\n`, false);
 }
 
 export class Repositories {
@@ -422,9 +420,7 @@ export class Repositories {
       dirname(resolve(path)) !== resolve(this.downloadsDir)
     )
       throw new RepoError(`${v.url}: the file name ${JSON.stringify(file)} leaves the downloads folder`);
-    const tmp = `${path}.${randomBytes(4).toString('hex')}.part`;
-    writeFileSync(tmp, bytes, { mode: 0o600 });
-    renameSync(tmp, path);
+    writeFileAtomic(path, bytes, false);
     return path;
   }
 }
