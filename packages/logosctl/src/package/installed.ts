@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import type { Json } from '@logos-ts/shared/json';
 import { ManifestError } from './errors.ts';
 import { RUNTIME_VARIANT } from './install.ts';
+import { dependencyName } from './manifest.ts';
 
 export type InstalledRecord = { [k: string]: Json } & {
   name: string;
@@ -20,13 +21,6 @@ export type InstalledRecord = { [k: string]: Json } & {
   installDir: string;
   installType: string;
 };
-
-const depName = (d: Json): string =>
-  typeof d === 'string'
-    ? d
-    : d && typeof d === 'object' && !Array.isArray(d)
-      ? String((d as { name?: Json }).name ?? '')
-      : '';
 
 /** The installed packages of `dir`, by name; unreadable manifests go to `onBad`. */
 export function scanInstalled(
@@ -82,7 +76,7 @@ export function flatDependencies(
   while (frontier.length > 0) {
     const next: InstalledRecord[] = [];
     for (const p of frontier)
-      for (const d of p.dependencies.map(depName)) {
+      for (const d of p.dependencies.map(dependencyName)) {
         if (d === '' || seen.has(d)) continue;
         seen.add(d);
         const dep = byName.get(d);
@@ -112,7 +106,7 @@ export function flatDependents(
     const next: string[] = [];
     for (const target of frontier)
       for (const p of installed) {
-        if (seen.has(p.name) || !p.dependencies.map(depName).includes(target)) continue;
+        if (seen.has(p.name) || !p.dependencies.map(dependencyName).includes(target)) continue;
         seen.add(p.name);
         out.push({
           name: p.name,

@@ -39,7 +39,9 @@ export const NAME_RE = /^[a-z0-9_][a-z0-9_.-]{0,63}$/;
 export const VERSION_RE = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
 export const isVersion = (v: string): boolean => VERSION_RE.test(v) && !v.includes('..');
 
-export const dependencyName = (d: string | Dependency): string => (typeof d === 'string' ? d : d.name);
+/** A dependency's name, as a manifest or catalog lists it (`name` or `{name, …}`); '' when it has none. */
+export const dependencyName = (d: unknown): string =>
+  typeof d === 'string' ? d : d && typeof d === 'object' ? String((d as { name?: unknown }).name ?? '') : '';
 
 /** Parses and checks a manifest's text. */
 export function parseManifest(text: string): Manifest {

@@ -38,7 +38,7 @@ import {
 import { CatalogError, FetchError, LgxError, RepoError } from './errors.ts';
 import { checkUrl, fetchBytes } from './fetch.ts';
 import { MAX_PACKAGE_BYTES, readLgx } from './lgx.ts';
-import { isVersion, NAME_RE } from './manifest.ts';
+import { dependencyName, isVersion, NAME_RE } from './manifest.ts';
 import { compareVersions, satisfies } from './semver.ts';
 import { buildShippedCatalog } from './shipped.ts';
 
@@ -86,8 +86,6 @@ export interface Pick {
   readonly v: CatalogVersion;
 }
 
-const depName = (d: unknown): string =>
-  typeof d === 'string' ? d : d && typeof d === 'object' ? String((d as { name?: unknown }).name ?? '') : '';
 const depRange = (d: unknown): string =>
   d && typeof d === 'object' && typeof (d as { version?: unknown }).version === 'string'
     ? (d as { version: string }).version
@@ -352,7 +350,7 @@ export class Repositories {
         ? (p.v.manifest.dependencies as unknown[])
         : [];
       for (const md of manifestDeps) {
-        const dn = depName(md);
+        const dn = dependencyName(md);
         if (dn === '' || done.has(dn)) continue;
         if (!picked.has(dn)) {
           const range = depRange(md);
