@@ -36,9 +36,4 @@ export class FrameReader extends Frames {
       timeout: { ms: frameTimeoutMs, error: (ms) => new FrameTimeout(ms) },
     });
   }
-
-  /** Stops reading (see `@logos-ts/shared/framing`); resolves at once. */
-  override async close(): Promise<void> {
-    super.close();
-  }
 }

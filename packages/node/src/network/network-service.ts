@@ -283,7 +283,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
       dial.clear();
       opts.signal?.removeEventListener('abort', onAbort);
       if (!ok) stream.abort(new Error('request abandoned'));
-      await reader.close().catch(() => {});
+      reader.close();
     }
   }
 
