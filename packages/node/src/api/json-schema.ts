@@ -1,7 +1,7 @@
 /**
  * A small schema language for the API's JSON: each schema is at once a JSON Schema (for the OpenAPI
  * document), a TypeScript type (for the typed client) and a decoder that checks a parsed response
- * and turns u64 fields into bigint (u64 values may exceed 2^53, see codec/json.ts).
+ * and turns u64 fields into bigint (u64 values may exceed 2^53, see `@logos-ts/shared/json`).
  */
 import type { Json } from '@logos-ts/shared/json';
 

@@ -7,7 +7,7 @@
  * network parts of cryptarchia) are checked for their key layout (unknown keys are refused) so that a
  * reference configuration loads and a typo is caught; their addresses (hosts, ports, multiaddrs) are
  * checked too, so that a bad one stops the node before it touches its storage. Their other values are
- * read when the services they configure exist. The field readers are in src/util/config-fields.ts.
+ * read when the services they configure exist. The field readers are in `@logos-ts/shared/config-fields`.
  *
  * This file composes the sections: each service parses its own in its `config.ts` (`api/`, `chain/` for
  * `cryptarchia`, `storage/` for `state` and `storage`, `wallet/` for `wallet` and `kms`, `mempool/` for

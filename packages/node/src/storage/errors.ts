@@ -1,5 +1,5 @@
 /**
- * Storage failures. Codes follow the node's convention (`STORAGE_` + what went wrong, see errors/base.ts).
+ * Storage failures. Codes follow the node's convention (`STORAGE_` + what went wrong, see `@logos-ts/shared/errors`).
  */
 import { LogosError } from '@logos-ts/shared/errors';
 
