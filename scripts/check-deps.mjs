@@ -46,9 +46,11 @@ for (const dirName of readdirSync(packagesDir).sort()) {
   const deps = new Set(Object.keys(pkg.dependencies ?? {}));
   const dev = new Set(Object.keys(pkg.devDependencies ?? {}));
   const used = new Set();
+  const srcTexts = [];
   for (const area of ['src', 'client', 'test', 'bench', 'scripts']) {
     for (const file of files(join(dir, area))) {
       const text = readFileSync(file, 'utf8');
+      if (area === 'src') srcTexts.push(text);
       for (const m of text.matchAll(IMPORT)) {
         const spec = m[1];
         const where = relative(ROOT, file);
@@ -88,7 +90,7 @@ for (const dirName of readdirSync(packagesDir).sort()) {
     ...scriptFiles.filter((f) => statSync(f).isFile()).map((f) => readFileSync(f, 'utf8')),
   ].join('\n');
   // a package named as a string in the sources (resolved at run time) counts as used
-  const srcText = [...files(join(dir, 'src'))].map((f) => readFileSync(f, 'utf8')).join('\n');
+  const srcText = srcTexts.join('\n');
   for (const name of [...deps, ...dev]) {
     if (used.has(name) || srcText.includes(`'${name}'`)) continue;
     if (name.startsWith('@types/') && used.has(name.slice('@types/'.length))) continue;
