@@ -16,7 +16,7 @@
  * inferred: the folder layout (the reference's `fs` repo keeps a LevelDB of metadata beside the blocks).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CID } from 'multiformats/cid';
@@ -246,11 +246,4 @@ export async function atomicWrite(path: string, bytes: Uint8Array): Promise<void
     await rm(tmp, { force: true });
     throw e;
   }
-}
-
-/** The synchronous form, for small files (the node key). */
-export function atomicWriteSync(path: string, bytes: Uint8Array, mode = 0o600): void {
-  const tmp = join(path, '..', `.tmp-${randomBytes(6).toString('hex')}`);
-  writeFileSync(tmp, bytes, { mode });
-  renameSync(tmp, path);
 }

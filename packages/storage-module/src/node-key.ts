@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { generateKeyPair, privateKeyFromProtobuf, privateKeyToProtobuf } from '@libp2p/crypto/keys';
 import type { PrivateKey } from '@libp2p/interface';
-import { atomicWriteSync } from './blockstore.ts';
+import { writeFileAtomic } from '@logos-ts/shared/atomic-file';
 import { StorageModuleError } from './errors.ts';
 
 /** Reads the key at `path`, or creates it; throws with a message naming the path, never the key. */
@@ -17,7 +17,7 @@ export async function setupKey(path: string): Promise<PrivateKey> {
   if (!existsSync(path)) {
     const key = await generateKeyPair('secp256k1');
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    atomicWriteSync(path, privateKeyToProtobuf(key), 0o600);
+    writeFileAtomic(path, privateKeyToProtobuf(key), false);
     return key;
   }
   const st = statSync(path);
