@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Libp2p } from 'libp2p';
 import {
   memberOf,
+  openConnections,
   RawPeer,
   recordingLogger,
   startCluster,
@@ -16,13 +16,6 @@ import {
   stopper,
   until,
 } from './harness.ts';
-
-/** A swarm's open libp2p connections (the swarm keeps its host to itself). */
-function openConnections(n: { swarm: object }): number {
-  // Deliberate cast: the swarm keeps its libp2p host private; this test counts its connections.
-  const host = (n.swarm as unknown as { host: Libp2p }).host;
-  return host.getConnections().filter((c) => c.status === 'open').length;
-}
 
 test('four members reach their peering degree, within its bounds, with one connection per pair', async () => {
   const nodes = await startCluster(4, { corePeeringDegree: { start: 2, end: 3 } });

@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Libp2p } from 'libp2p';
 import {
   hubWithRaws,
   idOf,
   memberOf,
   message,
+  openConnections,
   RawPeer,
   startCluster,
   startSwarm,
@@ -18,13 +18,6 @@ import {
   stopper,
   until,
 } from './harness.ts';
-
-/** A swarm's open libp2p connections (the swarm keeps its host to itself). */
-function openConnections(n: { swarm: object }): number {
-  // Deliberate cast: the swarm keeps its libp2p host private; this test counts its connections.
-  const host = (n.swarm as unknown as { host: Libp2p }).host;
-  return host.getConnections().filter((c) => c.status === 'open').length;
-}
 
 // F: epoch::start_new_epoch_moves_peers_to_old_epoch, publish_message, event_message_carries_epoch_number,
 // publish_to_invalid_epoch_returns_error, finish_epoch_transition, epoch_transition_reboots_peering_degree

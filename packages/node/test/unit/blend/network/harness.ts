@@ -164,6 +164,13 @@ export function stopper(s: TestSwarm): { stop(): Promise<void> } {
   return { stop: () => s.swarm.close() };
 }
 
+/** A swarm's open libp2p connections (the swarm keeps its host to itself). */
+export function openConnections(s: TestSwarm): number {
+  // Deliberate cast: the swarm keeps its libp2p host private; tests count its connections.
+  const host = (s.swarm as unknown as { host: Libp2p }).host;
+  return host.getConnections().filter((c) => c.status === 'open').length;
+}
+
 /** Waits until `cond` holds (polling), failing after `ms`. */
 export async function until(cond: () => boolean, ms = 5_000, what = 'condition'): Promise<void> {
   const end = Date.now() + ms;
