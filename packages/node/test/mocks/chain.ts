@@ -81,7 +81,7 @@ export class FakeChain extends EventEmitter<ChainEvents> implements IChain {
   private readonly onSubmit: FakeChainOptions['submit'];
   private tipId: Uint8Array;
   private libId: Uint8Array;
-  private ledgerConfig: LedgerConfig;
+  private readonly ledgerConfig: LedgerConfig;
 
   constructor(opts: FakeChainOptions = {}) {
     super();
@@ -106,10 +106,6 @@ export class FakeChain extends EventEmitter<ChainEvents> implements IChain {
 
   get config(): LedgerConfig {
     return this.ledgerConfig;
-  }
-
-  set config(config: LedgerConfig) {
-    this.ledgerConfig = config;
   }
 
   // ---- building the tree

@@ -57,8 +57,6 @@ class HarnessChain extends FakeChain {
     const config = this.h.c.ctx.config;
     return { ...config, pow: { ...config.pow, rate_num: this.h.rateNum } };
   }
-
-  override set config(_: LedgerConfig) {}
 }
 
 export class PowHarness {
