@@ -105,8 +105,7 @@ export class FakeWallet implements IWallet {
   }
 
   async submit(req: FundRequest): Promise<Uint8Array> {
-    const signed = await this.sign(await this.fund(req));
-    return (await this.mempool.add(signed, 'wallet')).hash;
+    return this.submitSigned(await this.sign(await this.fund(req)));
   }
 
   transfer(_req: TransferRequest): Promise<Uint8Array> {
