@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { loadDeployment } from '../src/cli/index.ts';
 import { devnetConfig } from '../src/node/devnet.ts';
+import { loadDeployment } from '../src/node/load.ts';
 import { LogosNode } from '../src/node/node.ts';
 
 /** Runs `use` on a fresh devnet node (API on a free port), then stops it and deletes its folder. */

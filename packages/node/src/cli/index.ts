@@ -6,7 +6,6 @@
  * participation data, peer id) and `key …` (list, generate, add, remove).
  */
 import { Command } from 'commander';
-import { loadDeployment, readConfigFile } from '../node/load.ts';
 import { addConfigCommand } from './cmds/config.ts';
 import { addDevnetCommand } from './cmds/devnet.ts';
 import { addInitCommand } from './cmds/init.ts';
@@ -15,7 +14,7 @@ import { addSdpCommand } from './cmds/sdp.ts';
 import { addStartCommand, banner } from './cmds/start.ts';
 import { addVersionCommand } from './cmds/version.ts';
 
-export { banner, loadDeployment, readConfigFile };
+export { banner };
 
 export function buildCli(): Command {
   const program = new Command();

@@ -3,14 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { buildCli } from '../../../src/cli/index.ts';
 import { parseUserConfig } from '../../../src/node/config.ts';
-
-async function run(args: string[]): Promise<void> {
-  const cli = buildCli().exitOverride();
-  for (const c of cli.commands) c.exitOverride();
-  await cli.parseAsync(['node', 'logos-node', ...args]);
-}
+import { loadDeployment } from '../../../src/node/load.ts';
+import { runCli as run } from './cmds/run-cli.ts';
 
 test('init writes a private config with fresh keys that loads, and never overwrites', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'logos-cli-'));
@@ -61,8 +56,7 @@ test('--config names the path it cannot read', async () => {
   }
 });
 
-test('deployments by name: devnet, reference and testnet load; mainnet is refused, not faked', async () => {
-  const { loadDeployment } = await import('../../../src/cli/index.ts');
+test('deployments by name: devnet, reference and testnet load; mainnet is refused, not faked', () => {
   assert.equal(loadDeployment('devnet').name, 'devnet');
   assert.equal(loadDeployment('reference').genesis.genesis_time, null);
   assert.equal(loadDeployment('testnet').circuits, 'reference');
