@@ -37,8 +37,9 @@ import { locatorFromString } from '../mantle/locator.ts';
 import { declarationId } from '../mantle/sdp.ts';
 import { keyTags, parseUserConfig } from '../node/config.ts';
 import { generateNodeKeys, keystoreYaml, type NewKey, nodeConfigYaml } from '../node/new-config.ts';
-import { ConfigFileError, type ConfigFileErrorCode } from './errors.ts';
+import { ConfigFileError } from './errors.ts';
 import { keyFromSecret, load, mapAt, quoted, readKeystore, readText, tagged } from './keys.ts';
+import { writePrivate } from './user-config.ts';
 
 // F: cli/config/update.rs UpdateError, cli/config/migrate.rs and migrate_0_1_2/mod.rs MigrateError
 export const UPDATE_NO_USER_CONFIG = 'User configuration file does not exist. Use `init` command.';
@@ -46,6 +47,9 @@ export const NO_KEYSTORE = 'Keystore file does not exist. Use `init` command.';
 export const MIGRATE_USER_CONFIG_EXISTS = 'User configuration exists. Use `update` command.';
 export const MIGRATE_KEYSTORE_EXISTS = 'Keystore file already exists. Cannot overwrite during migration.';
 export const MIGRATE_NO_OLD_CONFIG = 'Old configuration file does not exist at the specified path.';
+
+const configExists = () => new ConfigFileError('CONFIG_FILE_EXISTS', MIGRATE_USER_CONFIG_EXISTS);
+const keystoreExists = () => new ConfigFileError('CONFIG_FILE_EXISTS', MIGRATE_KEYSTORE_EXISTS);
 
 /** The file a `participate` call writes in its output folder. */
 export const PARTICIPATION_FILE = 'participation_data.yaml';
@@ -69,8 +73,8 @@ function prefixed<T>(prefix: string, f: () => T): T {
   try {
     return f();
   } catch (e) {
-    const code = e instanceof ConfigFileError ? (e.code as ConfigFileErrorCode) : 'CONFIG_FILE_INVALID';
-    throw new ConfigFileError(code, `${prefix}${(e as Error).message}`, {});
+    const code = e instanceof ConfigFileError ? e.code : 'CONFIG_FILE_INVALID';
+    throw new ConfigFileError(code, `${prefix}${(e as Error).message}`);
   }
 }
 
@@ -182,7 +186,7 @@ export function migrateUserConfig(cwd: string, out: Json, keystore: Json): void 
   const outPath = localPath(cwd, out);
   const ksPath = localPath(cwd, keystore);
   prefixed('Error migrating config: ', () => {
-    if (exists(outPath)) throw new ConfigFileError('CONFIG_FILE_EXISTS', MIGRATE_USER_CONFIG_EXISTS);
+    if (exists(outPath)) throw configExists();
     if (!exists(ksPath)) throw new ConfigFileError('CONFIG_FILE_MISSING', NO_KEYSTORE);
     // inferred: an empty output path is refused here; the reference fails writing it (docs/design/fidelity.md)
     if (outPath === '') throw new ConfigFileError('CONFIG_FILE_INVALID', 'the output path is empty');
@@ -190,12 +194,7 @@ export function migrateUserConfig(cwd: string, out: Json, keystore: Json): void 
     requiredKeys(keys);
     const config = nodeConfigYaml(keys);
     checkConfig(config, outPath);
-    try {
-      writeFileAtomic(outPath, config, true);
-    } catch (e) {
-      if (existsSync(outPath)) throw new ConfigFileError('CONFIG_FILE_EXISTS', MIGRATE_USER_CONFIG_EXISTS);
-      throw e;
-    }
+    writePrivate(outPath, config, configExists);
   });
 }
 
@@ -276,9 +275,9 @@ export function migrateUserConfig012(cwd: string, next: Json, old: Json, keystor
   const oldPath = localPath(cwd, old);
   const ksPath = localPath(cwd, keystore);
   prefixed('Error migrating config: ', () => {
-    if (exists(newPath)) throw new ConfigFileError('CONFIG_FILE_EXISTS', MIGRATE_USER_CONFIG_EXISTS);
+    if (exists(newPath)) throw configExists();
     if (!exists(oldPath)) throw new ConfigFileError('CONFIG_FILE_MISSING', MIGRATE_NO_OLD_CONFIG);
-    if (exists(ksPath)) throw new ConfigFileError('CONFIG_FILE_EXISTS', MIGRATE_KEYSTORE_EXISTS);
+    if (exists(ksPath)) throw keystoreExists();
     // inferred: empty output paths are refused here; the reference fails writing them (docs/design/fidelity.md)
     if (newPath === '' || ksPath === '')
       throw new ConfigFileError('CONFIG_FILE_INVALID', 'the output path is empty');
@@ -301,17 +300,11 @@ export function migrateUserConfig012(cwd: string, next: Json, old: Json, keystor
     const config = nodeConfigYaml(keys);
     checkConfig(config, newPath);
     // As the reference: the keystore first, then the config; a failed config takes the keystore back.
+    writePrivate(ksPath, keystoreYaml(keys), keystoreExists);
     try {
-      writeFileAtomic(ksPath, keystoreYaml(keys), true);
-    } catch (e) {
-      if (existsSync(ksPath)) throw new ConfigFileError('CONFIG_FILE_EXISTS', MIGRATE_KEYSTORE_EXISTS);
-      throw e;
-    }
-    try {
-      writeFileAtomic(newPath, config, true);
+      writePrivate(newPath, config, configExists);
     } catch (e) {
       unlinkSync(ksPath);
-      if (existsSync(newPath)) throw new ConfigFileError('CONFIG_FILE_EXISTS', MIGRATE_USER_CONFIG_EXISTS);
       throw e;
     }
   });

@@ -12,9 +12,11 @@ export type ConfigFileErrorCode =
   | 'CONFIG_FILE_INVALID'
   | 'CONFIG_FILE_KEY_MISSING';
 
-export class ConfigFileError extends LogosError<{ readonly path?: string }> {
-  constructor(code: ConfigFileErrorCode, message: string, meta: { readonly path?: string } = {}) {
-    super(code, message, { meta });
+export class ConfigFileError extends LogosError {
+  declare readonly code: ConfigFileErrorCode;
+
+  constructor(code: ConfigFileErrorCode, message: string) {
+    super(code, message);
   }
 }
 LogosError.register(ConfigFileError);

@@ -114,18 +114,21 @@ export function generateUserConfig(raw: Json | undefined, cwd: string, dataDir: 
   }
   mkdirSync(dirname(output), { recursive: true });
   mkdirSync(dirname(keystore), { recursive: true });
-  writePrivate(keystore, keystoreYaml(keys), KEYSTORE_EXISTS);
-  writePrivate(output, config, USER_CONFIG_EXISTS);
+  writePrivate(keystore, keystoreYaml(keys), () => new ArgumentError(KEYSTORE_EXISTS));
+  writePrivate(output, config, () => new ArgumentError(USER_CONFIG_EXISTS));
   if (a.usePersistencePaths) return output;
   return a.output ?? '';
 }
 
-/** A new file only its owner reads (mode 600 whatever the umask), never over an existing one. */
-function writePrivate(path: string, text: string, existsMessage: string): void {
+/**
+ * A new file only its owner reads (mode 600 whatever the umask), never over an existing one: when
+ * one is there, the error `exists` makes is thrown.
+ */
+export function writePrivate(path: string, text: string, exists: () => Error): void {
   try {
     writeFileAtomic(path, text, true);
   } catch (e) {
-    if (existsSync(path)) throw new ArgumentError(existsMessage);
+    if (existsSync(path)) throw exists();
     throw e;
   }
 }
