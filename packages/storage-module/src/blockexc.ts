@@ -7,11 +7,11 @@
  * inferred: protocol id `/logos-storage/blockexc/1.0.0` and its frames, none of them the reference's.
  *
  * Frames are a u32 little-endian length and the bytes (as the node's request/response framing, through
- * the shared framing). A
- * requester opens a stream, sends up to 64 want frames (`u8 kind ‖ CID bytes`: kind 1 a block by its
- * CID, manifests included; kind 2 the leaves of a dataset tree, by tree CID), closes its side and
- * reads one answer frame per want, in order: `0x00 ‖ bytes` (have) or `0x01` (don't have). Every
- * length is checked before anything is allocated; a peer sending a malformed frame is disconnected.
+ * the shared framing). A requester opens a stream, sends up to 64 want frames (`u8 kind ‖ CID
+ * bytes`: kind 1 a block by its CID, manifests included; kind 2 the leaves of a dataset tree, by tree
+ * CID), closes its side and reads one answer frame per want, in order: `0x00 ‖ bytes` (have) or
+ * `0x01` (don't have). Every length is checked before anything is allocated; a peer sending a
+ * malformed frame is disconnected.
  * What an answer holds is verified by the caller (a block against its CID's hash, leaves against the
  * tree root) before anything is stored.
  */

@@ -3,9 +3,9 @@
  * `config peer-id` commands: `get_peer_id(cfg)` (the libp2p Ed25519 peer id `12D3Koo…` of
  * `network.backend.swarm.node_key`), and `generate_key`, `add_key`, `remove_key`, which keep
  * `keystore.yaml` (keys by title, §2.3) and the config's `kms.backend.keys` (keys by id = hex of the
- * public key) in step; `readKeystore` and `listKeys` read a keystore (the list without secrets). Files are rewritten with mode 600
- * through a temporary file, their comments and layout kept; errors never quote a file (it holds
- * secret keys).
+ * public key) in step; `readKeystore` and `listKeys` read a keystore (the list without secrets).
+ * Files are rewritten with mode 600 through a temporary file, their comments and layout kept; errors
+ * never quote a file (it holds secret keys).
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
