@@ -6,18 +6,9 @@
  * still names that pid, then created again exclusively, so of two simultaneous starts exactly one holds it.
  * inferred: the file name and takeover rule (the reference checks `state.json` only).
  */
-import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  linkSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { FileWriteError, writeFileAtomic } from '@logos-ts/shared/atomic-file';
 import { AlreadyRunning } from './errors.ts';
 import { processAlive } from './session.ts';
 
@@ -72,21 +63,12 @@ export class DaemonLock {
  * first and hard-linked into place, so the lock never exists empty (a reader never sees a half-made lock).
  */
 function linkPidFile(path: string): boolean {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(tmp, 'wx', 0o600);
   try {
-    try {
-      writeSync(fd, `${process.pid}\n`);
-    } finally {
-      closeSync(fd);
-    }
-    linkSync(tmp, path);
+    writeFileAtomic(path, `${process.pid}\n`, true);
     return true;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    return false;
-  } finally {
-    rmSync(tmp, { force: true });
+    if (e instanceof FileWriteError && e.code === 'FILE_EXISTS') return false;
+    throw e;
   }
 }
 
