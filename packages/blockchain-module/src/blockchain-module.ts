@@ -46,7 +46,6 @@ interface Running {
   readonly node: LogosNode;
   readonly api: NodeApi;
   readonly config: UserConfig;
-  readonly stateDir: string;
   readonly onBlock: (pb: ProcessedBlock) => void;
 }
 
@@ -54,7 +53,7 @@ export class BlockchainModule {
   private running: Running | undefined;
   /** A `start` under way: a second `start` is refused as if the node ran, `close` waits for it. */
   private starting: Promise<void> | undefined;
-  /** The state folder of the last config started (the default `./state` of a generated config before). */
+  /** The state folder of the running or last started config (before any: `./state`, a generated config's). */
   private stateDir: string;
 
   constructor(private readonly ctx: ModuleContext) {
@@ -124,7 +123,6 @@ export class BlockchainModule {
       node: started,
       api: new NodeApi(apiBaseUrl(listening)),
       config,
-      stateDir: this.stateDir,
       onBlock,
     };
     log.info({ config: path, deployment: dp.name, api: listening }, 'node started');
@@ -330,8 +328,7 @@ export class BlockchainModule {
   /** Whether the node's state folder holds anything (the last started config's, else `./state`). */
   does_state_exist(): boolean {
     // inferred: which folder is the state's (docs/design/fidelity.md)
-    const dir = this.running?.stateDir ?? this.stateDir;
-    return existsSync(dir) && readdirSync(dir).length > 0;
+    return existsSync(this.stateDir) && readdirSync(this.stateDir).length > 0;
   }
 
   purge_state(): StdLogosResult {

@@ -27,7 +27,7 @@ import { parseDocument, parse as parseYaml } from 'yaml';
 import { call, moduleIn, value } from '../utils/module.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'logos-bcmod-'));
-/** The genesis header id of deployments/testnet.yaml (test/spec/testnet-deployment.test.ts). */
+/** The genesis header id of packages/node/deployments/testnet.yaml (its test/spec/testnet-deployment.test.ts). */
 const TESTNET_GENESIS_ID = '5ce0d8e56d092c31bd9bceebed47050cecc38a37f498bbc421faf368ad25b460';
 after(() => rmSync(dir, { recursive: true, force: true }));
 
