@@ -16,6 +16,9 @@ import { generateNodeKeys, keystoreYaml, type NewConfigOptions, nodeConfigYaml }
 export const USER_CONFIG_EXISTS = 'User configuration file exists. Use `update` command.';
 export const KEYSTORE_EXISTS = 'Keystore file exists. Use `update` command.';
 
+/** The keystore of a config when none is named: `keystore.yaml` in the config's folder. */
+export const keystoreBeside = (config: string): string => join(dirname(config), 'keystore.yaml');
+
 /** The parsed arguments (the reference's `GenerateConfigArgs`). */
 interface GenerateArgs {
   readonly output?: string;
@@ -100,8 +103,7 @@ export function generateUserConfig(raw: Json | undefined, cwd: string, dataDir: 
       }
     : a.options;
   const output = resolve(base, a.output ?? 'user_config.yaml');
-  const keystore =
-    a.kmsFile !== undefined ? resolve(base, a.kmsFile) : join(dirname(output), 'keystore.yaml');
+  const keystore = a.kmsFile !== undefined ? resolve(base, a.kmsFile) : keystoreBeside(output);
   if (existsSync(output)) throw new ArgumentError(USER_CONFIG_EXISTS);
   if (existsSync(keystore)) throw new ArgumentError(KEYSTORE_EXISTS);
   const keys = generateNodeKeys();

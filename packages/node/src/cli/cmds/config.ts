@@ -13,7 +13,7 @@
  * The keystore is `keystore.yaml` next to the config unless `--keystore` names one. Paths are relative
  * to the working directory. No command prints a secret key.
  */
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Json } from '@logos-ts/shared/json';
 import type { Command } from 'commander';
 import {
@@ -24,12 +24,12 @@ import {
   updateUserConfig,
 } from '../../config-file/config-calls.ts';
 import { peerIdOfConfig } from '../../config-file/keys.ts';
-import { generateUserConfig } from '../../config-file/user-config.ts';
+import { generateUserConfig, keystoreBeside } from '../../config-file/user-config.ts';
 import { portOption, repeatable } from '../options.ts';
 
 /** The keystore of a config: `--keystore`, else keystore.yaml in the config's folder. */
 export function keystoreOf(config: string, keystore: string | undefined): string {
-  return keystore ?? join(dirname(config), 'keystore.yaml');
+  return keystore ?? keystoreBeside(config);
 }
 
 const KEYSTORE_HELP = 'keystore.yaml (default: keystore.yaml next to the config)';
