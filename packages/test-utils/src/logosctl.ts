@@ -17,16 +17,17 @@ export interface CtlRun {
 
 /**
  * `logosctl --config-dir <dir> <args>` in `cwd` (default the session folder), with `env` added; stdout
- * is not a TTY.
+ * is not a TTY. `input`, when given, is written to its stdin, which is then closed.
  */
 export function ctl(
   dir: string,
   args: readonly string[],
   cwd = dir,
   env: NodeJS.ProcessEnv = {},
+  input?: string,
 ): Promise<CtlRun> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [...LOGOSCTL, '--config-dir', dir, ...args],
       { cwd, timeout: 30_000, env: { ...CTL_ENV, ...env } },
@@ -35,6 +36,7 @@ export function ctl(
         resolve({ code, stdout, stderr });
       },
     );
+    if (input !== undefined) child.stdin!.end(input);
   });
 }
 

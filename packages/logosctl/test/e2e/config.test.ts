@@ -4,27 +4,16 @@
  * bad values are refused with exit 1 and the old file kept, the written file is mode 600.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { CTL_ENV, ctl, LOGOSCTL } from '@logos-ts/test-utils/logosctl';
+import { ctl } from '@logos-ts/test-utils/logosctl';
 
 const dir = mkdtempSync(join(tmpdir(), 'logosctl-cfg-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function setFromStdin(text: string): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    const p = execFile(
-      process.execPath,
-      [...LOGOSCTL, '--config-dir', dir, 'daemon', 'config', 'set', '-'],
-      { env: CTL_ENV, timeout: 30_000 },
-      (err, stdout) => resolve({ code: err === null ? 0 : Number(err.code ?? 1), stdout }),
-    );
-    p.stdin?.end(text);
-  });
-}
+const setFromStdin = (text: string) => ctl(dir, ['daemon', 'config', 'set', '-'], dir, {}, text);
 
 test('set from stdin, from a file; refusals keep the previous file', async () => {
   const path = join(dir, 'daemon', 'config.yaml');

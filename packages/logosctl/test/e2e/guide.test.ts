@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { fundedDevnetKeys } from '@logos-ts/node/node/devnet';
-import { CTL_ENV, type CtlRun, ctl, LOGOSCTL, type Watcher, watch } from '@logos-ts/test-utils/logosctl';
+import { type CtlRun, ctl, type Watcher, watch } from '@logos-ts/test-utils/logosctl';
 import { useLoopbackAndFundedKey } from '@logos-ts/test-utils/node-config';
 import { freeTcpPort, freeUdpPort, portInUse } from '@logos-ts/test-utils/ports';
 import { parseDocument } from 'yaml';
@@ -101,16 +101,7 @@ describe('the operator guide, end to end', { timeout: 240_000 }, () => {
   });
 
   test('install: daemon up, packages from the local catalog, three core modules listed', async () => {
-    const set = await new Promise<CtlRun>((resolve) => {
-      const child = execFile(
-        process.execPath,
-        [...LOGOSCTL, '--config-dir', session, 'daemon', 'config', 'set', '-'],
-        { cwd: node, env: CTL_ENV },
-        (err, stdout, stderr) =>
-          resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr }),
-      );
-      child.stdin!.end('{}\n');
-    });
+    const set = await ctl(session, ['daemon', 'config', 'set', '-'], node, {}, '{}\n');
     ok(set, 'daemon config set -');
     ok(await ctl(session, ['daemon', 'start', '--detach'], node), 'daemon start --detach');
     const status = JSON.parse(ok(await ctl(session, ['daemon', 'status', '--json'], node), 'status'));
