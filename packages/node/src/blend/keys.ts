@@ -20,18 +20,14 @@ export interface BlendKeys {
 type Keys = KmsSection['backend']['keys'];
 
 export function blendKeys(blend: BlendSection, keys: Keys): BlendKeys {
-  return {
-    signingSeed: keyOf(
-      keys,
-      blend.non_ephemeral_signing_key_id,
-      'Ed25519',
-      'blend.non_ephemeral_signing_key_id',
-    ),
-    zkSecret: mapNullable(
-      keyOf(keys, blend.core_zk_secret_key_kms_id, 'Zk', 'blend.core.zk.secret_key_kms_id'),
-      frFromBytes,
-    ),
-  };
+  const signingSeed = keyOf(
+    keys,
+    blend.non_ephemeral_signing_key_id,
+    'Ed25519',
+    'blend.non_ephemeral_signing_key_id',
+  );
+  const zk = keyOf(keys, blend.core_zk_secret_key_kms_id, 'Zk', 'blend.core.zk.secret_key_kms_id');
+  return { signingSeed, zkSecret: zk === null ? null : frFromBytes(zk) };
 }
 
 function keyOf(keys: Keys, id: string | null, kind: 'Ed25519' | 'Zk', path: string): Uint8Array | null {
@@ -43,5 +39,3 @@ function keyOf(keys: Keys, id: string | null, kind: 'Ed25519' | 'Zk', path: stri
     );
   return hexToBytes(key.secret);
 }
-
-const mapNullable = <T, U>(v: T | null, f: (v: T) => U): U | null => (v === null ? null : f(v));
