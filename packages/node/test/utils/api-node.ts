@@ -15,12 +15,12 @@ import { devnetConfig } from '../../src/node/devnet.ts';
 import { LogosNode, type NodeOptions } from '../../src/node/node.ts';
 import { INSECURE_TEST_PROOFS } from '../../src/zk/insecure-test-proofs.ts';
 import { FAST } from '../mocks/fast-deployment.ts';
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 import { waitUntil } from './wait-until.ts';
 
+/** Re-exported for the many tests that import it from here with the test node. */
 export { waitUntil };
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export interface TestNode {
   readonly node: LogosNode;

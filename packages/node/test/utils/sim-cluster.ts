@@ -14,7 +14,7 @@ import { childExecArgv } from '@logos-ts/shared/runtime';
 import { prepareDevnetFolder } from '../../src/devnet/folder.ts';
 import { tcpFree, udpFree } from '../../src/devnet/ports.ts';
 import { fastDeploymentYaml } from '../mocks/fast-deployment.ts';
-import { waitUntil } from './api-node.ts';
+import { waitUntil } from './wait-until.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
