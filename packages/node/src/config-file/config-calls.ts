@@ -38,7 +38,7 @@ import { declarationId } from '../mantle/sdp.ts';
 import { keyTags, parseUserConfig } from '../node/config.ts';
 import { generateNodeKeys, keystoreYaml, type NewKey, nodeConfigYaml } from '../node/new-config.ts';
 import { ConfigFileError } from './errors.ts';
-import { keyFromSecret, load, mapAt, quoted, readKeystore, readText, tagged } from './keys.ts';
+import { keyFromSecret, mapAt, quoted, readKeystore, readText, tagged } from './keys.ts';
 import { writePrivate } from './user-config.ts';
 
 // F: cli/config/update.rs UpdateError, cli/config/migrate.rs and migrate_0_1_2/mod.rs MigrateError
@@ -171,7 +171,8 @@ export function updateUserConfig(cwd: string, cfg: Json, keystore: Json): void {
     checkConfig(before, cfgPath);
     const keys = readKeystore(ksPath);
     requiredKeys(keys);
-    const doc = load(cfgPath, 'user configuration file');
+    // The text checked above is edited (a file that parses as a config is valid YAML).
+    const doc = parseDocument(before, { logLevel: 'silent' });
     updatedConfig(doc, keys);
     const after = doc.toString();
     checkConfig(after, cfgPath);
