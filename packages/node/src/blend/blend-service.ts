@@ -44,8 +44,13 @@ import { PROOFS_ALREADY_VERIFIED, type ProofSystem, ProvingUnavailable } from '.
 import type { BlendActivityProof } from '../mantle/ops.ts';
 import { type SignedMantleTx, txHash } from '../mantle/tx.ts';
 import { type IMempool, MempoolError } from '../mempool/index.ts';
-import type { BlockPublisher, ProposalRelay } from '../network/index.ts';
-import { encodeProposal, encodeTxGossip, toProposal } from '../network/index.ts';
+import {
+  type BlockPublisher,
+  encodeProposal,
+  encodeTxGossip,
+  type ProposalRelay,
+  toProposal,
+} from '../network/index.ts';
 import type { BlendSection } from './config.ts';
 import {
   activityProof,

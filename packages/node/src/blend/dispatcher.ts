@@ -9,8 +9,7 @@ import type { Logger } from 'pino';
 import { bytesToHex } from '../codec/hex.ts';
 import { txHash } from '../mantle/tx.ts';
 import type { IMempool } from '../mempool/index.ts';
-import type { ProposalRelay } from '../network/index.ts';
-import { decodeTxGossip } from '../network/index.ts';
+import { decodeTxGossip, type ProposalRelay } from '../network/index.ts';
 import { PayloadType } from './message/index.ts';
 
 export interface DispatcherDeps {

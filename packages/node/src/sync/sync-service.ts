@@ -5,8 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { IChain, SlotClock } from '../chain/index.ts';
-import type { INetwork } from '../network/index.ts';
-import { MAX_REQUEST_BYTES } from '../network/index.ts';
+import { type INetwork, MAX_REQUEST_BYTES } from '../network/index.ts';
 import { deferred } from '../util/deferred.ts';
 import { SyncClient } from './client.ts';
 import type { SyncConfig } from './config.ts';
