@@ -16,7 +16,6 @@
  * A second daemon in its own session stands for the other machines (the storage and delivery peers).
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +27,7 @@ import { type CtlRun, ctl, type Watcher, watch } from '@logos-ts/test-utils/logo
 import { useLoopbackAndFundedKey } from '@logos-ts/test-utils/node-config';
 import { freeTcpPort, freeUdpPort, portInUse } from '@logos-ts/test-utils/ports';
 import { parseDocument } from 'yaml';
-import { PACK_MODULES } from '../utils/fixtures.ts';
+import { packModules } from '../utils/fixtures.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'logos-guide-'));
 /** The operator's node (`/var/lib/logos-node`) and its session. */
@@ -109,21 +108,18 @@ describe('the operator guide, end to end', { timeout: 240_000 }, () => {
 
     // The catalog: the packages of this repository, served from a folder.
     const packs = join(home, 'packages');
-    const packed = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, [...PACK_MODULES, packs], (err, stdout) =>
-        err ? reject(err) : resolve(stdout),
-      ),
-    );
-    const hashes = new Map<string, [string, string]>();
-    for (const m of packed.matchAll(/^(\w+_module) (\S+) ([0-9a-f]{64})$/gm))
-      hashes.set(m[1]!, [m[2]!, m[3]!]);
-    assert.deepEqual([...hashes.keys()].sort(), ['blockchain_module', 'delivery_module', 'storage_module']);
+    const packed = await packModules(packs);
+    assert.deepEqual(packed.map((p) => p.name).sort(), [
+      'blockchain_module',
+      'delivery_module',
+      'storage_module',
+    ]);
     ok(
       await ctl(session, ['catalog', 'add', pathToFileURL(join(packs, 'logos-repo.json')).href], node),
       'catalog add',
     );
     ok(await ctl(session, ['catalog', 'refresh'], node), 'catalog refresh');
-    for (const [name, [version, rootHash]] of hashes) {
+    for (const { name, version, rootHash } of packed) {
       const out = ok(
         await ctl(
           session,
