@@ -7,12 +7,11 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { writeFileAtomic } from '@logos-ts/shared/atomic-file';
 import { parse as parseYaml } from 'yaml';
 import { DaemonConfigError } from './errors.ts';
-import { sha256Hex, tokenMatches, writePrivate } from './session-files.ts';
+import { sha256Hex } from './token-hash.ts';
 import { TokenStore } from './tokens.ts';
-
-export { sha256Hex, tokenMatches, writePrivate };
 
 export const SESSION_DIRS = [
   'daemon',
@@ -105,7 +104,7 @@ export class Session {
    */
   issueAutoToken(): string {
     const token = this.tokens.issueAuto();
-    writePrivate(this.autoTokenPath, `${JSON.stringify({ name: 'auto', token })}\n`);
+    writeFileAtomic(this.autoTokenPath, `${JSON.stringify({ name: 'auto', token })}\n`, false);
     return sha256Hex(token);
   }
 
@@ -120,7 +119,7 @@ export class Session {
   }
 
   writeState(state: DaemonState): void {
-    writePrivate(this.statePath, `${JSON.stringify(state, null, 2)}\n`);
+    writeFileAtomic(this.statePath, `${JSON.stringify(state, null, 2)}\n`, false);
   }
 
   readState(): DaemonState | undefined {

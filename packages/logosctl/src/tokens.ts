@@ -13,8 +13,9 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from '@logos-ts/shared/atomic-file';
 import { LogosError } from '@logos-ts/shared/errors';
-import { sha256Hex, tokenMatches, writePrivate } from './session-files.ts';
+import { sha256Hex, tokenMatches } from './token-hash.ts';
 
 export interface TokenEntry {
   readonly sha256: string;
@@ -91,7 +92,7 @@ export class TokenStore {
   }
 
   private write(t: Record<string, TokenEntry>): void {
-    writePrivate(this.tokensPath, `${JSON.stringify(t, null, 2)}\n`);
+    writeFileAtomic(this.tokensPath, `${JSON.stringify(t, null, 2)}\n`, false);
   }
 
   /** Runs a read-modify-write of `tokens.json` holding `tokens.json.lock`, so concurrent edits do not lose one. */
@@ -171,9 +172,10 @@ export class TokenStore {
         expires_at: expiresAt || null,
         local_only: localOnly,
       };
-      writePrivate(
+      writeFileAtomic(
         this.rawPath(name),
         `${JSON.stringify({ version: 1, name, token, issued_at: issuedAt }, null, 4)}\n`,
+        false,
       );
       this.write(t);
       return { token, expiresAt };

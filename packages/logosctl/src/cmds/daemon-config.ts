@@ -1,8 +1,8 @@
 /** `logosctl daemon config set FILE|@FILE|-` and `daemon config show`: the session's daemon/config.yaml. */
+import { writeFileAtomic } from '@logos-ts/shared/atomic-file';
 import type { Json } from '@logos-ts/shared/json';
 import type { Command } from 'commander';
 import { checkDaemonConfig, dumpConfig, InvalidConfig, readDocument } from '../daemon-config.ts';
-import { writePrivate } from '../session.ts';
 import type { CtlContext } from './context.ts';
 
 export function addDaemonConfigCommand(daemon: Command, c: CtlContext): void {
@@ -20,7 +20,7 @@ export function addDaemonConfigCommand(daemon: Command, c: CtlContext): void {
         return;
       }
       session.ensureLayout();
-      writePrivate(session.configPath, dumpConfig(doc));
+      writeFileAtomic(session.configPath, dumpConfig(doc), false);
       if (out.json) out.data({ status: 'ok', path: session.configPath });
       else c.say(`Wrote ${session.configPath}\nRestart the daemon for it to take effect.`);
     });

@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
-import { Session, sessionDir, sha256Hex, tokenMatches } from '../../src/session.ts';
+import { Session, sessionDir } from '../../src/session.ts';
+import { sha256Hex, tokenMatches } from '../../src/token-hash.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ctl-session-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

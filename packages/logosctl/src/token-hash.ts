@@ -1,9 +1,5 @@
-/**
- * Small file and hash helpers of the control tool's session (operator.md §1.2: credentials mode 600, tokens
- * kept as SHA-256 hashes at rest).
- */
+/** The hashes of client tokens (operator.md §1.2: tokens are kept as SHA-256 hashes at rest). */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { writeFileAtomic } from '@logos-ts/shared/atomic-file';
 
 export function sha256Hex(s: string): string {
   return createHash('sha256').update(s).digest('hex');
@@ -14,9 +10,4 @@ export function tokenMatches(token: string, hash: string): boolean {
   const a = Buffer.from(sha256Hex(token), 'hex');
   const b = Buffer.from(hash, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** Writes a file readable by its owner only (mode 600), atomically through a temporary file. */
-export function writePrivate(path: string, text: string): void {
-  writeFileAtomic(path, text, false);
 }
