@@ -1,7 +1,7 @@
 /**
  * `logosctl` end to end (operator.md §1.2-§1.6): a daemon started with `--detach` on a temporary session,
  * its status, a second start refused, the token files' modes, calls to a test module
- * (`test/fixtures/operator/echo-module.ts`) with the reference's argument typing and envelope bytes, the
+ * (`test/fixtures/echo-module.ts`) with the reference's argument typing and envelope bytes, the
  * exit codes 0/1/2/3/4, a module process that dies reported `crashed` while the daemon keeps answering,
  * and `--json`/`--human`. The daemon is always stopped.
  */

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { childExecArgv } from '@logos-ts/shared/runtime';
 import { CTL_ENV } from '@logos-ts/test-utils/logosctl';
 
-/** The test module of `test/fixtures/operator/`. */
+/** The test module `test/fixtures/echo-module.ts` (echo, fail, events, …). */
 export const ECHO_MODULE = fileURLToPath(new URL('../fixtures/echo-module.ts', import.meta.url));
 
 /** `scripts/pack-modules.ts` from source: packs the shipped modules and their catalog into a folder. */
