@@ -34,14 +34,27 @@ const get = async (path: string) => {
   return { status: res.status, text: await res.text() };
 };
 
+/** The mempool's view: the hashes of its pending transactions. */
+const view = async () => JSON.parse((await get('/mempool/view')).text) as string[];
+
 /** What the mempool holds: its metrics (count, last addition) and its view (the pending hashes). */
 const mempoolState = async () => ({
   metrics: JSON.parse((await get('/mantle/metrics')).text) as {
     pending_items: number;
     last_item_timestamp: number;
   },
-  view: (JSON.parse((await get('/mempool/view')).text) as string[]).sort(),
+  view: (await view()).sort(),
 });
+
+/** Runs `fn` with the leader paused: no block takes a pending transaction meanwhile. */
+async function withoutBlocks(fn: () => Promise<void>): Promise<void> {
+  tn.node.leader.pause();
+  try {
+    await fn();
+  } finally {
+    tn.node.leader.resume();
+  }
+}
 
 const submit = (tx: SignedMantleTx) => post('/mempool/add/tx', signedMantleTx.toJson(tx));
 const status = async (h: string) => JSON.parse((await post('/mantle/status', [h])).text)[0] as string;
@@ -59,42 +72,36 @@ function transferTx(i: number, sk?: bigint): SignedMantleTx {
 
 describe('mempool lifecycle', () => {
   test('Submitted transaction becomes visible, is included and leaves the mempool view', async () => {
-    // No block until the pending state is checked: a fast block could take the transaction first.
-    tn.node.leader.pause();
     const tx = transferTx(0);
     const h = bytesToHex(txHash(tx.mantle_tx));
-    try {
+    // No block until the pending state is checked: a fast block could take the transaction first.
+    await withoutBlocks(async () => {
       const r = await submit(tx);
       assert.equal(r.status, 200);
       assert.equal(r.text, 'null');
       assert.equal(await status(h), 'Pending');
-      assert.ok(
-        (JSON.parse((await get('/mempool/view')).text) as string[]).includes(h),
-        'a pending transaction is in the view',
-      );
+      assert.ok((await view()).includes(h), 'a pending transaction is in the view');
       assert.equal(
         (await get(`/cryptarchia/transaction/${h}`)).status,
         200,
         'a pending transaction is served',
       );
-    } finally {
-      tn.node.leader.resume();
-    }
+    });
     await waitUntil(
       async () => tn.node.chain.transactionLocation(txHash(tx.mantle_tx)) !== undefined,
       20_000,
       'inclusion',
     );
     assert.equal(await status(h), 'Unknown', 'an included transaction is no longer pending');
-    assert.ok(!(JSON.parse((await get('/mempool/view')).text) as string[]).includes(h));
+    assert.ok(!(await view()).includes(h));
     const inc = await get(`/cryptarchia/transaction/${h}`);
     assert.equal(inc.status, 200);
     assert.equal(JSON.parse(inc.text).mantle_tx.hash, h);
   });
 
   test('a second submission of a pending transaction answers 200 null and adds nothing', async () => {
-    tn.node.leader.pause(); // no block takes it meanwhile
-    try {
+    // No block takes it meanwhile.
+    await withoutBlocks(async () => {
       const tx = transferTx(1);
       assert.equal((await submit(tx)).text, 'null');
       const before = JSON.parse((await get('/mantle/metrics')).text);
@@ -103,15 +110,12 @@ describe('mempool lifecycle', () => {
       assert.equal(again.text, 'null');
       assert.deepEqual(JSON.parse((await get('/mantle/metrics')).text), before);
       assert.equal(await status(bytesToHex(txHash(tx.mantle_tx))), 'Pending');
-    } finally {
-      tn.node.leader.resume();
-    }
+    });
   });
 
   test('Invalid transaction is not retained in mempool: a forged ZK signature is the reference 422', async () => {
     // No block meanwhile: a block taking a transaction still pending would change the counts compared.
-    tn.node.leader.pause();
-    try {
+    await withoutBlocks(async () => {
       const tx = transferTx(2, 999n);
       const before = await mempoolState();
       const r = await submit(tx);
@@ -123,9 +127,7 @@ describe('mempool lifecycle', () => {
       );
       assert.equal(await status(bytesToHex(txHash(tx.mantle_tx))), 'Unknown');
       assert.deepEqual(await mempoolState(), before, 'nothing added to the mempool');
-    } finally {
-      tn.node.leader.resume();
-    }
+    });
   });
 
   test('a transaction over 2 MiB is a 500 ErrorBody with the reference text', async () => {
@@ -140,8 +142,7 @@ describe('mempool lifecycle', () => {
 
   test('malformed bodies are 4xx plain text and add nothing', async () => {
     // No block meanwhile: a block taking a transaction still pending would change the counts compared.
-    tn.node.leader.pause();
-    try {
+    await withoutBlocks(async () => {
       const before = await mempoolState();
       for (const body of [
         '{',
@@ -157,8 +158,6 @@ describe('mempool lifecycle', () => {
       const bad = await post('/mantle/status', ['00']);
       assert.equal(bad.status, 422);
       assert.deepEqual(await mempoolState(), before, 'nothing added to the mempool');
-    } finally {
-      tn.node.leader.resume();
-    }
+    });
   });
 });
