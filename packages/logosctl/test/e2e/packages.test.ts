@@ -1,5 +1,5 @@
 /**
- * `logosctl` packages end to end (operator.md §1.3, §1.6, §1.7, §5.2 step 3): `scripts/pack-modules.mjs`
+ * `logosctl` packages end to end (operator.md §1.3, §1.6, §1.7, §5.2 step 3): `scripts/pack-modules.ts`
  * packs the shipped modules into a temporary folder; a daemon on a temporary session adds that `file:`
  * catalog and refreshes it; installs are refused for a wrong root hash, a wrong version and a missing `-y`;
  * `--dry-run` plans; the right pin installs; `package ls --type core` lists it; the installed module loads
