@@ -413,10 +413,12 @@ function runClaim(op: ClaimPowRewardOp, k: ClaimContext) {
 }
 
 /**
- * An accepted claim's result (F: `verify` returns `Ok(())` and `execute` applies it): the reward note is
- * minted to the claimant, the pool pays the reward, the ticket is spent against the anchor block's slot.
+ * Runs a claim the reference accepts and checks its result (F: `verify` returns `Ok(())` and `execute`
+ * applies it): the reward note is minted to the claimant, the pool pays the reward, the ticket is spent
+ * against the anchor block's slot.
  */
-function assertClaimed(op: ClaimPowRewardOp, k: ClaimContext, r: ReturnType<typeof runClaim>) {
+function claimAccepted(op: ClaimPowRewardOp, k: ClaimContext) {
+  const r = runClaim(op, k);
   const ticket = powTicket(op.epoch_nonce, op.block_hash, op.public_key);
   const id = opId({ opcode: Opcode.ClaimPowReward, payload: op });
   const note = { value: k.epochReward, pk: op.public_key };
@@ -428,11 +430,6 @@ function assertClaimed(op: ClaimPowRewardOp, k: ClaimContext, r: ReturnType<type
   assert.equal(r.draft.notes.get(noteId(id, 0, note))?.note.value, k.epochReward);
   assert.equal(r.draft.pow.pool, k.pool - k.epochReward);
   assert.deepEqual(r.draft.pow.nullifiers, [...k.nullifiers, { nullifier: ticket, slot: k.blocks[0]!.slot }]);
-}
-
-/** Runs a claim the reference accepts and checks its result. */
-function claimAccepted(op: ClaimPowRewardOp, k: ClaimContext) {
-  assertClaimed(op, k, runClaim(op, k));
 }
 
 test('pow_reward_enabled_accepts_pool_exactly_covering_the_reward (core/src/mantle/ops/pow.rs)', () => {
