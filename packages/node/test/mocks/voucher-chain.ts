@@ -55,20 +55,20 @@ export class VoucherChain {
   /** Notes at the tip and in the aged snapshot. */
   notes: [Fr, NoteRecord][] = [];
   agedNotes: [Fr, NoteRecord][] = [];
+  /** The chain double over this fixture. */
   readonly chain: FakeChain;
-  #libHeight = 0;
   #salt = 0;
 
   constructor(readonly securityParam = 4) {
     this.chain = new TipStateChain(this, securityParam);
   }
 
+  /** The LIB's height; setting it finalizes the canonical block at that height. */
   get libHeight(): number {
-    return this.#libHeight;
+    return this.chain.lib().height;
   }
 
   set libHeight(height: number) {
-    this.#libHeight = height;
     this.chain.finalize(this.ids[height]!);
   }
 
@@ -112,10 +112,5 @@ export class VoucherChain {
       notes: PMap.from(bigintKeys, this.notes),
       epoch_state: { ...base.epoch_state, notes: PMap.from(bigintKeys, this.agedNotes) },
     });
-  }
-
-  /** The chain double over this fixture. */
-  asChain(): FakeChain {
-    return this.chain;
   }
 }

@@ -23,7 +23,7 @@ async function reservedBook(): Promise<{ book: VoucherBook; chain: VoucherChain;
   const secret = voucherSecret(MASTER, 0n);
   chain.extend(voucherCommitment(secret), 1n, 2n, 3n, 4n, 5n);
   chain.snapshotCount = 1;
-  const book = new VoucherBook(MASTER, store, chain.asChain());
+  const book = new VoucherBook(MASTER, store, chain.chain);
   await book.reserve(voucherNullifier(secret));
   return { book, chain, reserved: () => book.view()[0]!.status === 'reserved' };
 }

@@ -61,7 +61,7 @@ class Rig {
 
   service(cfg: OpsConfig = config(), withWallet = true): OpsService {
     return OpsService.init(cfg, {
-      chain: this.chain.asChain(),
+      chain: this.chain.chain,
       wallet: withWallet ? this.wallet : undefined,
       proofs: {
         provePoc: async (inputs, witness) => {
