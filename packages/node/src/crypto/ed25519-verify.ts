@@ -27,8 +27,10 @@
  */
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { hexToBytes } from '../codec/hex.ts';
 import { leBytesToBigint } from './field.ts';
+
+/** Bytes of a hex constant (codec/ is a layer above crypto/). */
+const hexToBytes = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 
 const PUBLIC_KEY_BYTES = 32;
 const SIGNATURE_BYTES = 64;
