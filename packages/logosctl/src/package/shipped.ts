@@ -57,7 +57,11 @@ export const SHIPPED_MODULES: readonly ShippedModule[] = [
 /** The name and id of the catalog of shipped modules. */
 export const SHIPPED_CATALOG_NAME = 'logos-node-ts-modules';
 
-/** The `module.mjs` of a shipped module's `node` variant. */
+/**
+ * The `module.mjs` of a shipped module's `node` variant.
+ * inferred: a re-export by package name, so root hashes differ from the guide's (docs/design/fidelity.md
+ * "Packages of the shipped modules").
+ */
 export function entrySource(m: ShippedModule): string {
   return (
     `// ${m.name} ${m.version}: the module ships with logosctl; this entry loads it by its package name.\n` +
