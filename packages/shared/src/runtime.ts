@@ -27,7 +27,8 @@ export function childExecArgv(): string[] {
 
 /**
  * A worker thread running module `name` beside `base`. From source, the thread first registers tsx
- * (worker threads do not inherit the parent's loader hooks) and then imports the module.
+ * (worker threads do not inherit the parent's loader hooks) and then imports the module; a failure to
+ * load is the worker's unhandled rejection, so its `error` event.
  */
 export function startWorker(base: string, name: string, options: WorkerOptions = {}): Worker {
   const url = siblingModule(base, name);
@@ -35,6 +36,6 @@ export function startWorker(base: string, name: string, options: WorkerOptions =
   const tsx = import.meta.resolve('tsx/esm/api');
   const boot =
     `import(${JSON.stringify(tsx)}).then((m) => { m.register(); ` +
-    `return import(${JSON.stringify(url.href)}); }).catch((e) => { throw e; });`;
+    `return import(${JSON.stringify(url.href)}); });`;
   return new Worker(boot, { ...options, eval: true });
 }
