@@ -1,0 +1,247 @@
+/**
+ * Multi-scalar multiplication, Σ k_i·P_i, by the bucket method (Pippenger) with signed digits and
+ * batch-affine bucket additions:
+ * - each scalar is cut into windows of c bits, recoded to digits in [−2^(c−1), 2^(c−1)] so that a
+ *   window needs 2^(c−1) buckets and a negative digit adds the point's negation;
+ * - the buckets of all the windows a task owns are filled together: pairs (bucket, ±point) are
+ *   collected until a batch is full, no bucket twice in one batch (a pair whose bucket is already
+ *   there waits for the next), then the engine adds the whole batch with one field inversion;
+ * - each window's buckets are summed by running sums (Σ (j + 1)·B_j in 2·2^(c−1) additions), and the
+ *   window sums combined by doubling (Horner), in the coordinating thread.
+ * Zero scalars and points at infinity cost nothing: the first have no non-zero digit, the second are
+ * left out when a key is loaded. A task is a range of windows, so threads share an MSM without
+ * sharing buckets.
+ */
+import type { EngineInstance } from './engine/instance.ts';
+import { LIMBS } from './wasm/field-code.ts';
+
+export type CurveName = 'g1' | 'g2';
+
+/** Bytes of a field element, an affine point and a Jacobian point on each curve. */
+export const POINT_BYTES: Readonly<Record<CurveName, { affine: number; jacobian: number; field: number }>> = {
+  g1: { field: 36, affine: 72, jacobian: 108 },
+  g2: { field: 72, affine: 144, jacobian: 216 },
+};
+
+/** Scalars are below r < 2^254. */
+const SCALAR_BITS = 254;
+
+/**
+ * The windows of width c: all of c bits, signed, but the top one, which takes the bits left and the
+ * carry, unsigned; when fewer than 3 bits would be left for it, it is merged into the one below (a
+ * window of one bit would send every point to one of two buckets).
+ */
+export interface Windows {
+  readonly c: number;
+  readonly count: number;
+  /** Bits of the top window. */
+  readonly topBits: number;
+}
+
+export function windowsOf(c: number): Windows {
+  let count = Math.ceil(SCALAR_BITS / c);
+  let topBits = SCALAR_BITS - (count - 1) * c;
+  if (topBits < 3 && count > 1) {
+    count--;
+    topBits += c;
+  }
+  return { c, count, topBits };
+}
+
+/** The buckets of window w: 2^(c−1) signed digits, 2^topBits for the top one. */
+export function bucketsOf(win: Windows, w: number): number {
+  return w === win.count - 1 ? 2 ** win.topBits : 2 ** (win.c - 1);
+}
+
+/** The window width for n points: the accumulation costs n additions per window, the running sums 2^c. */
+export function windowBits(n: number): number {
+  let best = 2;
+  let bestCost = Number.POSITIVE_INFINITY;
+  // Measured costs: a batch-affine addition about 9 field multiplications, a bucket of the running
+  // sums (one mixed and one full Jacobian addition) about 37.
+  for (let c = 2; c <= 16; c++) {
+    const win = windowsOf(c);
+    let buckets = 0;
+    for (let w = 0; w < win.count; w++) buckets += bucketsOf(win, w);
+    const cost = win.count * n * 9 + buckets * 37;
+    if (cost < bestCost) {
+      bestCost = cost;
+      best = c;
+    }
+  }
+  return best;
+}
+
+export interface MsmInput {
+  readonly curve: CurveName;
+  /** Affine points, none at infinity. */
+  readonly points: number;
+  readonly count: number;
+  /** Scalars: 36-byte limbs in normal form; point i takes scalar `indices[i]` (or i without indices). */
+  readonly scalars: number;
+  /** Address of `count` i32 scalar indices, or 0. */
+  readonly indices: number;
+  readonly c: number;
+}
+
+/** Pairs in one batch-affine addition. */
+export const BATCH = 2048;
+/** Pairs that may wait for the next batch; beyond, a pair is added to its bucket's Jacobian part. */
+const MAX_WAITING = 512;
+
+function bucketRange(win: Windows, w0: number, w1: number): number {
+  let n = 0;
+  for (let w = w0; w < w1; w++) n += bucketsOf(win, w);
+  return n;
+}
+
+/** Bytes of the heap a task of windows [w0, w1) needs. */
+export function taskHeapBytes(curve: CurveName, c: number, w0: number, w1: number): number {
+  const b = POINT_BYTES[curve];
+  const buckets = bucketRange(windowsOf(c), w0, w1);
+  return buckets * (b.affine + b.jacobian + 2) + BATCH * (8 + 2 * b.field + 1) + 512;
+}
+
+/**
+ * Fills and sums the buckets of windows [w0, w1) of an MSM; writes each window's sum (Jacobian) at
+ * `out + (w − w0)·jacobianBytes`. `heap` is this task's region of `taskHeapBytes` bytes. Returns
+ * false if `cancelled` said so before it was done.
+ */
+export function msmWindows(
+  e: EngineInstance,
+  input: MsmInput,
+  w0: number,
+  w1: number,
+  heap: number,
+  out: number,
+  cancelled: () => boolean = () => false,
+): boolean {
+  const { curve } = input;
+  const win = windowsOf(input.c);
+  const c = win.c;
+  const b = POINT_BYTES[curve];
+  const half = 2 ** (c - 1);
+  const nBuckets = bucketRange(win, w0, w1);
+  const buckets = heap;
+  const jbuckets = buckets + nBuckets * b.affine;
+  const flags = jbuckets + nBuckets * b.jacobian;
+  const jflags = flags + nBuckets;
+  const pairs = (jflags + nBuckets + 7) & ~7;
+  const tmp = pairs + BATCH * 8;
+  e.u8.fill(0, flags, flags + 2 * nBuckets);
+  const batchAdd = e.ex[`${curve}_batchAdd`]!;
+  const addToJacobian = e.ex[`${curve}_addToJacobian`]!;
+  const reduce = e.ex[`${curve}_reduceBuckets`]!;
+  const mark = new Int32Array(nBuckets).fill(-1);
+  let batchNo = 0;
+  let inBatch = 0;
+  // Pairs that met their bucket already in the batch: (bucket, ref), tried again after it.
+  const waiting = new Int32Array(MAX_WAITING * 2);
+  let nWaiting = 0;
+  const u32 = e.u32;
+  const i32 = e.i32;
+  const mask = (1 << c) - 1;
+  const top = 1 << c;
+  const topMask = 2 ** win.topBits - 1;
+  const last = win.count - 1;
+  const flush = () => {
+    batchAdd(buckets, flags, input.points, pairs, inBatch, tmp);
+    inBatch = 0;
+    batchNo++;
+  };
+  const push = (bucket: number, ref: number): void => {
+    if (mark[bucket] === batchNo) {
+      if (nWaiting < MAX_WAITING) {
+        waiting[nWaiting * 2] = bucket;
+        waiting[nWaiting * 2 + 1] = ref;
+        nWaiting++;
+      } else addToJacobian(jbuckets, jflags, bucket, input.points + (ref >>> 1) * b.affine, ref & 1);
+      return;
+    }
+    mark[bucket] = batchNo;
+    const p = (pairs >>> 2) + inBatch * 2;
+    i32[p] = bucket;
+    i32[p + 1] = ref;
+    inBatch++;
+    if (inBatch === BATCH) {
+      flush();
+      retry();
+    }
+  };
+  // The waiting pairs, into the batch that starts.
+  const retry = (): void => {
+    const n = nWaiting;
+    if (n === 0) return;
+    nWaiting = 0;
+    const w = waiting.slice(0, n * 2);
+    for (let k = 0; k < n; k++) push(w[k * 2]!, w[k * 2 + 1]!);
+  };
+  // The first bucket of each window of the task.
+  const firstBucket = new Int32Array(w1 - w0);
+  for (let w = w0 + 1; w < w1; w++) firstBucket[w - w0] = firstBucket[w - w0 - 1]! + bucketsOf(win, w - 1);
+  const scalarBase = input.scalars >>> 2;
+  const indexBase = input.indices >>> 2;
+  for (let i = 0; i < input.count; i++) {
+    if ((i & 1023) === 0 && cancelled()) return false;
+    const s = scalarBase + (input.indices === 0 ? i : i32[indexBase + i]!) * LIMBS;
+    // Digits of windows 0..w1−1 (the carry runs from the bottom), kept for w0..w1−1.
+    let carry = 0;
+    for (let w = 0; w < w1; w++) {
+      const bit = w * c;
+      const l = (bit / 29) | 0;
+      const sh = bit - l * 29;
+      let v = u32[s + l]! >>> sh;
+      if (sh > 11 && l + 1 < LIMBS) v |= u32[s + l + 1]! << (29 - sh);
+      let d: number;
+      if (w === last) d = (v & topMask) + carry;
+      else {
+        d = (v & mask) + carry;
+        if (d > half) {
+          d -= top;
+          carry = 1;
+        } else carry = 0;
+      }
+      if (w < w0 || d === 0) continue;
+      push(firstBucket[w - w0]! + (d > 0 ? d : -d) - 1, i * 2 + (d < 0 ? 1 : 0));
+    }
+  }
+  // What is left: the last batch, then the waiting pairs until none wait.
+  while (inBatch > 0 || nWaiting > 0) {
+    if (inBatch > 0) flush();
+    retry();
+  }
+  for (let w = w0; w < w1; w++) {
+    const first = firstBucket[w - w0]!;
+    reduce(
+      buckets + first * b.affine,
+      flags + first,
+      jbuckets + first * b.jacobian,
+      jflags + first,
+      bucketsOf(win, w),
+      out + (w - w0) * b.jacobian,
+    );
+  }
+  return true;
+}
+
+/**
+ * Σ 2^(c·w)·S_w over window sums S_0..S_(n−1) (Jacobian, consecutive at `sums`), into `out`; `tmp`
+ * holds one Jacobian point.
+ */
+export function combineWindows(
+  e: EngineInstance,
+  curve: CurveName,
+  c: number,
+  sums: number,
+  n: number,
+  out: number,
+): void {
+  const b = POINT_BYTES[curve];
+  const dbl = e.ex[`${curve}_jacDouble`]!;
+  const add = e.ex[`${curve}_jacAdd`]!;
+  e.u8.copyWithin(out, sums + (n - 1) * b.jacobian, sums + n * b.jacobian);
+  for (let w = n - 2; w >= 0; w--) {
+    for (let k = 0; k < c; k++) dbl(out, out);
+    add(out, out, sums + w * b.jacobian);
+  }
+}

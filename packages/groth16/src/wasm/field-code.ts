@@ -1,0 +1,392 @@
+/**
+ * Arithmetic modulo a prime below 2^255 (BN254's base field Fq and scalar field Fr), generated as
+ * WebAssembly. An element is 9 limbs of 29 bits, each stored as a u32 (36 bytes), in Montgomery form
+ * with R = 2^261. With 29-bit limbs a 64-bit accumulator takes 2^6 products before it can overflow,
+ * so the Montgomery product (operand scanning, fully unrolled, the modulus as immediates) never
+ * propagates a carry inside its loop: only once at the end. R is 2^7 times the modulus, so results
+ * need no final subtraction: every stored element is below 2p, and only `reduce` brings one to [0, p)
+ * (for comparison and output).
+ */
+import type { Layout } from './layout.ts';
+import type { FunctionBuilder, ModuleBuilder } from './module-builder.ts';
+
+export const LIMBS = 9;
+export const LIMB_BITS = 29;
+export const LIMB_MASK = (1n << 29n) - 1n;
+/** Bytes of one element in memory. */
+export const ELEMENT_BYTES = LIMBS * 4;
+export const R_BITS = BigInt(LIMBS * LIMB_BITS);
+
+/** The limbs of a value below 2^261. */
+export function toLimbs(v: bigint): bigint[] {
+  return Array.from({ length: LIMBS }, (_, i) => (v >> BigInt(i * LIMB_BITS)) & LIMB_MASK);
+}
+
+export function limbBytes(v: bigint): Uint8Array {
+  const out = new Uint8Array(ELEMENT_BYTES);
+  const dv = new DataView(out.buffer);
+  toLimbs(v).forEach((l, i) => {
+    dv.setUint32(i * 4, Number(l), true);
+  });
+  return out;
+}
+
+function modPow(b: bigint, e: bigint, m: bigint): bigint {
+  let r = 1n;
+  let x = b % m;
+  for (let k = e; k > 0n; k >>= 1n) {
+    if (k & 1n) r = (r * x) % m;
+    x = (x * x) % m;
+  }
+  return r;
+}
+
+/** The operations a curve is built from: (out, a, b) pointers, i32; `isZero`/`eq` answer an i32. */
+export interface FieldOps {
+  readonly name: string;
+  readonly bytes: number;
+  readonly mul: FunctionBuilder;
+  readonly square: FunctionBuilder;
+  readonly add: FunctionBuilder;
+  readonly sub: FunctionBuilder;
+  readonly neg: FunctionBuilder;
+  readonly double: FunctionBuilder;
+  readonly copy: FunctionBuilder;
+  readonly zero: FunctionBuilder;
+  readonly one: FunctionBuilder;
+  readonly isZero: FunctionBuilder;
+  readonly eq: FunctionBuilder;
+  readonly inv: FunctionBuilder;
+  /** Brings an element to its canonical value in [0, p) (still Montgomery form). */
+  readonly reduce: FunctionBuilder;
+}
+
+export class MontgomeryField implements FieldOps {
+  readonly bytes = ELEMENT_BYTES;
+  readonly mul: FunctionBuilder;
+  readonly square: FunctionBuilder;
+  readonly add: FunctionBuilder;
+  readonly sub: FunctionBuilder;
+  readonly neg: FunctionBuilder;
+  readonly double: FunctionBuilder;
+  readonly copy: FunctionBuilder;
+  readonly zero: FunctionBuilder;
+  readonly one: FunctionBuilder;
+  readonly isZero: FunctionBuilder;
+  readonly eq: FunctionBuilder;
+  readonly inv: FunctionBuilder;
+  readonly reduce: FunctionBuilder;
+  /** Montgomery form of a normal-form element: `toMont(out, a)`. */
+  readonly toMont: FunctionBuilder;
+  /** Normal form of a Montgomery element, canonical: `fromMont(out, a)`. */
+  readonly fromMont: FunctionBuilder;
+  /** Montgomery form of 1 and R² mod p, and 2^266 mod p (from ffjavascript's Montgomery form, R' = 2^256). */
+  readonly oneAddress: number;
+  readonly r2Address: number;
+  readonly fromFfjsAddress: number;
+  readonly plainOneAddress: number;
+  /** `batchToMont(ptr, n)`, `batchFromMont(ptr, n)`, `batchFromFfjs(ptr, n)`: in place, n elements. */
+  readonly batchToMont: FunctionBuilder;
+  readonly batchFromMont: FunctionBuilder;
+  readonly batchFromFfjs: FunctionBuilder;
+
+  private readonly p: bigint[];
+  private readonly twoP: bigint[];
+  private readonly mu: bigint;
+
+  constructor(
+    m: ModuleBuilder,
+    private readonly layout: Layout,
+    readonly name: string,
+    readonly modulus: bigint,
+  ) {
+    if (modulus >= 1n << 255n || (modulus & 1n) === 0n) throw new Error('an odd modulus below 2^255');
+    this.p = toLimbs(modulus);
+    this.twoP = toLimbs(2n * modulus);
+    const base = 1n << 29n;
+    // mu = -p^-1 mod 2^29
+    this.mu = (base - modPow(modulus % base, (1n << 28n) - 1n, base)) % base;
+    if ((this.mu * (modulus % base) + 1n) % base !== 0n) throw new Error('no Montgomery constant');
+    const R = 1n << R_BITS;
+    this.oneAddress = layout.constant(limbBytes(R % modulus));
+    this.r2Address = layout.constant(limbBytes((R * R) % modulus));
+    this.fromFfjsAddress = layout.constant(limbBytes((1n << 266n) % modulus));
+    this.plainOneAddress = layout.constant(limbBytes(1n));
+    const n = (s: string) => `${name}_${s}`;
+    const ptr3 = ['i32', 'i32', 'i32'] as const;
+    this.mul = m.fn(n('mul'), ptr3);
+    this.square = m.fn(n('square'), ['i32', 'i32']);
+    this.add = m.fn(n('add'), ptr3);
+    this.sub = m.fn(n('sub'), ptr3);
+    this.neg = m.fn(n('neg'), ['i32', 'i32']);
+    this.double = m.fn(n('double'), ['i32', 'i32']);
+    this.copy = m.fn(n('copy'), ['i32', 'i32']);
+    this.zero = m.fn(n('zero'), ['i32']);
+    this.one = m.fn(n('one'), ['i32']);
+    this.isZero = m.fn(n('isZero'), ['i32'], ['i32']);
+    this.eq = m.fn(n('eq'), ['i32', 'i32'], ['i32']);
+    this.inv = m.fn(n('inv'), ['i32', 'i32']);
+    this.reduce = m.fn(n('reduce'), ['i32', 'i32']);
+    this.toMont = m.fn(n('toMont'), ['i32', 'i32']);
+    this.fromMont = m.fn(n('fromMont'), ['i32', 'i32']);
+    this.batchToMont = m.fn(n('batchToMont'), ['i32', 'i32']);
+    this.batchFromMont = m.fn(n('batchFromMont'), ['i32', 'i32']);
+    this.batchFromFfjs = m.fn(n('batchFromFfjs'), ['i32', 'i32']);
+    this.writeMul();
+    this.square.get(0).get(1).get(1).call(this.mul);
+    this.writeAddSub();
+    this.writeSmall();
+    this.writeInv();
+    this.writeConversions();
+  }
+
+  private loadLimbs(f: FunctionBuilder, ptr: number): number[] {
+    const l = f.localsOf('i64', LIMBS);
+    for (let i = 0; i < LIMBS; i++)
+      f.get(ptr)
+        .i64Load32u(i * 4)
+        .set(l[i]!);
+    return l;
+  }
+
+  /** out = a·b/R: operand scanning with the reduction interleaved, carries only at the end. */
+  private writeMul(): void {
+    const f = this.mul;
+    const a = this.loadLimbs(f, 1);
+    const b = this.loadLimbs(f, 2);
+    const s = f.localsOf('i64', LIMBS);
+    const t = f.local('i64');
+    const q = f.local('i64');
+    const carry = f.local('i64');
+    const M = LIMB_MASK;
+    for (let i = 0; i < LIMBS; i++) {
+      // t = s0 + a_i·b_0; q = t·mu mod 2^29; carry = (t + q·p_0) / 2^29 (exact)
+      if (i > 0) f.get(s[0]!);
+      f.get(a[i]!).get(b[0]!).i64Mul();
+      if (i > 0) f.i64Add();
+      f.tee(t).i64Const(this.mu).i64Mul().i64Const(M).i64And().set(q);
+      f.get(t).get(q).i64Const(this.p[0]!).i64Mul().i64Add().i64Const(29n).i64ShrU().set(carry);
+      // s_{j-1} = s_j + a_i·b_j + q·p_j
+      for (let j = 1; j < LIMBS; j++) {
+        const hasS = i > 0 && j < LIMBS - 1;
+        if (hasS) f.get(s[j]!);
+        f.get(a[i]!).get(b[j]!).i64Mul();
+        if (hasS) f.i64Add();
+        if (this.p[j] !== 0n) f.get(q).i64Const(this.p[j]!).i64Mul().i64Add();
+        if (j === 1) f.get(carry).i64Add();
+        f.set(s[j - 1]!);
+      }
+    }
+    // Carries: s_0..s_7 hold the result, below 2p < 2^255.
+    for (let j = 0; j < LIMBS - 1; j++) {
+      if (j > 0) f.get(s[j]!).get(carry).i64Add().set(s[j]!);
+      f.get(s[j]!).i64Const(29n).i64ShrU().set(carry);
+      f.get(0)
+        .get(s[j]!)
+        .i64Const(M)
+        .i64And()
+        .i64Store32(j * 4);
+    }
+    f.get(0)
+      .get(carry)
+      .i64Store32((LIMBS - 1) * 4);
+  }
+
+  /**
+   * Emits out = x − k (k given by limbs) with signed borrows into locals `r`, then keeps x instead where
+   * the difference is negative: the conditional subtraction every sum, difference and reduction ends with.
+   */
+  private subtractIfNotBelow(
+    f: FunctionBuilder,
+    x: readonly number[],
+    k: readonly bigint[],
+    out: number,
+  ): void {
+    const r = f.localsOf('i64', LIMBS);
+    const c = f.local('i64');
+    for (let j = 0; j < LIMBS; j++) {
+      f.get(x[j]!).i64Const(k[j]!).i64Sub();
+      if (j > 0) f.get(c).i64Add();
+      f.tee(r[j]!);
+      if (j < LIMBS - 1) {
+        f.i64Const(29n).i64ShrS().set(c);
+        f.get(r[j]!).i64Const(LIMB_MASK).i64And().set(r[j]!);
+      } else f.drop();
+    }
+    // r_8 < 0: x was below k.
+    const neg = f.local('i32');
+    f.get(r[LIMBS - 1]!)
+      .i64Const(0n)
+      .i64LtS()
+      .set(neg);
+    for (let j = 0; j < LIMBS; j++)
+      f.get(out)
+        .get(x[j]!)
+        .get(r[j]!)
+        .get(neg)
+        .select()
+        .i64Store32(j * 4);
+  }
+
+  private writeAddSub(): void {
+    // add: a + b (< 4p), less 2p if not below it.
+    {
+      const f = this.add;
+      const a = this.loadLimbs(f, 1);
+      const b = this.loadLimbs(f, 2);
+      const c = f.local('i64');
+      for (let j = 0; j < LIMBS; j++) {
+        f.get(a[j]!).get(b[j]!).i64Add();
+        if (j > 0) f.get(c).i64Add();
+        f.tee(a[j]!);
+        if (j < LIMBS - 1) {
+          f.i64Const(29n).i64ShrU().set(c);
+          f.get(a[j]!).i64Const(LIMB_MASK).i64And().set(a[j]!);
+        } else f.drop();
+      }
+      this.subtractIfNotBelow(f, a, this.twoP, 0);
+    }
+    // sub: a − b, plus 2p if negative.
+    {
+      const f = this.sub;
+      const a = this.loadLimbs(f, 1);
+      const b = this.loadLimbs(f, 2);
+      const c = f.local('i64');
+      for (let j = 0; j < LIMBS; j++) {
+        f.get(a[j]!).get(b[j]!).i64Sub();
+        if (j > 0) f.get(c).i64Add();
+        f.tee(a[j]!);
+        if (j < LIMBS - 1) {
+          f.i64Const(29n).i64ShrS().set(c);
+          f.get(a[j]!).i64Const(LIMB_MASK).i64And().set(a[j]!);
+        } else f.drop();
+      }
+      // a_8 negative: add 2p.
+      const neg = f.local('i32');
+      f.get(a[LIMBS - 1]!)
+        .i64Const(0n)
+        .i64LtS()
+        .set(neg);
+      for (let j = 0; j < LIMBS; j++) {
+        f.get(a[j]!).i64Const(this.twoP[j]!).i64Const(0n).get(neg).select().i64Add();
+        if (j > 0) f.get(c).i64Add();
+        f.tee(a[j]!);
+        if (j < LIMBS - 1) {
+          f.i64Const(29n).i64ShrS().set(c);
+          f.get(0)
+            .get(a[j]!)
+            .i64Const(LIMB_MASK)
+            .i64And()
+            .i64Store32(j * 4);
+        } else {
+          f.set(a[j]!);
+          f.get(0)
+            .get(a[j]!)
+            .i64Store32(j * 4);
+        }
+      }
+    }
+    // reduce: to [0, p).
+    {
+      const f = this.reduce;
+      const a = this.loadLimbs(f, 1);
+      this.subtractIfNotBelow(f, a, this.p, 0);
+    }
+  }
+
+  private writeSmall(): void {
+    const zeroAt = this.layout.scratch(this.bytes);
+    this.neg.get(0);
+    this.layout.pushScratch(this.neg, zeroAt);
+    this.neg.call(this.zero);
+    this.layout.pushScratch(this.neg, zeroAt);
+    this.neg.get(1).call(this.sub);
+    this.double.get(0).get(1).get(1).call(this.add);
+    this.copy.get(0).get(1).i32Const(this.bytes).memoryCopy();
+    this.zero.get(0).i32Const(0).i32Const(this.bytes).memoryFill();
+    this.one.get(0).i32Const(this.oneAddress).i32Const(this.bytes).memoryCopy();
+    // isZero: the canonical value's limbs are all 0.
+    {
+      const f = this.isZero;
+      const tmp = this.layout.scratch(this.bytes);
+      const t = f.local('i32');
+      this.layout.pushScratch(f, tmp);
+      f.tee(t).get(0).call(this.reduce);
+      f.get(t).i64Load32u(0);
+      for (let j = 1; j < LIMBS; j++)
+        f.get(t)
+          .i64Load32u(j * 4)
+          .i64Or();
+      f.i64Eqz();
+    }
+    // eq: a − b is zero.
+    {
+      const f = this.eq;
+      const tmp = this.layout.scratch(this.bytes);
+      const t = f.local('i32');
+      this.layout.pushScratch(f, tmp);
+      f.tee(t).get(0).get(1).call(this.sub);
+      f.get(t).call(this.isZero);
+    }
+  }
+
+  /** out = a^(p−2) (0 for 0): 4-bit fixed windows over a table of a^1..a^15. */
+  private writeInv(): void {
+    const f = this.inv;
+    const table = this.layout.scratch(16 * this.bytes);
+    const acc = this.layout.scratch(this.bytes);
+    const base = f.local('i32');
+    const accP = f.local('i32');
+    f.globalGet(this.layout.scratchBase).set(base);
+    f.get(base).i32Const(acc).i32Add().set(accP);
+    const entry = (k: number) => {
+      f.get(base)
+        .i32Const(table + k * this.bytes)
+        .i32Add();
+    };
+    entry(1);
+    f.get(1).call(this.copy);
+    for (let k = 2; k < 16; k++) {
+      entry(k);
+      entry(k - 1);
+      f.get(1).call(this.mul);
+    }
+    const e = this.modulus - 2n;
+    const nibbles: number[] = [];
+    for (let x = e; x > 0n; x >>= 4n) nibbles.unshift(Number(x & 15n));
+    f.get(accP);
+    entry(nibbles[0]!);
+    f.call(this.copy);
+    for (const nb of nibbles.slice(1)) {
+      for (let s = 0; s < 4; s++) f.get(accP).get(accP).call(this.square);
+      if (nb !== 0) {
+        f.get(accP).get(accP);
+        entry(nb);
+        f.call(this.mul);
+      }
+    }
+    f.get(0).get(accP).call(this.copy);
+  }
+
+  private writeConversions(): void {
+    this.toMont.get(0).get(1).i32Const(this.r2Address).call(this.mul);
+    this.fromMont.get(0).get(1).i32Const(this.plainOneAddress).call(this.mul);
+    this.fromMont.get(0).get(0).call(this.reduce);
+    const batch = (f: FunctionBuilder, body: (p: number) => void) => {
+      const p = f.local('i32');
+      const end = f.local('i32');
+      f.get(0).set(p);
+      f.get(0).get(1).i32Const(this.bytes).i32Mul().i32Add().set(end);
+      f.block().loop();
+      f.get(p).get(end).i32GeU().brIf(1);
+      body(p);
+      f.get(p).i32Const(this.bytes).i32Add().set(p);
+      f.br(0).end().end();
+    };
+    batch(this.batchToMont, (p) => this.batchToMont.get(p).get(p).call(this.toMont));
+    batch(this.batchFromMont, (p) => this.batchFromMont.get(p).get(p).call(this.fromMont));
+    batch(this.batchFromFfjs, (p) =>
+      this.batchFromFfjs.get(p).get(p).i32Const(this.fromFfjsAddress).call(this.mul),
+    );
+  }
+}
