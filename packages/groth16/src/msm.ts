@@ -84,8 +84,14 @@ export interface MsmInput {
   readonly c: number;
 }
 
-/** Pairs in one batch-affine addition. */
+/**
+ * Pairs in one batch-affine addition, at most: fewer when the task has few buckets, so that a batch
+ * rarely meets a bucket twice (one in 8 of them in use), at least enough to share the inversion.
+ */
 export const BATCH = 2048;
+function batchFor(buckets: number): number {
+  return Math.max(64, Math.min(BATCH, buckets >>> 3));
+}
 /** Pairs that may wait for the next batch; beyond, a pair is added to its bucket's Jacobian part. */
 const MAX_WAITING = 512;
 
@@ -144,6 +150,7 @@ export function msmWindows(
   const top = 1 << c;
   const topMask = 2 ** win.topBits - 1;
   const last = win.count - 1;
+  const batchSize = batchFor(nBuckets);
   const flush = () => {
     batchAdd(buckets, flags, input.points, pairs, inBatch, tmp);
     inBatch = 0;
@@ -163,7 +170,7 @@ export function msmWindows(
     i32[p] = bucket;
     i32[p + 1] = ref;
     inBatch++;
-    if (inBatch === BATCH) {
+    if (inBatch === batchSize) {
       flush();
       retry();
     }

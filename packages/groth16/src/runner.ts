@@ -1,0 +1,63 @@
+/**
+ * Who runs a proof's tasks: the coordinating thread itself (`LocalRunner`: tests, a browser without
+ * shared memory) or worker threads over the same memory (node-runner.ts). Each thread has a heap of
+ * its own in the shared memory for its tasks' buckets; a task that needs more gets a larger one.
+ */
+import type { EngineInstance, SharedHeap } from './engine/instance.ts';
+import { taskHeapBytes } from './msm.ts';
+import { runTask, type Task } from './tasks.ts';
+
+export interface TaskRunner {
+  readonly threads: number;
+  /**
+   * Runs the tasks, each once, in any order and as many at a time as there are threads; resolves
+   * false if the flag at `cancelFlag` (an i32 of the shared memory) was set before they were done.
+   */
+  run(tasks: readonly Task[], cancelFlag: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** The heap bytes a task needs. */
+export function heapBytesOf(t: Task): number {
+  return t.kind === 'msm' ? taskHeapBytes(t.input.curve, t.input.c, t.w0, t.w1) : 0;
+}
+
+/** A thread's heap: grown (a new region) when a task needs more than it has. */
+export class ThreadHeap {
+  address = 0;
+  size = 0;
+  constructor(private readonly heap: SharedHeap) {}
+  fit(bytes: number): number {
+    if (bytes > this.size) {
+      this.size = Math.max(bytes, this.size * 2, 1 << 20);
+      this.address = this.heap.alloc(this.size);
+    }
+    return this.address;
+  }
+}
+
+export class LocalRunner implements TaskRunner {
+  readonly threads = 1;
+  private readonly own: ThreadHeap;
+
+  constructor(
+    heap: SharedHeap,
+    private readonly e: EngineInstance,
+  ) {
+    this.own = new ThreadHeap(heap);
+  }
+
+  async run(tasks: readonly Task[], cancelFlag: number): Promise<boolean> {
+    const cancelled = () => Atomics.load(this.e.i32, cancelFlag >>> 2) !== 0;
+    for (const t of tasks) {
+      if (cancelled()) return false;
+      const heap = this.own.fit(heapBytesOf(t));
+      if (!runTask(this.e, t, heap, cancelled)) return false;
+      // Lets an abort reach the flag between tasks.
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    return !cancelled();
+  }
+
+  async close(): Promise<void> {}
+}
