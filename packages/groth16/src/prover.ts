@@ -268,7 +268,6 @@ export class Groth16Prover {
     const e = this.e;
     const r = randomScalar();
     const s = randomScalar();
-    const J1 = POINT_BYTES.g1.jacobian;
     const J2 = POINT_BYTES.g2.jacobian;
     const A2 = POINT_BYTES.g2.affine;
     const area = this.scratchArea(8 * J2 + 8 * A2);

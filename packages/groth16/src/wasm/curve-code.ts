@@ -365,9 +365,12 @@ export class CurveCode {
   }
 
   /**
-   * The batch-affine kernel. Pass 1 classifies each pair (add, set an empty bucket, double, cancel),
-   * writes its denominator and the running product of denominators; one inversion; pass 2 walks back,
-   * peeling each denominator's inverse off the running product, and writes the buckets.
+   * The batch-affine kernel. Pass 1 writes each pair's denominator (x_P − x_B, or 1 to fill an empty
+   * bucket) and the running product of denominators, assuming no two x are equal; if the product is
+   * then zero, some are, and a careful pass 1 classifies those pairs (a doubling, or a sum at
+   * infinity that empties the bucket). One inversion; pass 2 walks back, peeling each denominator's
+   * inverse off the running product, and writes the buckets. A negative digit's point is −P: its
+   * slope is −(y_P + y_B)/(x_P − x_B), whose sign is folded into y3 = λ'(x3 − x_B) − y_B.
    */
   private writeBatchAdd(): void {
     const f = this.batchAdd;
@@ -381,46 +384,53 @@ export class CurveCode {
     const P = f.local('i32');
     const bucket = f.local('i32');
     const ref = f.local('i32');
+    const sign = f.local('i32');
     const den = f.local('i32');
     const acc = f.local('i32');
     const kinds = f.local('i32');
     const kind = f.local('i32');
+    const dK = f.local('i32');
+    const accK = f.local('i32');
+    const careful = f.local('i32');
     const [yP, dx, inv, invK, lambda, t] = this.temps(6);
     // tmp layout: denominators (n), running products (n), kinds (n bytes)
     f.get(5).set(den);
     f.get(5).get(4).i32Const(e).i32Mul().i32Add().set(acc);
     f.get(acc).get(4).i32Const(e).i32Mul().i32Add().set(kinds);
+    f.get(4).i32Eqz().if().return().end();
     const load = () => {
-      // bucket, B, P, yP = ±y of P
       f.get(3).get(k).i32Const(8).i32Mul().i32Add().tee(ref).i32Load(0).set(bucket);
       f.get(ref).i32Load(4).set(ref);
+      f.get(ref).i32Const(1).i32And().set(sign);
       f.get(0).get(bucket).i32Const(pb).i32Mul().i32Add().set(B);
       f.get(2).get(ref).i32Const(1).i32ShrU().i32Const(pb).i32Mul().i32Add().set(P);
-      f.get(ref).i32Const(1).i32And().if();
+      f.get(den).get(k).i32Const(e).i32Mul().i32Add().set(dK);
+      f.get(acc).get(k).i32Const(e).i32Mul().i32Add().set(accK);
+    };
+    const signedY = () => {
+      f.get(sign).if();
       E.neg(yP!, { local: P, off: e });
       f.else();
       E.copy(yP!, { local: P, off: e });
       f.end();
     };
-    const denAt = (dst: number, base: number) => {
-      f.get(base).get(k).i32Const(e).i32Mul().i32Add().set(dst);
-    };
-    const dK = f.local('i32');
-    const accK = f.local('i32');
-    // Pass 1
+    // Pass 1, optimistic first (careful = 0), then careful if the product came out zero.
+    f.i32Const(0).set(careful);
+    f.block().loop();
     f.i32Const(0).set(k);
     f.block().loop();
     f.get(k).get(4).i32GeU().brIf(1);
     load();
-    denAt(dK, den);
-    denAt(accK, acc);
     f.get(1).get(bucket).i32Add().i32Load8u(0).i32Eqz().if();
     f.i32Const(1).set(kind);
     E.one({ local: dK, off: 0 });
     f.else();
+    f.i32Const(0).set(kind);
     E.sub({ local: dK, off: 0 }, { local: P, off: 0 }, { local: B, off: 0 });
+    f.get(careful).if();
     E.isZero({ local: dK, off: 0 });
     f.if();
+    signedY();
     E.eq({ local: B, off: e }, yP!);
     f.if();
     f.i32Const(2).set(kind);
@@ -429,8 +439,7 @@ export class CurveCode {
     f.i32Const(3).set(kind);
     E.one({ local: dK, off: 0 });
     f.end();
-    f.else();
-    f.i32Const(0).set(kind);
+    f.end();
     f.end();
     f.end();
     f.get(kinds).get(k).i32Add().get(kind).i32Store8(0);
@@ -441,9 +450,16 @@ export class CurveCode {
     f.end();
     f.get(k).i32Const(1).i32Add().set(k);
     f.br(0).end().end();
-    // The one inversion.
-    f.get(4).i32Eqz().if().return().end();
-    f.get(acc).get(4).i32Const(1).i32Sub().i32Const(e).i32Mul().i32Add().set(accK);
+    // The product of the denominators is zero only if some x were equal: once more, carefully.
+    f.get(careful).i32Eqz().if();
+    E.isZero({ local: accK, off: 0 });
+    f.if();
+    f.i32Const(1).set(careful);
+    f.br(2);
+    f.end();
+    f.end();
+    f.end().end();
+    // The one inversion (accK is the last running product).
     E.inv(inv!, { local: accK, off: 0 });
     // Pass 2, from the last pair down.
     f.get(4).set(k);
@@ -451,8 +467,6 @@ export class CurveCode {
     f.get(k).i32Eqz().brIf(1);
     f.get(k).i32Const(1).i32Sub().set(k);
     load();
-    denAt(dK, den);
-    denAt(accK, acc);
     // invK = inv · acc_{k−1} (inv itself for the first); inv = inv · d_k
     f.get(k).i32Eqz().if();
     E.copy(invK!, inv!);
@@ -461,35 +475,49 @@ export class CurveCode {
     E.mul(inv!, inv!, { local: dK, off: 0 });
     f.end();
     f.get(kinds).get(k).i32Add().i32Load8u(0).set(kind);
+    f.get(kind).i32Eqz().if();
+    // An addition: λ = ±(y_P ∓ y_B)/(x_P − x_B) as above.
+    f.get(sign).if();
+    E.add(lambda!, { local: P, off: e }, { local: B, off: e });
+    f.else();
+    E.sub(lambda!, { local: P, off: e }, { local: B, off: e });
+    f.end();
+    E.mul(lambda!, lambda!, invK!);
+    E.sq(t!, lambda!);
+    E.sub(t!, t!, { local: B, off: 0 });
+    E.sub(t!, t!, { local: P, off: 0 });
+    f.get(sign).if();
+    E.sub(dx!, t!, { local: B, off: 0 });
+    f.else();
+    E.sub(dx!, { local: B, off: 0 }, t!);
+    f.end();
+    E.mul(dx!, lambda!, dx!);
+    E.sub({ local: B, off: e }, dx!, { local: B, off: e });
+    E.copy({ local: B, off: 0 }, t!);
+    f.else();
     f.get(kind).i32Const(1).i32Eq().if();
-    // set: the bucket takes ±P
+    // An empty bucket takes ±P.
     E.copy({ local: B, off: 0 }, { local: P, off: 0 });
+    signedY();
     E.copy({ local: B, off: e }, yP!);
     f.get(1).get(bucket).i32Add().i32Const(1).i32Store8(0);
     f.else();
     f.get(kind).i32Const(3).i32Eq().if();
     f.get(1).get(bucket).i32Add().i32Const(0).i32Store8(0);
     f.else();
-    // lambda = (yP − yB)/(xP − xB), or 3xB²/(2yB) for a doubling
-    f.get(kind).i32Const(2).i32Eq().if();
+    // A doubling: λ = 3x_B²/(2y_B); x3 = λ² − 2x_B; y3 = λ(x_B − x3) − y_B.
     E.sq(lambda!, { local: B, off: 0 });
     E.dbl(t!, lambda!);
     E.add(lambda!, lambda!, t!);
     E.mul(lambda!, lambda!, invK!);
-    E.copy(dx!, { local: B, off: 0 });
-    f.else();
-    E.sub(lambda!, yP!, { local: B, off: e });
-    E.mul(lambda!, lambda!, invK!);
-    E.copy(dx!, { local: P, off: 0 });
-    f.end();
-    // x3 = λ² − xB − x2 (x2 = xP, or xB for a doubling); y3 = λ(xB − x3) − yB
     E.sq(t!, lambda!);
     E.sub(t!, t!, { local: B, off: 0 });
-    E.sub(t!, t!, dx!);
+    E.sub(t!, t!, { local: B, off: 0 });
     E.sub(dx!, { local: B, off: 0 }, t!);
     E.mul(dx!, lambda!, dx!);
     E.sub({ local: B, off: e }, dx!, { local: B, off: e });
     E.copy({ local: B, off: 0 }, t!);
+    f.end();
     f.end();
     f.end();
     f.br(0).end().end();
