@@ -80,7 +80,10 @@ export class Fq2Field implements FieldOps {
     // mul (Karatsuba): c0 = a0b0 − a1b1, c1 = (a0 + a1)(b0 + b1) − a0b0 − a1b1.
     {
       const f = this.mul;
-      const [t0, t1, t2, t3] = [0, 1, 2, 3].map(() => layout.scratch(e));
+      const t0 = layout.scratch(e);
+      const t1 = layout.scratch(e);
+      const t2 = layout.scratch(e);
+      const t3 = layout.scratch(e);
       const s = (o: number) => layout.pushScratch(f, o);
       const hi = (p: number) => f.get(p).i32Const(e).i32Add();
       s(t0);
@@ -117,7 +120,9 @@ export class Fq2Field implements FieldOps {
     // square: c0 = (a0 + a1)(a0 − a1), c1 = 2·a0·a1.
     {
       const f = this.square;
-      const [t0, t1, t2] = [0, 1, 2].map(() => layout.scratch(e));
+      const t0 = layout.scratch(e);
+      const t1 = layout.scratch(e);
+      const t2 = layout.scratch(e);
       const s = (o: number) => layout.pushScratch(f, o);
       const hi = (p: number) => f.get(p).i32Const(e).i32Add();
       s(t0);
@@ -143,7 +148,8 @@ export class Fq2Field implements FieldOps {
     // inv: (a0 − a1·u) / (a0² + a1²).
     {
       const f = this.inv;
-      const [t0, t1] = [0, 1].map(() => layout.scratch(e));
+      const t0 = layout.scratch(e);
+      const t1 = layout.scratch(e);
       const s = (o: number) => layout.pushScratch(f, o);
       const hi = (p: number) => f.get(p).i32Const(e).i32Add();
       s(t0);

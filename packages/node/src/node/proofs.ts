@@ -15,15 +15,19 @@ import {
   type CircuitsSource,
   chooseCircuitsDir,
   createProofSystem,
+  Groth16ProofSystem,
   loadCircuitFolder,
+  type ProverBackendName,
   pooledVerifier,
 } from '../zk/index.ts';
 
 /** What the node's options say of its proofs. */
 export interface ProofsOptions {
   readonly deployment: Deployment;
-  /** The config's `proofs.circuits`. */
-  readonly config: { readonly proofs: { readonly circuits: string | null } };
+  /** The config's `proofs` section: `circuits` and the prover `backend`. */
+  readonly config: {
+    readonly proofs: { readonly circuits: string | null; readonly backend: ProverBackendName };
+  };
   /** `--circuits`, ahead of the config's `proofs.circuits` and `LBC_ROOT_DIR`. */
   readonly circuitsDir?: string;
   /** The folder the config's relative paths are resolved against. */
@@ -45,8 +49,16 @@ const CIRCUITS_SOURCE_LABEL: Readonly<Record<CircuitsSource, string>> = {
  * node); the roles it leaves off are said at once.
  */
 export function openProofSystem(opts: ProofsOptions, log: Logger): ProofSystem {
-  const proofs = opts.proofs ?? createProofSystem(opts.deployment, { circuits: loadCircuits(opts, log) });
-  log.info({ backend: proofs.name }, 'proof backend ready');
+  const proofs =
+    opts.proofs ??
+    createProofSystem(opts.deployment, {
+      circuits: loadCircuits(opts, log),
+      backend: opts.config.proofs.backend,
+    });
+  log.info(
+    { backend: proofs.name, ...(proofs instanceof Groth16ProofSystem ? { prover: proofs.backend } : {}) },
+    'proof backend ready',
+  );
   logRolesOff(proofs, log);
   return proofs;
 }

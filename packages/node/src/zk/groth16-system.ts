@@ -4,6 +4,7 @@
  * on a single-threaded WebAssembly curve. Proofs travel in the 128-byte arkworks-compressed form.
  */
 
+import { availableParallelism } from 'node:os';
 import {
   type PoqPublicInputs,
   type PoqWitness,
@@ -46,6 +47,7 @@ import {
   type CircuitProver,
   loadCircuitFolder,
 } from './circuit-folder.ts';
+import type { ProverBackendName } from './prover-backend.ts';
 import { ProverPool } from './prover-pool.ts';
 
 const PAD_PK = zkPublicKey(0n);
@@ -85,13 +87,19 @@ export function poqStatement(
 export interface Groth16Options {
   /** A circuits folder in the reference's layout (src/zk/circuit-folder.ts), or its path. */
   readonly circuits: CircuitFolder | string;
-  /** Prover worker threads. */
+  /** Prover processes (1). */
   readonly provers?: number;
+  /** What they prove with: this project's prover (`wasm`, the default) or snarkjs. */
+  readonly backend?: ProverBackendName;
+  /** Worker threads of each prover process (`wasm`): the machine's cores shared among the processes. */
+  readonly proverThreads?: number;
 }
 
 export class Groth16ProofSystem implements ProofSystem {
   readonly name = 'groth16';
   readonly secure = true;
+  /** The prover backend. */
+  readonly backend: ProverBackendName;
   private readonly pool: ProverPool;
   readonly folder: CircuitFolder;
   private readonly vks: Record<CircuitName, PreparedVerifyingKey>;
@@ -110,7 +118,10 @@ export class Groth16ProofSystem implements ProofSystem {
       }
     }
     this.vks = vks;
-    this.pool = new ProverPool(opts.provers ?? 1);
+    const provers = opts.provers ?? 1;
+    this.backend = opts.backend ?? 'wasm';
+    const threads = opts.proverThreads ?? Math.max(1, Math.floor(availableParallelism() / provers));
+    this.pool = new ProverPool(provers, this.backend, threads);
   }
 
   /** The verification key of each circuit, as snarkjs wrote it (for verifier threads). */

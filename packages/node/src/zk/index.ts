@@ -7,6 +7,7 @@ import type { ProofSystem } from '../ledger/proof-system.ts';
 import { type CircuitFolder, SHIPPED_CIRCUITS_DIR } from './circuit-folder.ts';
 import { Groth16ProofSystem } from './groth16-system.ts';
 import { INSECURE_TEST_PROOFS } from './insecure-test-proofs.ts';
+import type { ProverBackendName } from './prover-backend.ts';
 import { VerifierPool, withVerifierPool } from './verifier-pool.ts';
 
 export {
@@ -22,6 +23,7 @@ export {
 } from './circuit-folder.ts';
 export { DEFAULT_PROOFS, type ProofsSection, parseProofsSection } from './config.ts';
 export { Groth16ProofSystem } from './groth16-system.ts';
+export { PROVER_BACKENDS, type ProverBackendName } from './prover-backend.ts';
 export { VerifierPool, VerifierPoolError, withVerifierPool } from './verifier-pool.ts';
 
 export interface ProofSystemOptions {
@@ -30,6 +32,8 @@ export interface ProofSystemOptions {
   /** Use the insecure test backend (refused unless the deployment is a test deployment). */
   readonly insecureTestProofs?: boolean;
   readonly provers?: number;
+  /** The Groth16 prover backend (`proofs.backend`): this node's own prover by default. */
+  readonly backend?: ProverBackendName;
 }
 
 export function createProofSystem(d: Deployment, opts: ProofSystemOptions = {}): ProofSystem {
@@ -38,6 +42,7 @@ export function createProofSystem(d: Deployment, opts: ProofSystemOptions = {}):
     : new Groth16ProofSystem({
         circuits: opts.circuits ?? SHIPPED_CIRCUITS_DIR,
         ...(opts.provers ? { provers: opts.provers } : {}),
+        ...(opts.backend ? { backend: opts.backend } : {}),
       });
   assertProofSystemAllowed(d, system);
   return system;

@@ -1,7 +1,9 @@
 /**
- * A pool of prover processes (src/zk/prover-process.ts). Requests queue and go to the next free
- * prover, urgent ones first and background ones last; a request aborted while it waits leaves the queue (one already sent runs
- * to its end). A prover that dies fails its request and is replaced by the next request.
+ * A pool of prover processes (src/zk/prover-process.ts), each with its backend (this project's prover
+ * on `threads` worker threads, or snarkjs). Requests queue and go to the next free prover, urgent ones
+ * first and background ones last; a request aborted while it waits leaves the queue, and one aborted
+ * while it is proved is stopped (this project's prover stops within a task; snarkjs runs to its end,
+ * its result dropped). A prover that dies fails its request and is replaced by the next request.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +11,7 @@ import { LogosError } from '@logos-ts/shared/errors';
 import { childExecArgv, siblingModule } from '@logos-ts/shared/runtime';
 import type { SnarkjsProof } from 'snarkjs';
 import type { ProveOptions } from '../ledger/proof-system.ts';
+import type { ProverBackendName } from './prover-backend.ts';
 
 export class ProverError extends LogosError {
   constructor(message: string) {
@@ -46,7 +49,12 @@ export class ProverPool {
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly size = 1) {}
+  constructor(
+    private readonly size = 1,
+    private readonly backend: ProverBackendName = 'wasm',
+    /** Worker threads of each prover process (this project's prover). */
+    private readonly threads = 1,
+  ) {}
 
   prove(
     wasmPath: string,
@@ -76,9 +84,13 @@ export class ProverPool {
         'abort',
         () => {
           const i = this.queue.indexOf(job);
-          if (i < 0) return;
-          this.queue.splice(i, 1);
-          reject(new ProverError('the proof was no longer needed'));
+          if (i >= 0) {
+            this.queue.splice(i, 1);
+            reject(new ProverError('the proof was no longer needed'));
+            return;
+          }
+          // Under way: the prover is asked to stop; its answer settles the request.
+          for (const [p, j] of this.busy) if (j === job && p.connected) p.send({ cancel: job.req.id });
         },
         { once: true },
       );
@@ -108,7 +120,10 @@ export class ProverPool {
   }
 
   private spawn(): ChildProcess {
-    const p = fork(PROVER, [], { execArgv: childExecArgv(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const p = fork(PROVER, [this.backend, String(this.threads)], {
+      execArgv: childExecArgv(),
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
     p.on('message', (res: ProveResponse) => {
       const job = this.busy.get(p);
       if (!job || job.req.id !== res.id) return;
