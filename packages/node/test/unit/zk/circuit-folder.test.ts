@@ -159,7 +159,14 @@ describe('choosing the folder', () => {
     assert.equal(parseUserConfig('{}').proofs.circuits, null);
     assert.equal(parseUserConfig('proofs:\n  circuits: ./circuits\n').proofs.circuits, './circuits');
     assert.throws(() => parseUserConfig('proofs:\n  circuits: 3\n'), /proofs\.circuits: expected a string/);
-    assert.throws(() => parseUserConfig('proofs:\n  backend: x\n'), /proofs\.backend: unknown key/);
+    assert.throws(() => parseUserConfig('proofs:\n  prover: x\n'), /proofs\.prover: unknown key/);
+    assert.equal(parseUserConfig('{}').proofs.backend, 'wasm');
+    assert.equal(parseUserConfig('proofs:\n  backend: snarkjs\n').proofs.backend, 'snarkjs');
+    assert.equal(parseUserConfig('proofs:\n  backend: wasm\n  circuits: c\n').proofs.backend, 'wasm');
+    assert.throws(
+      () => parseUserConfig('proofs:\n  backend: rapidsnark\n'),
+      /proofs\.backend: expected one of wasm, snarkjs/,
+    );
   });
 });
 
