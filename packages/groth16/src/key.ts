@@ -92,31 +92,46 @@ function rootsOfUnity(): { w: bigint[]; nqr: bigint } {
 const R = 1n << R_BITS;
 const mont = (v: bigint, m: bigint) => (v * R) % m;
 
+/**
+ * Places `count` affine points as snarkjs files hold them (ffjavascript's Montgomery form, 64 or 128
+ * bytes; all zero at infinity) in the engine's memory: those at infinity left out, the others in the
+ * engine's form with the signal index (i + `signalOffset`) of each beside them.
+ */
+export function placePoints(
+  heap: SharedHeap,
+  e: EngineInstance,
+  curve: CurveName,
+  raw: Uint8Array,
+  count: number,
+  signalOffset: number,
+): PointSet {
+  const size = curve === 'g1' ? 64 : 128;
+  const coords = size / 32;
+  const keep: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const p = raw.subarray(i * size, (i + 1) * size);
+    if (p.some((x) => x !== 0)) keep.push(i);
+  }
+  const b = POINT_BYTES[curve];
+  const at = heap.alloc(keep.length * b.affine);
+  const indices = heap.alloc(keep.length * 4);
+  const u32 = e.u32;
+  const i32 = e.i32;
+  keep.forEach((i, k) => {
+    unpackLe256(raw.subarray(i * size, (i + 1) * size), coords, u32, at + k * b.affine);
+    i32[(indices >>> 2) + k] = i + signalOffset;
+  });
+  e.call('fq_batchFromFfjs', at, keep.length * coords);
+  const c = windowBits(keep.length);
+  const sums = heap.alloc(windowsOf(c).count * b.jacobian);
+  return { curve, points: at, count: keep.length, indices, c, sums };
+}
+
 /** Places a parsed key in the engine's memory (`e` is the coordinating thread's instance). */
 export function loadKey(heap: SharedHeap, e: EngineInstance, z: Zkey): LoadedKey {
   const start = heap.used;
-  const points = (curve: CurveName, raw: Uint8Array, count: number, signalOffset: number): PointSet => {
-    const size = curve === 'g1' ? 64 : 128;
-    const coords = size / 32;
-    const keep: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const p = raw.subarray(i * size, (i + 1) * size);
-      if (p.some((x) => x !== 0)) keep.push(i);
-    }
-    const b = POINT_BYTES[curve];
-    const at = heap.alloc(keep.length * b.affine);
-    const indices = heap.alloc(keep.length * 4);
-    const u32 = e.u32;
-    const i32 = e.i32;
-    keep.forEach((i, k) => {
-      unpackLe256(raw.subarray(i * size, (i + 1) * size), coords, u32, at + k * b.affine);
-      i32[(indices >>> 2) + k] = i + signalOffset;
-    });
-    e.call('fq_batchFromFfjs', at, keep.length * coords);
-    const c = windowBits(keep.length);
-    const sums = heap.alloc(windowsOf(c).count * b.jacobian);
-    return { curve, points: at, count: keep.length, indices, c, sums };
-  };
+  const points = (curve: CurveName, raw: Uint8Array, count: number, signalOffset: number) =>
+    placePoints(heap, e, curve, raw, count, signalOffset);
   const a = points('g1', z.a, z.nVars, 0);
   const b1 = points('g1', z.b1, z.nVars, 0);
   const b2 = points('g2', z.b2, z.nVars, 0);

@@ -13,7 +13,7 @@ import { LogosError } from '@logos-ts/shared/errors';
 import { FR_MODULUS } from './engine/code.ts';
 import { EngineInstance, SharedHeap, unpackLe256 } from './engine/instance.ts';
 import { parseWtns, parseZkey, type Wtns } from './files.ts';
-import { type LoadedKey, loadKey, type PointSet } from './key.ts';
+import { type LoadedKey, loadKey, type PointSet, placePoints } from './key.ts';
 import {
   type CurveName,
   combineWindows,
@@ -47,7 +47,10 @@ export interface ProveResult {
   readonly publicSignals: string[];
 }
 
-/** How long each step of the last proof took, in milliseconds. */
+/**
+ * How long the steps of the last proof took, ms: wall time of each phase, and the thread time of
+ * each kind of task (`msm A`, `msm B1`, `msm B2`, `msm C`, `msm H`, `fft`), which threads overlap.
+ */
 export interface ProofTimings {
   readonly witnessMs: number;
   readonly qapMs: number;
@@ -55,6 +58,7 @@ export interface ProofTimings {
   readonly hMs: number;
   readonly finishMs: number;
   readonly totalMs: number;
+  readonly busyMs: Readonly<Record<string, number>>;
 }
 
 /**
@@ -171,6 +175,7 @@ export class Groth16Prover {
     const t2 = performance.now();
     const coset = (values: number): Task => ({
       kind: 'coset',
+      label: 'fft',
       values,
       logDomain: k.logDomain,
       roots: k.roots,
@@ -178,25 +183,29 @@ export class Groth16Prover {
       shift: k.shift,
       nInv: k.nInv,
     });
-    const witnessMsm = (set: PointSet) => this.msmTasks(set, k.witness);
+    const witnessMsm = (set: PointSet, label: string) => this.msmTasks(set, k.witness, label);
     const first: Task[] = [
-      ...witnessMsm(k.b2),
+      ...witnessMsm(k.b2, 'msm B2'),
       coset(k.evalA),
       coset(k.evalB),
       coset(k.evalC),
-      ...witnessMsm(k.a),
-      ...witnessMsm(k.b1),
-      ...witnessMsm(k.c),
+      ...witnessMsm(k.a, 'msm A'),
+      ...witnessMsm(k.b1, 'msm B1'),
+      ...witnessMsm(k.c, 'msm C'),
     ];
-    if (!(await this.runner.run(first, this.cancelFlag)))
-      throw new ProverError('the proof was no longer needed');
+    const busyMs: Record<string, number> = {};
+    const phase = async (tasks: Task[]) => {
+      const r = await this.runner.run(tasks, this.cancelFlag);
+      for (const [label, ms] of Object.entries(r.busyMs)) busyMs[label] = (busyMs[label] ?? 0) + ms;
+      if (!r.finished) throw new ProverError('the proof was no longer needed');
+    };
+    await phase(first);
     const t3 = performance.now();
     // H = A∘B − C on the coset, in normal form: the scalars of the H points.
     e.call('fr_mulEach', k.evalA, k.evalA, k.evalB, n);
     e.call('fr_subEach', k.evalA, k.evalA, k.evalC, n);
     e.call('fr_batchFromMont', k.evalA, n);
-    if (!(await this.runner.run(this.msmTasks(k.h, k.evalA), this.cancelFlag)))
-      throw new ProverError('the proof was no longer needed');
+    await phase(this.msmTasks(k.h, k.evalA, 'msm H'));
     const t4 = performance.now();
     const result = this.finish(k);
     const t5 = performance.now();
@@ -207,6 +216,7 @@ export class Groth16Prover {
       hMs: t4 - t3,
       finishMs: t5 - t4,
       totalMs: t5 - t0,
+      busyMs,
     };
     return result;
   }
@@ -219,7 +229,7 @@ export class Groth16Prover {
     return v < m;
   }
 
-  private msmTasks(set: PointSet, scalars: number): Task[] {
+  private msmTasks(set: PointSet, scalars: number, label: string): Task[] {
     const win = windowsOf(set.c);
     const per = Math.ceil(win.count / TASKS_PER_MSM);
     const b = POINT_BYTES[set.curve];
@@ -234,7 +244,7 @@ export class Groth16Prover {
     const tasks: Task[] = [];
     for (let w0 = 0; w0 < win.count; w0 += per) {
       const w1 = Math.min(win.count, w0 + per);
-      tasks.push({ kind: 'msm', input, w0, w1, out: set.sums + w0 * b.jacobian });
+      tasks.push({ kind: 'msm', label, input, w0, w1, out: set.sums + w0 * b.jacobian });
     }
     return tasks;
   }
@@ -330,6 +340,44 @@ export class Groth16Prover {
       this.areaBytes = bytes;
     }
     return this.area;
+  }
+
+  /**
+   * One MSM Σ k_i·P_i on the runner's threads: points as snarkjs files hold them (ffjavascript's
+   * Montgomery form), scalars 32 bytes little-endian each. The points are placed in the shared memory
+   * anew each call (the call is for measurements and checks, not for a hot path). Returns the affine
+   * result's coordinates in normal form (G2: x.c0, x.c1, y.c0, y.c1), all zero at infinity.
+   */
+  async msm(curve: CurveName, points: Uint8Array, scalars: Uint8Array): Promise<bigint[]> {
+    const size = curve === 'g1' ? 64 : 128;
+    const n = points.length / size;
+    if (!Number.isInteger(n) || scalars.length !== n * 32)
+      throw new ProverError(`${points.length} bytes of points and ${scalars.length} of scalars do not match`);
+    if (this.busy) throw new ProverError('a proof is under way');
+    this.busy = true;
+    try {
+      const set = placePoints(this.heap, this.e, curve, points, n, 0);
+      const sc = this.heap.alloc(n * ELEMENT_BYTES);
+      unpackLe256(scalars, n, this.e.u32, sc);
+      for (let i = 0; i < n; i++)
+        if (!this.below((sc >>> 2) + i * LIMBS, FR_MODULUS))
+          throw new ProverError(`scalar ${i} is not below r`);
+      Atomics.store(this.e.i32, this.cancelFlag >>> 2, 0);
+      const r = await this.runner.run(this.msmTasks(set, sc, `msm ${curve}`), this.cancelFlag);
+      if (!r.finished) throw new ProverError('the MSM was cancelled');
+      const b = POINT_BYTES[curve];
+      const out = this.scratchArea(b.jacobian + b.affine);
+      this.sum(set, out);
+      const aff = out + b.jacobian;
+      this.e.call(`${curve}_toAffine`, aff, out);
+      return Array.from({ length: b.affine / ELEMENT_BYTES }, (_, i) => {
+        const at = aff + i * ELEMENT_BYTES;
+        this.e.call('fq_fromMont', at, at);
+        return this.e.readLimbs(at);
+      });
+    } finally {
+      this.busy = false;
+    }
   }
 
   async close(): Promise<void> {

@@ -7,14 +7,26 @@ import type { EngineInstance, SharedHeap } from './engine/instance.ts';
 import { taskHeapBytes } from './msm.ts';
 import { runTask, type Task } from './tasks.ts';
 
+export interface RunResult {
+  /** False if the flag at the run's `cancelFlag` was set before the tasks were done. */
+  readonly finished: boolean;
+  /** Thread time spent on the tasks of each label, ms. */
+  readonly busyMs: Readonly<Record<string, number>>;
+}
+
 export interface TaskRunner {
   readonly threads: number;
   /**
-   * Runs the tasks, each once, in any order and as many at a time as there are threads; resolves
-   * false if the flag at `cancelFlag` (an i32 of the shared memory) was set before they were done.
+   * Runs the tasks, each once, in any order and as many at a time as there are threads, stopping
+   * early if the flag at `cancelFlag` (an i32 of the shared memory) is set.
    */
-  run(tasks: readonly Task[], cancelFlag: number): Promise<boolean>;
+  run(tasks: readonly Task[], cancelFlag: number): Promise<RunResult>;
   close(): Promise<void>;
+}
+
+/** Adds a task's time to its label's. */
+export function addBusy(busy: Record<string, number>, label: string, ms: number): void {
+  busy[label] = (busy[label] ?? 0) + ms;
 }
 
 /** The heap bytes a task needs. */
@@ -47,16 +59,20 @@ export class LocalRunner implements TaskRunner {
     this.own = new ThreadHeap(heap);
   }
 
-  async run(tasks: readonly Task[], cancelFlag: number): Promise<boolean> {
+  async run(tasks: readonly Task[], cancelFlag: number): Promise<RunResult> {
     const cancelled = () => Atomics.load(this.e.i32, cancelFlag >>> 2) !== 0;
+    const busyMs: Record<string, number> = {};
     for (const t of tasks) {
-      if (cancelled()) return false;
+      if (cancelled()) return { finished: false, busyMs };
       const heap = this.own.fit(heapBytesOf(t));
-      if (!runTask(this.e, t, heap, cancelled)) return false;
+      const t0 = performance.now();
+      const done = runTask(this.e, t, heap, cancelled);
+      addBusy(busyMs, t.label, performance.now() - t0);
+      if (!done) return { finished: false, busyMs };
       // Lets an abort reach the flag between tasks.
       await new Promise((r) => setTimeout(r, 0));
     }
-    return !cancelled();
+    return { finished: !cancelled(), busyMs };
   }
 
   async close(): Promise<void> {}

@@ -6,7 +6,7 @@
 import type { EngineInstance } from './engine/instance.ts';
 import { type MsmInput, msmWindows } from './msm.ts';
 
-export type Task =
+export type Task = (
   | {
       readonly kind: 'msm';
       readonly input: MsmInput;
@@ -24,7 +24,11 @@ export type Task =
       readonly rootsInv: number;
       readonly shift: number;
       readonly nInv: number;
-    };
+    }
+) & {
+  /** What the task is part of (`msm A`, `fft`, …), for the proof's timings. */
+  readonly label: string;
+};
 
 /** Runs a task in this thread; false if it was cancelled before its end. */
 export function runTask(e: EngineInstance, t: Task, heap: number, cancelled: () => boolean): boolean {

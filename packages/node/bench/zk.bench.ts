@@ -23,7 +23,7 @@ function zk(): Groth16ProofSystem {
 }
 
 /** A leadership statement that holds: one note in the tree, a lottery under which it always wins. */
-function polCase(): { inputs: PolPublicInputs; witness: PolWitness } {
+export function polCase(): { inputs: PolPublicInputs; witness: PolWitness } {
   const sk = 1234567n;
   const value = 1_000_000n;
   const id = noteId(new Uint8Array(32).fill(42), 0, { value, pk: zkPublicKey(sk) });

@@ -6,7 +6,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '@logos-ts/shared/runtime';
 import type { SharedHeap } from '../engine/instance.ts';
-import { heapBytesOf, type TaskRunner, ThreadHeap } from '../runner.ts';
+import { addBusy, heapBytesOf, type RunResult, type TaskRunner, ThreadHeap } from '../runner.ts';
 import type { Task } from '../tasks.ts';
 import type { TaskMessage, TaskReply } from './worker.ts';
 
@@ -50,7 +50,7 @@ export class NodeRunner implements TaskRunner {
     return Promise.resolve(t);
   }
 
-  async run(tasks: readonly Task[], cancelFlag: number): Promise<boolean> {
+  async run(tasks: readonly Task[], cancelFlag: number): Promise<RunResult> {
     if (this.closed) throw new Error('the prover threads are closed');
     for (let k = 0; k < this.pool.length; k++) {
       const t = this.pool[k]!;
@@ -58,26 +58,28 @@ export class NodeRunner implements TaskRunner {
     }
     const queue = [...tasks];
     let finished = true;
+    const busyMs: Record<string, number> = {};
     const work = async (t: Thread): Promise<void> => {
       for (;;) {
         const task = queue.shift();
         if (task === undefined) return;
         const reply = await this.send(t, task, cancelFlag);
-        if (!reply) finished = false;
+        addBusy(busyMs, task.label, reply.ms);
+        if (!reply.finished) finished = false;
       }
     };
     await Promise.all(this.pool.map((t) => work(t)));
-    return finished;
+    return { finished, busyMs };
   }
 
-  private send(t: Thread, task: Task, cancelFlag: number): Promise<boolean> {
+  private send(t: Thread, task: Task, cancelFlag: number): Promise<{ finished: boolean; ms: number }> {
     const id = this.nextId++;
     const msg: TaskMessage = { id, task, heap: t.heap.fit(heapBytesOf(task)), cancelFlag };
     return new Promise((resolve, reject) => {
       const onMessage = (r: TaskReply) => {
         if (r.id !== id) return;
         done();
-        if (r.ok) resolve(r.finished);
+        if (r.ok) resolve({ finished: r.finished, ms: r.ms });
         else reject(new Error(`a prover thread failed: ${r.error}`));
       };
       const onExit = (code: number) => {

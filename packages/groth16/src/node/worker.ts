@@ -20,7 +20,7 @@ export interface TaskMessage {
 }
 
 export type TaskReply =
-  | { readonly id: number; readonly ok: true; readonly finished: boolean }
+  | { readonly id: number; readonly ok: true; readonly finished: boolean; readonly ms: number }
   | { readonly id: number; readonly ok: false; readonly error: string };
 
 const init = workerData as Init;
@@ -29,8 +29,9 @@ const port = parentPort!;
 port.on('message', (m: TaskMessage) => {
   try {
     const cancelled = () => Atomics.load(e.i32, m.cancelFlag >>> 2) !== 0;
+    const t0 = performance.now();
     const finished = runTask(e, m.task, m.heap, cancelled);
-    port.postMessage({ id: m.id, ok: true, finished } satisfies TaskReply);
+    port.postMessage({ id: m.id, ok: true, finished, ms: performance.now() - t0 } satisfies TaskReply);
   } catch (err) {
     port.postMessage({ id: m.id, ok: false, error: (err as Error).message } satisfies TaskReply);
   }

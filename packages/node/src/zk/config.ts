@@ -16,6 +16,7 @@ export interface ProofsSection {
   readonly backend: ProverBackendName;
 }
 
+// inferred: the reference proves natively; who makes a proof is this node's choice (docs/design/fidelity.md "Who makes the proofs")
 export const DEFAULT_PROOFS: ProofsSection = { circuits: null, backend: 'wasm' };
 
 export function parseProofsSection(raw: unknown): ProofsSection {

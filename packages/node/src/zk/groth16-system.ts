@@ -65,6 +65,29 @@ export function zkSignPublic(st: ZkSignStatement): bigint[] {
 
 const polPublic = polPublicInputList;
 
+/** The PoL circuit's input (signal name → decimal values) for a statement and its witness. */
+export function polCircuitInput(i: PolPublicInputs, w: PolWitness): Record<string, string | string[]> {
+  return {
+    entropy_contribution: dec(i.entropy_contribution),
+    slot: dec(i.slot),
+    epoch_nonce: dec(i.epoch_nonce),
+    lottery_0: dec(i.lottery_0),
+    lottery_1: dec(i.lottery_1),
+    aged_root: dec(i.aged_root),
+    latest_root: dec(i.latest_root),
+    leader_pk1: dec(i.leader_pk1),
+    leader_pk2: dec(i.leader_pk2),
+    secret_key: dec(w.secret_key),
+    note_value: dec(w.note_value),
+    note_tx_hash: dec(w.note_tx_hash),
+    note_output_index: dec(w.note_output_index),
+    aged_path: w.aged_path.map(dec),
+    aged_bits: bits(w.aged_index),
+    latest_path: w.latest_path.map(dec),
+    latest_bits: bits(w.latest_index),
+  };
+}
+
 /** The PoC circuit's public inputs, in order. */
 export function pocPublic(i: PocPublicInputs): bigint[] {
   return [i.voucher_nullifier, i.voucher_root, i.mantle_tx_hash];
@@ -195,32 +218,7 @@ export class Groth16ProofSystem implements ProofSystem {
   }
 
   provePol(i: PolPublicInputs, w: PolWitness, opts?: ProveOptions): Promise<Uint8Array> {
-    return this.prove(
-      'pol',
-      () => ({
-        input: {
-          entropy_contribution: dec(i.entropy_contribution),
-          slot: dec(i.slot),
-          epoch_nonce: dec(i.epoch_nonce),
-          lottery_0: dec(i.lottery_0),
-          lottery_1: dec(i.lottery_1),
-          aged_root: dec(i.aged_root),
-          latest_root: dec(i.latest_root),
-          leader_pk1: dec(i.leader_pk1),
-          leader_pk2: dec(i.leader_pk2),
-          secret_key: dec(w.secret_key),
-          note_value: dec(w.note_value),
-          note_tx_hash: dec(w.note_tx_hash),
-          note_output_index: dec(w.note_output_index),
-          aged_path: w.aged_path.map(dec),
-          aged_bits: bits(w.aged_index),
-          latest_path: w.latest_path.map(dec),
-          latest_bits: bits(w.latest_index),
-        },
-        publicInputs: polPublic(i),
-      }),
-      opts,
-    );
+    return this.prove('pol', () => ({ input: polCircuitInput(i, w), publicInputs: polPublic(i) }), opts);
   }
 
   verifyPoc(inputs: PocPublicInputs, proof: Uint8Array): Promise<boolean> {
