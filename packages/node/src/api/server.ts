@@ -22,6 +22,7 @@ import { LogosError } from '@logos-ts/shared/errors';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Semaphore } from '../util/semaphore.ts';
+import { withProofDeadline } from '../zk/index.ts';
 import type { ApiServerOptions } from './config.ts';
 import { decodeRequest, parseJsonBody, type RawRequest, unsupportedMediaType } from './decode.ts';
 import { ApiError, Rejection } from './errors.ts';
@@ -52,8 +53,12 @@ interface RouteConfig {
 const optionalBodyOf = (req: FastifyRequest): boolean =>
   (req.routeOptions.config as Partial<RouteConfig> | undefined)?.optionalBody === true;
 
-class Timeout extends Error {}
-class ClientGone extends Error {}
+class Timeout extends Error {
+  override readonly message = 'the API request timed out';
+}
+class ClientGone extends Error {
+  override readonly message = 'the API client left';
+}
 
 /** Largest path parameter the router accepts; longer ones are the API's own 400 (the header limit bounds them). */
 const MAX_PARAM_LENGTH = 65_536;
@@ -328,11 +333,14 @@ export class ApiServer {
       this.fail(reply, route.operationId, e, true);
       return undefined;
     }
+    // The request's deadline (the API timeout, its client leaving) is the deadline of the proofs its
+    // handler asks for.
+    const deadline = new AbortController();
     const permit = def.gatedWhileBootstrapping ? undefined : this.slots.tryAcquire();
     if (permit) {
       let res: HandlerResult;
       try {
-        res = route.handle(this.ctx, args);
+        res = withProofDeadline(deadline.signal, () => route.handle(this.ctx, args));
       } catch (e) {
         permit();
         this.fail(reply, route.operationId, e);
@@ -346,9 +354,9 @@ export class ApiServer {
         this.send(reply, res);
         return undefined;
       }
-      return this.finish(route, args, req, reply, res, permit);
+      return this.finish(route, args, req, reply, res, permit, deadline);
     }
-    return this.finish(route, args, req, reply, undefined, undefined);
+    return this.finish(route, args, req, reply, undefined, undefined, deadline);
   }
 
   /** The asynchronous path of `handle`, within the API timeout. */
@@ -359,8 +367,8 @@ export class ApiServer {
     reply: FastifyReply,
     running: Promise<ApiReply | ApiStream> | undefined,
     permit: (() => void) | undefined,
+    deadline: AbortController,
   ): Promise<void> {
-    const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new Timeout()), this.opts.backend.timeout * 1000);
     // A client that leaves while its request waits gives up its place (and never starts a stream).
     const socket = req.raw.socket;
@@ -372,7 +380,9 @@ export class ApiServer {
       if (!res) {
         release = await this.slots.acquire(deadline.signal);
         if (route.def.gatedWhileBootstrapping) await this.untilOnline(deadline.signal);
-        res = Promise.resolve().then(() => route.handle(this.ctx, args));
+        res = Promise.resolve().then(() =>
+          withProofDeadline(deadline.signal, () => route.handle(this.ctx, args)),
+        );
       }
       const out = await untilAborted(res, deadline.signal);
       clearTimeout(timer);

@@ -109,6 +109,8 @@ const COVER_PROOFS_AHEAD = 2;
 export class CoverProofs {
   private ready: LayerProof[] = [];
   private proving = 0;
+  /** The current epoch's cover proofs: aborted when the epoch ends (those being made and those kept). */
+  private epochProofs = new AbortController();
 
   constructor(
     private readonly layers: number,
@@ -117,8 +119,10 @@ export class CoverProofs {
     private readonly logger: Logger,
   ) {}
 
-  /** Drops the proofs made for the previous epoch. */
+  /** Drops the proofs made for the previous epoch, and stops those still being made. */
   reset(): void {
+    this.epochProofs.abort('the epoch of the cover proofs ended');
+    this.epochProofs = new AbortController();
     this.ready = [];
   }
 
@@ -142,11 +146,15 @@ export class CoverProofs {
     while (this.ready.length + this.proving < want && ce.processor.quota.remaining('core') > 0n) {
       this.proving++;
       void ce.processor
-        .proveLayer('core', {}, { background: true })
+        .proveLayer('core', {}, { background: true, signal: this.epochProofs.signal, what: 'cover' })
         .then((p) => {
           if (p !== null && this.current() === ce) this.ready.push(p);
         })
-        .catch((e: Error) => this.logger.warn({ err: e.message }, 'a core proof of quota failed'))
+        .catch((e: Error) => {
+          // One stopped at the epoch's end was dropped on purpose (logged by the prover pool).
+          if (!/no longer needed/.test(e.message))
+            this.logger.warn({ err: e.message }, 'a core proof of quota failed');
+        })
         .finally(() => {
           this.proving--;
         });

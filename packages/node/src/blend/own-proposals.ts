@@ -2,8 +2,9 @@
  * The Blend service's own block proposals (F `services/blend/src/lib.rs`, the leadership quota of
  * `blend/proofs/src/quota/`): a proposal is wrapped with proofs of leadership quota from its slot's
  * win, `data_replication_factor + 1` copies of `num_blend_layers` layers each. The proofs of a won slot
- * are made ahead in the background when the leader finds the win; at the slot, those not ready yet are
- * withdrawn from the background queue and made at once, before anything else waiting.
+ * are made ahead in the background when the leader finds the win; at the slot, those a prover has not
+ * taken yet are withdrawn from the background queue and made at once, before anything else waiting,
+ * and those being made are awaited (never made twice).
  */
 import type { Logger } from 'pino';
 import type { SlotClock } from '../chain/index.ts';
@@ -26,12 +27,19 @@ export interface OwnProposalsDeps {
   readonly sendOwn: (processor: EpochProcessor, bytes: Uint8Array) => Promise<void>;
 }
 
+/** One layer's leadership proof being made ahead. */
+interface AheadLayer {
+  proof: Promise<LayerProof>;
+  readonly cancel: AbortController;
+  /** A prover took it: at the slot it is awaited rather than made again. */
+  started: boolean;
+  done?: LayerProof;
+}
+
 /** The leadership proofs of a won slot being made ahead. */
 interface Ahead {
   readonly processor: EpochProcessor;
-  readonly layers: Map<number, Promise<LayerProof>>;
-  readonly done: Map<number, LayerProof>;
-  readonly cancel: AbortController;
+  readonly layers: Map<number, AheadLayer>;
 }
 
 export class OwnProposals {
@@ -40,30 +48,25 @@ export class OwnProposals {
 
   constructor(private readonly deps: OwnProposalsDeps) {}
 
-  /**
-   * The leadership proofs of a won slot's proposal: `data_replication_factor + 1` copies of
-   * `num_blend_layers` layers, key indices 0.. of the slot's quota (the key nullifier binds the slot
-   * and the index, so a proof made ahead and one made again are proofs of the same layer, never both
-   * sent). One promise per layer, copy after copy.
-   */
-  private prove(
+  /** One layer's leadership proof of a slot's proposal, key index `i`. */
+  private proveLayer(
     processor: EpochProcessor,
     win: LeadershipWin,
     opts: ProveOptions,
-    indices: readonly number[] = this.indices(),
-  ): Map<number, Promise<LayerProof>> {
-    return new Map(
-      indices.map((i) => [
-        i,
-        processor.proveLayer('leadership', { win }, opts, i).then((p) => {
-          if (p === null)
-            throw new BlendError('BLEND_UNAVAILABLE', 'the leadership quota of a slot is used up');
-          return p;
-        }),
-      ]),
-    );
+    i: number,
+  ): Promise<LayerProof> {
+    return processor.proveLayer('leadership', { win }, opts, i).then((p) => {
+      if (p === null) throw new BlendError('BLEND_UNAVAILABLE', 'the leadership quota of a slot is used up');
+      return p;
+    });
   }
 
+  /**
+   * The key indices of a won slot's proposal: `data_replication_factor + 1` copies of
+   * `num_blend_layers` layers, indices 0.. of the slot's quota (the key nullifier binds the slot and
+   * the index, so a proof made ahead and one made at the slot are proofs of the same layer, never
+   * both sent).
+   */
   private indices(): number[] {
     return Array.from({ length: (this.deps.replicationFactor + 1) * this.deps.layers }, (_, i) => i);
   }
@@ -77,42 +80,64 @@ export class OwnProposals {
     const epoch = epochOf(win.slot, this.deps.epochs);
     if (epoch !== processor.epoch || this.ahead.has(win.slot)) return;
     const now = this.deps.clock.currentSlot();
-    for (const [slot, p] of this.ahead) {
+    for (const [slot, a] of this.ahead) {
       if (slot >= now) continue;
-      p.cancel.abort();
+      for (const l of a.layers.values()) l.cancel.abort(`the proposal of slot ${slot} was not sent`);
       this.ahead.delete(slot);
     }
-    const cancel = new AbortController();
-    const layers = this.prove(processor, win, { background: true, signal: cancel.signal });
-    const done = new Map<number, LayerProof>();
-    for (const [i, p] of layers)
-      p.then(
-        (proof) => done.set(i, proof),
-        () => {}, // withdrawn or failed: made again when the slot comes
+    const layers = new Map<number, AheadLayer>();
+    for (const i of this.indices()) {
+      const cancel = new AbortController();
+      // The layer exists before its request: a free prover may start it at once.
+      const layer: AheadLayer = { cancel, started: false, proof: Promise.resolve() as never };
+      layer.proof = this.proveLayer(
+        processor,
+        win,
+        {
+          background: true,
+          signal: cancel.signal,
+          what: `proposal of slot ${win.slot}, ahead`,
+          onStart: () => {
+            layer.started = true;
+          },
+        },
+        i,
       );
-    this.ahead.set(win.slot, { processor, layers, done, cancel });
+      layer.proof.then(
+        (p) => {
+          layer.done = p;
+        },
+        () => {}, // withdrawn or failed: made at the slot
+      );
+      layers.set(i, layer);
+    }
+    this.ahead.set(win.slot, { processor, layers });
   }
 
   /**
-   * Sends the proposal of a won slot: with the layer proofs made ahead that are ready; the others are
-   * withdrawn from the background queue and made now, before anything else waiting (a proof already
-   * being made ahead still counts, whichever is ready first).
+   * Sends the proposal of a won slot: with the layer proofs made ahead that are ready or being made;
+   * the others are withdrawn from the background queue and made at once, before anything else
+   * waiting (so no layer is proved twice).
    */
   async send(processor: EpochProcessor, proposal: Uint8Array, win: LeadershipWin): Promise<void> {
     const { layers } = this.deps;
     const ahead = this.ahead.get(win.slot);
     this.ahead.delete(win.slot);
     const usable = ahead !== undefined && ahead.processor === processor ? ahead : undefined;
-    const indices = this.indices();
-    const missing = indices.filter((i) => usable?.done.get(i) === undefined);
-    if (missing.length > 0) usable?.cancel.abort();
-    const now = this.prove(processor, win, { urgent: true }, missing);
+    if (ahead !== undefined && usable === undefined)
+      for (const l of ahead.layers.values()) l.cancel.abort(`slot ${win.slot}: another epoch's processor`);
+    const now = (i: number) =>
+      this.proveLayer(processor, win, { urgent: true, what: `proposal of slot ${win.slot}` }, i);
+    let madeNow = 0;
     const proofs = await Promise.all(
-      indices.map((i) => {
-        const ready = usable?.done.get(i);
-        if (ready !== undefined) return ready;
-        const made = usable?.layers.get(i);
-        return made === undefined ? now.get(i)! : Promise.any([made, now.get(i)!]);
+      this.indices().map((i) => {
+        const l = usable?.layers.get(i);
+        if (l?.done !== undefined) return l.done;
+        // Being made: awaited (made now only if it fails).
+        if (l?.started) return l.proof.catch(() => now(i));
+        l?.cancel.abort(`slot ${win.slot}: made now instead`);
+        madeNow++;
+        return now(i);
       }),
     );
     for (let c = 0; c < proofs.length; c += layers)
@@ -124,8 +149,8 @@ export class OwnProposals {
       {
         slot: Number(win.slot),
         copies: proofs.length / layers,
-        proved_ahead: missing.length === 0,
-        layers_made_now: missing.length,
+        proved_ahead: madeNow === 0,
+        layers_made_now: madeNow,
       },
       'proposal sent through Blend',
     );

@@ -21,7 +21,7 @@ import type { LeadershipWin, ProposalPublisher } from '../blend/index.ts';
 import { bodyRoot } from '../block/block.ts';
 import { encodeHeader, type Header, type SignedHeader } from '../block/header.ts';
 import type { IChain, SlotClock } from '../chain/index.ts';
-import { bytesToHex } from '../codec/hex.ts';
+import { bytesEqual, bytesToHex } from '../codec/hex.ts';
 import { entropyContribution, isWinningTicket, leaderThreshold, leaderTicket } from '../consensus/lottery.ts';
 import { Ed25519Signer, ed25519GenerateSecretKey } from '../crypto/ed25519.ts';
 import type { Fr } from '../crypto/field.ts';
@@ -139,6 +139,8 @@ export class LeaderService {
   wonSlots = 0;
   /** Blocks applied before the end of their own slot. */
   producedInSlot = 0;
+  /** Won slots given up while their proof was made (the parent left the tip, or the slot got too late). */
+  givenUp = 0;
   /** Slot start to block applied, per produced block (most recent last, at most 100 kept). */
   readonly latenciesMs: number[] = [];
 
@@ -173,7 +175,7 @@ export class LeaderService {
     if (this.timer) clearTimeout(this.timer);
     this.deps.chain.off('online', this.onOnline);
     this.deps.chain.off('block', this.onBlock);
-    for (const p of this.prepared.values()) p.cancel.abort();
+    for (const p of this.prepared.values()) p.cancel.abort('block production paused');
     this.prepared.clear();
   }
 
@@ -332,12 +334,17 @@ export class LeaderService {
           continue;
         }
         const cancel = new AbortController();
-        const proof = this.prove(es, parent, header, n, { signal: cancel.signal, background: true });
+        const proof = this.prove(es, parent, header, n, {
+          signal: cancel.signal,
+          background: true,
+          what: `slot ${slot}, ahead`,
+        });
         proof.catch(() => {}); // a stale or failed one is dropped; the slot then proves as usual
         kept.set(slot, { noteId: n.id, inputs, leaderKey, voucher, proof, cancel });
         this.deps.logger.debug({ slot: Number(slot), now: Number(now) }, 'proving a won slot ahead of time');
       }
-      for (const [slot, p] of this.prepared) if (kept.get(slot) !== p) p.cancel.abort();
+      for (const [slot, p] of this.prepared)
+        if (kept.get(slot) !== p) p.cancel.abort(`slot ${slot}: the tip changed its statement`);
       this.prepared = kept;
     } catch (e) {
       if (!this.closed)
@@ -375,7 +382,7 @@ export class LeaderService {
     const ready = p !== undefined && p.noteId === n.id ? p : undefined;
     for (const [s, q] of this.prepared) {
       if (s > slot) continue;
-      if (q !== ready) q.cancel.abort();
+      if (q !== ready) q.cancel.abort(`slot ${s} passed`);
       this.prepared.delete(s);
     }
     try {
@@ -423,10 +430,25 @@ export class LeaderService {
     // the body); otherwise the same key and voucher are proved now, before any proof made ahead.
     const fits =
       ready !== undefined && sameStatement(ready.inputs, polPublicInputs(es, parent.utxos.root(), header));
-    if (ready !== undefined && !fits) ready.cancel.abort();
-    header.proof_of_leadership.proof = await (fits
-      ? ready.proof
-      : this.prove(es, parent, header, n, { urgent: true }));
+    if (ready !== undefined && !fits) ready.cancel.abort(`slot ${slot}: the block's statement changed`);
+    // The proof is useful while the block can still extend the chain: its parent is the tip and its
+    // slot is not past by more than a block gap (another leader's block is due by then).
+    const deadline = this.proofDeadline(slot, parentId);
+    let proof: Uint8Array;
+    try {
+      proof = await (fits
+        ? untilAborted(ready.proof, deadline.signal)
+        : this.prove(es, parent, header, n, { urgent: true, signal: deadline.signal, what: `slot ${slot}` }));
+    } catch (e) {
+      if (!deadline.signal.aborted) throw e;
+      if (fits) ready.cancel.abort(deadline.signal.reason);
+      this.givenUp++;
+      this.deps.logger.debug({ slot: Number(slot), reason: String(deadline.signal.reason) }, 'slot given up');
+      return;
+    } finally {
+      deadline.release();
+    }
+    header.proof_of_leadership.proof = proof;
     const tProof = performance.now();
     const block = {
       header,
@@ -456,6 +478,42 @@ export class LeaderService {
       },
       'block produced',
     );
+  }
+
+  /** Slots a block may come after its own and still be worth proving: the expected gap between blocks, 1/f. */
+  private get lateSlots(): bigint {
+    const f = this.deps.chain.config.consensus.active_slot_coeff;
+    return (f.den + f.num - 1n) / f.num;
+  }
+
+  /**
+   * Aborts (with the reason) once a block at `slot` on `parentId` can no longer extend the chain: the
+   * tip moves to another block, or the slot is more than `lateSlots` behind the clock; checked at each
+   * block applied and each slot. `release` stops watching.
+   */
+  // inferred: how late a block's proof is still worth making (docs/design/fidelity.md "When a proof of leadership is given up")
+  private proofDeadline(slot: bigint, parentId: Uint8Array): { signal: AbortSignal; release(): void } {
+    const stop = new AbortController();
+    // Lateness counts from the slot, or from now if the slot is played late (tests play past slots).
+    const now = this.deps.clock.currentSlot();
+    const from = now > slot ? now : slot;
+    const check = () => {
+      if (stop.signal.aborted) return;
+      if (!bytesEqual(this.deps.chain.tip().id, parentId))
+        stop.abort(`slot ${slot}: the parent is no longer the tip`);
+      else if (this.deps.clock.currentSlot() > from + this.lateSlots)
+        stop.abort(`slot ${slot}: more than ${this.lateSlots} slots late`);
+    };
+    const timer = setInterval(check, Math.max(50, this.deps.clock.slotDurationMs));
+    this.deps.chain.on('block', check);
+    check();
+    return {
+      signal: stop.signal,
+      release: () => {
+        clearInterval(timer);
+        this.deps.chain.off('block', check);
+      },
+    };
   }
 
   /** The header of a block at `slot` on `parentId` led by note `n` (its PoL proof still empty). */
@@ -512,4 +570,23 @@ export class LeaderService {
       opts,
     );
   }
+}
+
+/** `p`, or a rejection with the signal's reason once it aborts. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }

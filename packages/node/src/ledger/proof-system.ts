@@ -97,8 +97,16 @@ export interface ProofSite {
 
 /** How a proof is queued when the prover is busy. */
 export interface ProveOptions {
-  /** Aborting drops the request if it has not started (a started proof runs to its end, unused). */
+  /**
+   * Until when the proof is useful: aborting drops the request if it waits, stops it if it is being
+   * made (where the backend can), and counts a proof already made as made for nothing. The abort
+   * reason (a string) says why, in the log.
+   */
   readonly signal?: AbortSignal;
+  /** What the proof is for (`slot 1234`, `cover`, …), for the log. */
+  readonly what?: string;
+  /** Called when a prover starts on the request (a backend without a queue may never call it). */
+  readonly onStart?: () => void;
   /** Goes before the requests already waiting (a proof needed now rather than ahead of time). */
   readonly urgent?: boolean;
   /** Waits behind every request that is not (a proof made ahead of time, with time to spare). */
@@ -113,7 +121,7 @@ export interface ProofSystem {
   readonly secure: boolean;
 
   verifyZkSign(statement: ZkSignStatement, signature: ZkSignature): Promise<boolean>;
-  proveZkSign(msg: Fr, secretKeys: readonly Fr[]): Promise<ZkSignature>;
+  proveZkSign(msg: Fr, secretKeys: readonly Fr[], opts?: ProveOptions): Promise<ZkSignature>;
 
   verifyPol(inputs: PolPublicInputs, proof: Uint8Array): Promise<boolean>;
   provePol(inputs: PolPublicInputs, witness: PolWitness, opts?: ProveOptions): Promise<Uint8Array>;

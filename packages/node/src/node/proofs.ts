@@ -54,6 +54,7 @@ export function openProofSystem(opts: ProofsOptions, log: Logger): ProofSystem {
     createProofSystem(opts.deployment, {
       circuits: loadCircuits(opts, log),
       backend: opts.config.proofs.backend,
+      logger: log,
     });
   log.info(
     { backend: proofs.name, ...(proofs instanceof Groth16ProofSystem ? { prover: proofs.backend } : {}) },

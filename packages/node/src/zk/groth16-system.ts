@@ -5,6 +5,7 @@
  */
 
 import { availableParallelism } from 'node:os';
+import type { Logger } from 'pino';
 import {
   type PoqPublicInputs,
   type PoqWitness,
@@ -47,8 +48,9 @@ import {
   type CircuitProver,
   loadCircuitFolder,
 } from './circuit-folder.ts';
+import { proofDeadline } from './proof-deadline.ts';
 import type { ProverBackendName } from './prover-backend.ts';
-import { ProverPool } from './prover-pool.ts';
+import { ProverPool, type ProverStats } from './prover-pool.ts';
 
 const PAD_PK = zkPublicKey(0n);
 
@@ -116,6 +118,8 @@ export interface Groth16Options {
   readonly backend?: ProverBackendName;
   /** Worker threads of each prover process (`wasm`): the machine's cores shared among the processes. */
   readonly proverThreads?: number;
+  /** Where dropped proof requests are logged (debug). */
+  readonly logger?: Logger;
 }
 
 export class Groth16ProofSystem implements ProofSystem {
@@ -144,7 +148,7 @@ export class Groth16ProofSystem implements ProofSystem {
     const provers = opts.provers ?? 1;
     this.backend = opts.backend ?? 'wasm';
     const threads = opts.proverThreads ?? Math.max(1, Math.floor(availableParallelism() / provers));
-    this.pool = new ProverPool(provers, this.backend, threads);
+    this.pool = new ProverPool(provers, this.backend, threads, opts.logger);
   }
 
   /** The verification key of each circuit, as snarkjs wrote it (for verifier threads). */
@@ -187,7 +191,12 @@ export class Groth16ProofSystem implements ProofSystem {
   ): Promise<Uint8Array> {
     const a = this.prover(circuit);
     const { input, publicInputs } = statement();
-    const { proof, publicSignals } = await this.pool.prove(a.wasmPath, a.zkeyPath, input, opts);
+    // A request without a signal of its own ends with the work that asked for it (an API request's).
+    const signal = opts.signal ?? proofDeadline();
+    const { proof, publicSignals } = await this.pool.prove(circuit, a.wasmPath, a.zkeyPath, input, {
+      ...opts,
+      ...(signal ? { signal } : {}),
+    });
     const got = publicSignals.map(BigInt);
     if (got.length !== publicInputs.length || got.some((x, i) => x !== publicInputs[i])) {
       throw new Error(`${circuit}: the circuit's public signals differ from the statement`);
@@ -199,17 +208,26 @@ export class Groth16ProofSystem implements ProofSystem {
     return groth16Verify(this.vks.zksig, zkSignPublic(st), zkSignatureToBytes(sig));
   }
 
-  async proveZkSign(msg: bigint, secretKeys: readonly bigint[]): Promise<ZkSignature> {
+  /** Proving time spent on proofs used and on proofs dropped or made for nothing. */
+  get proverStats(): ProverStats {
+    return this.pool.stats;
+  }
+
+  async proveZkSign(msg: bigint, secretKeys: readonly bigint[], opts?: ProveOptions): Promise<ZkSignature> {
     if (secretKeys.length > ZKSIGN_MAX_KEYS) throw new RangeError(`at most ${ZKSIGN_MAX_KEYS} keys`);
-    const bytes = await this.prove('zksig', () => {
-      const sks = [...secretKeys];
-      while (sks.length < ZKSIGN_MAX_KEYS) sks.push(0n);
-      const pub = zkSignPublic({ msg, publicKeys: secretKeys.map(zkPublicKey) });
-      return {
-        input: { pks: pub.slice(0, ZKSIGN_MAX_KEYS).map(dec), msg: dec(msg), sks: sks.map(dec) },
-        publicInputs: pub,
-      };
-    });
+    const bytes = await this.prove(
+      'zksig',
+      () => {
+        const sks = [...secretKeys];
+        while (sks.length < ZKSIGN_MAX_KEYS) sks.push(0n);
+        const pub = zkSignPublic({ msg, publicKeys: secretKeys.map(zkPublicKey) });
+        return {
+          input: { pks: pub.slice(0, ZKSIGN_MAX_KEYS).map(dec), msg: dec(msg), sks: sks.map(dec) },
+          publicInputs: pub,
+        };
+      },
+      opts,
+    );
     return zkSignatureFromBytes(bytes);
   }
 

@@ -2,6 +2,7 @@
  * Choosing the proof backend of a node: Groth16 with the configured keys for every deployment; the
  * insecure test backend only when asked for and only on a test deployment.
  */
+import type { Logger } from 'pino';
 import { assertProofSystemAllowed, type Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
 import { type CircuitFolder, SHIPPED_CIRCUITS_DIR } from './circuit-folder.ts';
@@ -23,6 +24,7 @@ export {
 } from './circuit-folder.ts';
 export { DEFAULT_PROOFS, type ProofsSection, parseProofsSection } from './config.ts';
 export { Groth16ProofSystem } from './groth16-system.ts';
+export { proofDeadline, withProofDeadline } from './proof-deadline.ts';
 export { PROVER_BACKENDS, type ProverBackendName } from './prover-backend.ts';
 export { VerifierPool, VerifierPoolError, withVerifierPool } from './verifier-pool.ts';
 
@@ -34,6 +36,8 @@ export interface ProofSystemOptions {
   readonly provers?: number;
   /** The Groth16 prover backend (`proofs.backend`): this node's own prover by default. */
   readonly backend?: ProverBackendName;
+  /** Where the prover logs the requests it drops (debug). */
+  readonly logger?: Logger;
 }
 
 export function createProofSystem(d: Deployment, opts: ProofSystemOptions = {}): ProofSystem {
@@ -43,6 +47,7 @@ export function createProofSystem(d: Deployment, opts: ProofSystemOptions = {}):
         circuits: opts.circuits ?? SHIPPED_CIRCUITS_DIR,
         ...(opts.provers ? { provers: opts.provers } : {}),
         ...(opts.backend ? { backend: opts.backend } : {}),
+        ...(opts.logger ? { logger: opts.logger } : {}),
       });
   assertProofSystemAllowed(d, system);
   return system;
@@ -59,7 +64,7 @@ export async function pooledVerifier(proofs: ProofSystem, threads: number): Prom
       name: proofs.name,
       secure: proofs.secure,
       verifyZkSign: (st, sig) => proofs.verifyZkSign(st, sig),
-      proveZkSign: (msg, sks) => proofs.proveZkSign(msg, sks),
+      proveZkSign: (msg, sks, opts) => proofs.proveZkSign(msg, sks, opts),
       verifyPol: (inputs, proof) => proofs.verifyPol(inputs, proof),
       provePol: (inputs, witness, opts) => proofs.provePol(inputs, witness, opts),
       warmPolProver: () => proofs.warmPolProver?.() ?? Promise.resolve(),

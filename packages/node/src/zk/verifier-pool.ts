@@ -208,7 +208,7 @@ export function withVerifierPool(base: ProofSystem, pool: VerifierPool): ProofSy
     secure: base.secure,
     verifyZkSign: (st: ZkSignStatement, sig: ZkSignature) =>
       pool.verify('zksig', zkSignPublic(st), zkSignatureToBytes(sig)),
-    proveZkSign: (msg, sks) => base.proveZkSign(msg, sks),
+    proveZkSign: (msg, sks, opts) => base.proveZkSign(msg, sks, opts),
     verifyPol: (inputs: PolPublicInputs, proof: Uint8Array) =>
       pool.verify('pol', polPublicInputList(inputs), proof),
     provePol: (inputs, witness, opts) => base.provePol(inputs, witness, opts),

@@ -242,3 +242,52 @@ test('the leader proposes nothing while consensus is Bootstrapping and starts on
     rmSync(dir3, { recursive: true, force: true });
   }
 });
+
+test('a won slot whose parent leaves the tip while its proof is made is given up, its proof request aborted with the reason', async () => {
+  const store = await openStore(mkdtempSync(join(dir, 'giveup-')));
+  try {
+    const logger = pino({ level: 'silent' });
+    const genesisMs = 1_700_000_000_000;
+    const clock = new SlotClock(genesisMs, FAST.slot_duration_ms, () => genesisMs + 10 ** 9);
+    const chain = await ChainService.init(
+      { deployment: FAST, genesisTimeMs: genesisMs, online: false },
+      { store: store.chain, proofs: INSECURE_TEST_PROOFS, clock, logger },
+    );
+    const requests: ProveOptions[] = [];
+    // A proof that is never done: it ends only when its requester gives it up.
+    const proofs = {
+      ...INSECURE_TEST_PROOFS,
+      provePol: (_i: unknown, _w: unknown, opts: ProveOptions = {}) => {
+        requests.push(opts);
+        return new Promise<Uint8Array>((_, reject) =>
+          opts.signal?.addEventListener('abort', () => reject(new Error('no longer needed')), { once: true }),
+        );
+      },
+    };
+    const leader = new LeaderService(
+      {
+        secretKeys: devnetKeys(4).map((k) => k.secretKey),
+        vouchers: new VoucherGenerator(devnetSecretKey(1001), store.wallet),
+      },
+      { chain, clock, proofs, txs: NO_TRANSACTIONS, logger },
+    );
+    let playing: Promise<void> | undefined;
+    for (let slot = 3n; requests.length === 0 && slot < 40n; slot++) {
+      playing = leader.onSlot(slot);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.equal(requests.length, 1, 'a won slot asked for its proof');
+    const signal = requests[0]!.signal!;
+    assert.equal(signal.aborted, false);
+    assert.match(requests[0]!.what!, /^slot \d+$/);
+    // Another block on the same parent becomes the tip.
+    await chain.submit(new TestChain(FAST).block([], 1n));
+    await playing;
+    assert.equal(signal.aborted, true);
+    assert.match(String(signal.reason), /the parent is no longer the tip/);
+    assert.equal(leader.givenUp, 1);
+    assert.equal(leader.produced, 0);
+  } finally {
+    await store.close();
+  }
+});

@@ -19,8 +19,8 @@ after(() => pool.close());
 test('a prover readies a circuit; urgent requests go first and background ones last; a withdrawn request never runs', async () => {
   const busy = pool.warm(WASM, ZKEY);
   const order: string[] = [];
-  const request = (name: string, opts: Parameters<ProverPool['prove']>[3] = {}) =>
-    pool.prove(WASM, ZKEY, {}, opts).then(
+  const request = (name: string, opts: Parameters<ProverPool['prove']>[4] = {}) =>
+    pool.prove('pol', WASM, ZKEY, {}, opts).then(
       () => order.push(`${name}: proved`),
       (e: Error) => {
         assert.ok(e instanceof ProverError);
@@ -38,5 +38,5 @@ test('a prover readies a circuit; urgent requests go first and background ones l
   await busy;
   await Promise.all([ahead, dropped, normal, urgent]);
   assert.deepEqual(order, ['dropped', 'urgent', 'normal', 'ahead'], 'urgent, then normal, then background');
-  await assert.rejects(pool.prove(WASM, ZKEY, {}, { signal: withdraw.signal }), /no longer needed/);
+  await assert.rejects(pool.prove('pol', WASM, ZKEY, {}, { signal: withdraw.signal }), /no longer needed/);
 });
