@@ -48,14 +48,14 @@ export interface ProveResult {
 }
 
 /**
- * How long the steps of the last proof took, ms: wall time of each phase, and the thread time of
- * each kind of task (`msm A`, `msm B1`, `msm B2`, `msm C`, `msm H`, `fft`), which threads overlap.
+ * How long the steps of the last proof took, ms: wall time of each phase (the tasks on the threads
+ * between the QAP and the blinding), and the thread time of each kind of task (`msm A`, `msm B1`,
+ * `msm B2`, `msm C`, `msm H`, `fft`), which threads overlap.
  */
 export interface ProofTimings {
   readonly witnessMs: number;
   readonly qapMs: number;
-  readonly parallelMs: number;
-  readonly hMs: number;
+  readonly tasksMs: number;
   readonly finishMs: number;
   readonly totalMs: number;
   readonly busyMs: Readonly<Record<string, number>>;
@@ -75,6 +75,15 @@ function randomScalar(): bigint {
   let v = 0n;
   for (const x of b) v = (v << 8n) | BigInt(x);
   return v % FR_MODULUS;
+}
+
+/** Points placed for MSMs (`Groth16Prover.msmBases`). */
+export interface MsmBases {
+  readonly curve: CurveName;
+  readonly count: number;
+  readonly set: PointSet;
+  /** Room for the scalars of one MSM. */
+  readonly scalars: number;
 }
 
 export interface ProverOptions {
@@ -184,46 +193,47 @@ export class Groth16Prover {
       nInv: k.nInv,
     });
     const witnessMsm = (set: PointSet, label: string) => this.msmTasks(set, k.witness, label);
-    const first: Task[] = [
-      ...witnessMsm(k.b2, 'msm B2'),
-      coset(k.evalA),
-      coset(k.evalB),
-      coset(k.evalC),
-      ...witnessMsm(k.a, 'msm A'),
-      ...witnessMsm(k.b1, 'msm B1'),
-      ...witnessMsm(k.c, 'msm C'),
-    ];
-    const busyMs: Record<string, number> = {};
-    const phase = async (tasks: Task[]) => {
-      const r = await this.runner.run(tasks, this.cancelFlag);
-      for (const [label, ms] of Object.entries(r.busyMs)) busyMs[label] = (busyMs[label] ?? 0) + ms;
-      if (!r.finished) throw new ProverError('the proof was no longer needed');
+    // The FFT chains first: once the three are done, H's scalars are computed here and its MSM goes
+    // to the front of the queue, while the threads go on with the witness MSMs (largest first).
+    const cosets = [coset(k.evalA), coset(k.evalB), coset(k.evalC)];
+    let cosetsLeft = cosets.length;
+    const onDone = (t: Task): Task[] | undefined => {
+      if (t.kind !== 'coset' || --cosetsLeft > 0) return undefined;
+      // H = A∘B − C on the coset, in normal form: the scalars of the H points.
+      e.call('fr_mulEach', k.evalA, k.evalA, k.evalB, n);
+      e.call('fr_subEach', k.evalA, k.evalA, k.evalC, n);
+      e.call('fr_batchFromMont', k.evalA, n);
+      return this.msmTasks(k.h, k.evalA, 'msm H');
     };
-    await phase(first);
+    const tasks: Task[] = [
+      ...cosets,
+      ...witnessMsm(k.b2, 'msm B2'),
+      ...witnessMsm(k.a, 'msm A'),
+      ...witnessMsm(k.c, 'msm C'),
+      ...witnessMsm(k.b1, 'msm B1'),
+    ];
+    const r = await this.runner.run(tasks, this.cancelFlag, onDone);
+    if (!r.finished) throw new ProverError('the proof was no longer needed');
     const t3 = performance.now();
-    // H = A∘B − C on the coset, in normal form: the scalars of the H points.
-    e.call('fr_mulEach', k.evalA, k.evalA, k.evalB, n);
-    e.call('fr_subEach', k.evalA, k.evalA, k.evalC, n);
-    e.call('fr_batchFromMont', k.evalA, n);
-    await phase(this.msmTasks(k.h, k.evalA, 'msm H'));
-    const t4 = performance.now();
     const result = this.finish(k);
-    const t5 = performance.now();
+    const t4 = performance.now();
     this.lastTimings = {
       witnessMs: t1 - t0,
       qapMs: t2 - t1,
-      parallelMs: t3 - t2,
-      hMs: t4 - t3,
-      finishMs: t5 - t4,
-      totalMs: t5 - t0,
-      busyMs,
+      tasksMs: t3 - t2,
+      finishMs: t4 - t3,
+      totalMs: t4 - t0,
+      busyMs: r.busyMs,
     };
     return result;
   }
 
-  /** Whether the 9 limbs at u32 index `at` are below `m`. */
+  /** Whether the 9 limbs at u32 index `at` are below `m` (the top limb decides but for a tie). */
   private below(at: number, m: bigint): boolean {
     const u32 = this.e.u32;
+    const top = Number(m >> 232n);
+    const t = u32[at + LIMBS - 1]!;
+    if (t !== top) return t < top;
     let v = 0n;
     for (let i = LIMBS - 1; i >= 0; i--) v = (v << 29n) | BigInt(u32[at + i]!);
     return v < m;
@@ -343,21 +353,31 @@ export class Groth16Prover {
   }
 
   /**
-   * One MSM Σ k_i·P_i on the runner's threads: points as snarkjs files hold them (ffjavascript's
-   * Montgomery form), scalars 32 bytes little-endian each. The points are placed in the shared memory
-   * anew each call (the call is for measurements and checks, not for a hot path). Returns the affine
-   * result's coordinates in normal form (G2: x.c0, x.c1, y.c0, y.c1), all zero at infinity.
+   * Places points for MSMs (`msm`): as snarkjs files hold them (ffjavascript's Montgomery form, 64 or
+   * 128 bytes each, all zero at infinity), read once and kept in the shared memory.
    */
-  async msm(curve: CurveName, points: Uint8Array, scalars: Uint8Array): Promise<bigint[]> {
+  msmBases(curve: CurveName, points: Uint8Array): MsmBases {
     const size = curve === 'g1' ? 64 : 128;
     const n = points.length / size;
-    if (!Number.isInteger(n) || scalars.length !== n * 32)
-      throw new ProverError(`${points.length} bytes of points and ${scalars.length} of scalars do not match`);
+    if (!Number.isInteger(n)) throw new ProverError(`${points.length} bytes are not ${curve} points`);
+    const set = placePoints(this.heap, this.e, curve, points, n, 0);
+    return { curve, count: n, set, scalars: this.heap.alloc(n * ELEMENT_BYTES) };
+  }
+
+  /**
+   * One MSM Σ k_i·P_i over placed bases on the runner's threads, scalars 32 bytes little-endian each
+   * (below r). Returns the affine result's coordinates in normal form (G2: x.c0, x.c1, y.c0, y.c1),
+   * all zero at infinity.
+   */
+  async msm(bases: MsmBases, scalars: Uint8Array): Promise<bigint[]> {
+    const n = bases.count;
+    if (scalars.length !== n * 32)
+      throw new ProverError(`${scalars.length} bytes of scalars for ${n} points`);
     if (this.busy) throw new ProverError('a proof is under way');
     this.busy = true;
     try {
-      const set = placePoints(this.heap, this.e, curve, points, n, 0);
-      const sc = this.heap.alloc(n * ELEMENT_BYTES);
+      const { curve, set } = bases;
+      const sc = bases.scalars;
       unpackLe256(scalars, n, this.e.u32, sc);
       for (let i = 0; i < n; i++)
         if (!this.below((sc >>> 2) + i * LIMBS, FR_MODULUS))

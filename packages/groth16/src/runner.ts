@@ -14,13 +14,20 @@ export interface RunResult {
   readonly busyMs: Readonly<Record<string, number>>;
 }
 
+/**
+ * Called on the coordinating thread as each task ends; the tasks it returns (those the ended ones
+ * made possible) go to the front of the queue.
+ */
+export type OnTaskDone = (task: Task) => readonly Task[] | undefined;
+
 export interface TaskRunner {
   readonly threads: number;
   /**
-   * Runs the tasks, each once, in any order and as many at a time as there are threads, stopping
-   * early if the flag at `cancelFlag` (an i32 of the shared memory) is set.
+   * Runs the tasks, each once, taken in order as threads get free (as many at a time as there are
+   * threads), with those `onDone` adds; stops early if the flag at `cancelFlag` (an i32 of the
+   * shared memory) is set.
    */
-  run(tasks: readonly Task[], cancelFlag: number): Promise<RunResult>;
+  run(tasks: readonly Task[], cancelFlag: number, onDone?: OnTaskDone): Promise<RunResult>;
   close(): Promise<void>;
 }
 
@@ -59,16 +66,19 @@ export class LocalRunner implements TaskRunner {
     this.own = new ThreadHeap(heap);
   }
 
-  async run(tasks: readonly Task[], cancelFlag: number): Promise<RunResult> {
+  async run(tasks: readonly Task[], cancelFlag: number, onDone?: OnTaskDone): Promise<RunResult> {
     const cancelled = () => Atomics.load(this.e.i32, cancelFlag >>> 2) !== 0;
     const busyMs: Record<string, number> = {};
-    for (const t of tasks) {
+    const queue = [...tasks];
+    for (let t = queue.shift(); t !== undefined; t = queue.shift()) {
       if (cancelled()) return { finished: false, busyMs };
       const heap = this.own.fit(heapBytesOf(t));
       const t0 = performance.now();
       const done = runTask(this.e, t, heap, cancelled);
       addBusy(busyMs, t.label, performance.now() - t0);
       if (!done) return { finished: false, busyMs };
+      const more = onDone?.(t);
+      if (more) queue.unshift(...more);
       // Lets an abort reach the flag between tasks.
       await new Promise((r) => setTimeout(r, 0));
     }

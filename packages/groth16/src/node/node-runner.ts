@@ -6,9 +6,25 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '@logos-ts/shared/runtime';
 import type { SharedHeap } from '../engine/instance.ts';
-import { addBusy, heapBytesOf, type RunResult, type TaskRunner, ThreadHeap } from '../runner.ts';
+import {
+  addBusy,
+  heapBytesOf,
+  type OnTaskDone,
+  type RunResult,
+  type TaskRunner,
+  ThreadHeap,
+} from '../runner.ts';
 import type { Task } from '../tasks.ts';
 import type { TaskMessage, TaskReply } from './worker.ts';
+
+/** A promise and its resolver. */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
 
 interface Thread {
   worker: Worker;
@@ -50,7 +66,7 @@ export class NodeRunner implements TaskRunner {
     return Promise.resolve(t);
   }
 
-  async run(tasks: readonly Task[], cancelFlag: number): Promise<RunResult> {
+  async run(tasks: readonly Task[], cancelFlag: number, onDone?: OnTaskDone): Promise<RunResult> {
     if (this.closed) throw new Error('the prover threads are closed');
     for (let k = 0; k < this.pool.length; k++) {
       const t = this.pool[k]!;
@@ -58,14 +74,33 @@ export class NodeRunner implements TaskRunner {
     }
     const queue = [...tasks];
     let finished = true;
+    let inFlight = 0;
+    // A thread that finds the queue empty while others run waits: an ending task may add more.
+    let changed = signal();
     const busyMs: Record<string, number> = {};
     const work = async (t: Thread): Promise<void> => {
       for (;;) {
         const task = queue.shift();
-        if (task === undefined) return;
-        const reply = await this.send(t, task, cancelFlag);
-        addBusy(busyMs, task.label, reply.ms);
-        if (!reply.finished) finished = false;
+        if (task === undefined) {
+          if (inFlight === 0) return;
+          await changed.promise;
+          continue;
+        }
+        inFlight++;
+        try {
+          const reply = await this.send(t, task, cancelFlag);
+          addBusy(busyMs, task.label, reply.ms);
+          if (!reply.finished) finished = false;
+          else {
+            const more = onDone?.(task);
+            if (more) queue.unshift(...more);
+          }
+        } finally {
+          inFlight--;
+          const c = changed;
+          changed = signal();
+          c.resolve();
+        }
       }
     };
     await Promise.all(this.pool.map((t) => work(t)));

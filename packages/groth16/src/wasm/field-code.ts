@@ -17,6 +17,11 @@ export const LIMB_MASK = (1n << 29n) - 1n;
 export const ELEMENT_BYTES = LIMBS * 4;
 export const R_BITS = BigInt(LIMBS * LIMB_BITS);
 
+/** The 18 limbs of a value below 2^522 (a product before its reduction). */
+export function toWideLimbs(v: bigint): bigint[] {
+  return Array.from({ length: 2 * LIMBS }, (_, i) => (v >> BigInt(i * LIMB_BITS)) & LIMB_MASK);
+}
+
 /** The limbs of a value below 2^261. */
 export function toLimbs(v: bigint): bigint[] {
   return Array.from({ length: LIMBS }, (_, i) => (v >> BigInt(i * LIMB_BITS)) & LIMB_MASK);
@@ -190,6 +195,128 @@ export class MontgomeryField implements FieldOps {
     f.get(0)
       .get(carry)
       .i64Store32((LIMBS - 1) * 4);
+  }
+
+  /**
+   * Writes the body of a product in the quadratic extension Fq[u]/(u² + 1) over this field into `f`
+   * (params out, a, b; elements (c0, c1) of two field elements), with one Montgomery reduction per
+   * output coordinate instead of one per product (Karatsuba with lazy reduction): the three
+   * products a0·b0, a1·b1 and (a0 + a1)·(b0 + b1) as unreduced 17-column sums; c1's columns are the
+   * third less the first two (a0·b1 + a1·b0 ≥ 0 as a whole), c0's the first less the second plus
+   * 4p² (so that it is not negative: both products are below 4p²); signed carries give each 18
+   * limbs, which one reduction each brings to c/R, below 2p (8p² < p·R).
+   */
+  writeFq2Mul(f: FunctionBuilder): void {
+    const e = ELEMENT_BYTES;
+    const load = (ptr: number, off: number) => {
+      const l = f.localsOf('i64', LIMBS);
+      for (let i = 0; i < LIMBS; i++)
+        f.get(ptr)
+          .i64Load32u(off + i * 4)
+          .set(l[i]!);
+      return l;
+    };
+    const a0 = load(1, 0);
+    const a1 = load(1, e);
+    const b0 = load(2, 0);
+    const b1 = load(2, e);
+    // sa = a0 + a1, sb = b0 + b1 with carries (below 4p < 2^256: limbs stay 29 bits).
+    const sum = (x: number[], y: number[]) => {
+      const s = f.localsOf('i64', LIMBS);
+      for (let i = 0; i < LIMBS; i++) {
+        f.get(x[i]!).get(y[i]!).i64Add();
+        if (i > 0)
+          f.get(s[i - 1]!)
+            .i64Const(29n)
+            .i64ShrU()
+            .i64Add();
+        f.set(s[i]!);
+        if (i > 0)
+          f.get(s[i - 1]!)
+            .i64Const(LIMB_MASK)
+            .i64And()
+            .set(s[i - 1]!);
+      }
+      return s;
+    };
+    const sa = sum(a0, a1);
+    const sb = sum(b0, b1);
+    const cols = 2 * LIMBS - 1;
+    const c0 = f.localsOf('i64', 2 * LIMBS);
+    const c1 = f.localsOf('i64', 2 * LIMBS);
+    const fourPP = toWideLimbs(4n * this.modulus * this.modulus);
+    // Column k of a product: Σ x_i·y_(k−i).
+    const column = (x: number[], y: number[], k: number) => {
+      let terms = 0;
+      for (let i = Math.max(0, k - (LIMBS - 1)); i <= Math.min(k, LIMBS - 1); i++) {
+        f.get(x[i]!)
+          .get(y[k - i]!)
+          .i64Mul();
+        if (terms++ > 0) f.i64Add();
+      }
+    };
+    const p1 = f.local('i64');
+    for (let k = 0; k < cols; k++) {
+      column(a1, b1, k);
+      f.set(p1);
+      // c0_k = (a0·b0)_k − (a1·b1)_k + (4p²)_k
+      column(a0, b0, k);
+      f.tee(c0[k]!);
+      f.get(p1).i64Sub().i64Const(fourPP[k]!).i64Add().set(c0[k]!);
+      // c1_k = (sa·sb)_k − (a0·b0)_k − (a1·b1)_k
+      column(sa, sb, k);
+      f.get(c0[k]!).i64Const(fourPP[k]!).i64Sub().get(p1).i64Add().i64Sub();
+      f.get(p1).i64Sub().set(c1[k]!);
+    }
+    f.i64Const(fourPP[cols]!).set(c0[cols]!);
+    f.i64Const(0n).set(c1[cols]!);
+    const q = f.local('i64');
+    const reduce = (t: number[], off: number) => {
+      // Signed carries: 18 limbs of 29 bits (the whole is not negative).
+      for (let k = 0; k < 2 * LIMBS - 1; k++) {
+        f.get(t[k + 1]!)
+          .get(t[k]!)
+          .i64Const(29n)
+          .i64ShrS()
+          .i64Add()
+          .set(t[k + 1]!);
+        f.get(t[k]!).i64Const(LIMB_MASK).i64And().set(t[k]!);
+      }
+      // Montgomery reduction of the 18 limbs, carries at the end.
+      for (let i = 0; i < LIMBS; i++) {
+        f.get(t[i]!).i64Const(this.mu).i64Mul().i64Const(LIMB_MASK).i64And().set(q);
+        for (let j = 0; j < LIMBS; j++) {
+          if (this.p[j] === 0n) continue;
+          f.get(t[i + j]!)
+            .get(q)
+            .i64Const(this.p[j]!)
+            .i64Mul()
+            .i64Add()
+            .set(t[i + j]!);
+        }
+        f.get(t[i + 1]!)
+          .get(t[i]!)
+          .i64Const(29n)
+          .i64ShrU()
+          .i64Add()
+          .set(t[i + 1]!);
+      }
+      for (let j = 0; j < LIMBS; j++) {
+        const v = t[LIMBS + j]!;
+        if (j > 0)
+          f.get(v)
+            .get(t[LIMBS + j - 1]!)
+            .i64Const(29n)
+            .i64ShrU()
+            .i64Add()
+            .set(v);
+        f.get(0).get(v);
+        if (j < LIMBS - 1) f.i64Const(LIMB_MASK).i64And();
+        f.i64Store32(off + j * 4);
+      }
+    };
+    reduce(c0, 0);
+    reduce(c1, e);
   }
 
   /**

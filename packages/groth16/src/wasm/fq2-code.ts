@@ -77,46 +77,8 @@ export class Fq2Field implements FieldOps {
       .call(fq.eq)
       .i32And();
 
-    // mul (Karatsuba): c0 = a0b0 − a1b1, c1 = (a0 + a1)(b0 + b1) − a0b0 − a1b1.
-    {
-      const f = this.mul;
-      const t0 = layout.scratch(e);
-      const t1 = layout.scratch(e);
-      const t2 = layout.scratch(e);
-      const t3 = layout.scratch(e);
-      const s = (o: number) => layout.pushScratch(f, o);
-      const hi = (p: number) => f.get(p).i32Const(e).i32Add();
-      s(t0);
-      f.get(1).get(2).call(fq.mul);
-      s(t1);
-      hi(1);
-      hi(2);
-      f.call(fq.mul);
-      s(t2);
-      f.get(1);
-      hi(1);
-      f.call(fq.add);
-      s(t3);
-      f.get(2);
-      hi(2);
-      f.call(fq.add);
-      s(t2);
-      s(t2);
-      s(t3);
-      f.call(fq.mul);
-      hi(0);
-      s(t2);
-      s(t0);
-      f.call(fq.sub);
-      hi(0);
-      hi(0);
-      s(t1);
-      f.call(fq.sub);
-      f.get(0);
-      s(t0);
-      s(t1);
-      f.call(fq.sub);
-    }
+    // mul: Karatsuba with one reduction per coordinate (MontgomeryField.writeFq2Mul).
+    fq.writeFq2Mul(this.mul);
     // square: c0 = (a0 + a1)(a0 − a1), c1 = 2·a0·a1.
     {
       const f = this.square;
