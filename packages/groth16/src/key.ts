@@ -8,7 +8,7 @@
 import { FR_MODULUS } from './engine/code.ts';
 import { type EngineInstance, type SharedHeap, unpackLe256 } from './engine/instance.ts';
 import type { Zkey } from './files.ts';
-import { type CurveName, POINT_BYTES, windowBits, windowsOf } from './msm.ts';
+import { type CurveName, POINT_BYTES, shiftedWindowBits, windowBits, windowsOf } from './msm.ts';
 import { COEF_BYTES } from './wasm/fft-code.ts';
 import { ELEMENT_BYTES, R_BITS } from './wasm/field-code.ts';
 
@@ -22,6 +22,8 @@ export interface PointSet {
   /** The window width its MSM uses and where that MSM's window sums go. */
   readonly c: number;
   readonly sums: number;
+  /** A copy of the points per window follows the first (`shiftPoints`). */
+  readonly shifted: boolean;
 }
 
 export interface LoadedKey {
@@ -124,17 +126,40 @@ export function placePoints(
   e.call('fq_batchFromFfjs', at, keep.length * coords);
   const c = windowBits(keep.length);
   const sums = heap.alloc(windowsOf(c).count * b.jacobian);
-  return { curve, points: at, count: keep.length, indices, c, sums };
+  return { curve, points: at, count: keep.length, indices, c, sums, shifted: false };
+}
+
+/**
+ * The points with a copy per window, 2^(c·w)·P (fixed bases: made once, by batch doublings), so that
+ * an MSM's windows share their buckets (msm.ts `shifted`); the window width chosen for that. Costs
+ * `windows` times the points' memory.
+ */
+export function shiftPoints(heap: SharedHeap, e: EngineInstance, set: PointSet, tasks: number): PointSet {
+  const b = POINT_BYTES[set.curve];
+  const c = shiftedWindowBits(set.count, tasks);
+  const win = windowsOf(c);
+  const n = set.count;
+  const at = heap.alloc(win.count * n * b.affine);
+  e.u8.copyWithin(at, set.points, set.points + n * b.affine);
+  const tmp = heap.alloc(2 * n * b.field);
+  for (let w = 1; w < win.count; w++) {
+    const copy = at + w * n * b.affine;
+    e.u8.copyWithin(copy, copy - n * b.affine, copy);
+    for (let k = 0; k < c; k++) e.call(`${set.curve}_batchDouble`, copy, n, tmp);
+  }
+  const sums = heap.alloc((win.count + 2) * b.jacobian);
+  return { ...set, points: at, c, sums, shifted: true };
 }
 
 /** Places a parsed key in the engine's memory (`e` is the coordinating thread's instance). */
-export function loadKey(heap: SharedHeap, e: EngineInstance, z: Zkey): LoadedKey {
+export function loadKey(heap: SharedHeap, e: EngineInstance, z: Zkey, tasksPerMsm: number): LoadedKey {
   const start = heap.used;
   const points = (curve: CurveName, raw: Uint8Array, count: number, signalOffset: number) =>
     placePoints(heap, e, curve, raw, count, signalOffset);
   const a = points('g1', z.a, z.nVars, 0);
   const b1 = points('g1', z.b1, z.nVars, 0);
-  const b2 = points('g2', z.b2, z.nVars, 0);
+  // G2 points cost three times G1's: shifted once, their MSM fills one set of buckets per task.
+  const b2 = shiftPoints(heap, e, points('g2', z.b2, z.nVars, 0), tasksPerMsm);
   const c = points('g1', z.c, z.nVars - z.nPublic - 1, z.nPublic + 1);
   const h = points('g1', z.h, z.domainSize, 0);
   const single = (curve: CurveName, raw: Uint8Array) => {

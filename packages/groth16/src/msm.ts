@@ -72,6 +72,25 @@ export function windowBits(n: number): number {
   return best;
 }
 
+/**
+ * The window width for n shifted points (a copy per window) split in `tasks` tasks: the
+ * accumulation still costs n additions per window, but the running sums only 2^(c−1) per task and
+ * the top window's set once.
+ */
+export function shiftedWindowBits(n: number, tasks: number): number {
+  let best = 2;
+  let bestCost = Number.POSITIVE_INFINITY;
+  for (let c = 2; c <= 16; c++) {
+    const win = windowsOf(c);
+    const cost = win.count * n * 9 + (tasks * 2 ** (c - 1) + 2 ** win.topBits) * 37;
+    if (cost < bestCost) {
+      bestCost = cost;
+      best = c;
+    }
+  }
+  return best;
+}
+
 export interface MsmInput {
   readonly curve: CurveName;
   /** Affine points, none at infinity. */
@@ -82,6 +101,31 @@ export interface MsmInput {
   /** Address of `count` i32 scalar indices, or 0. */
   readonly indices: number;
   readonly c: number;
+  /**
+   * The points come with a copy per window, 2^(c·w)·P for window w, at `points + w·count` points
+   * (fixed bases, shifted once when a key is placed): the windows then share one set of buckets
+   * (and the top window its own), so a task sums 2 sets instead of one per window.
+   */
+  readonly shifted?: boolean;
+}
+
+/** The buckets a task of windows [w0, w1) fills: shifted, one shared set and the top window's set. */
+function taskBuckets(win: Windows, w0: number, w1: number, shifted: boolean): number[] {
+  const last = win.count - 1;
+  if (!shifted) {
+    const first: number[] = [];
+    let n = 0;
+    for (let w = w0; w < w1; w++) {
+      first.push(n);
+      n += bucketsOf(win, w);
+    }
+    first.push(n);
+    return first;
+  }
+  const low = w0 < last ? 2 ** (win.c - 1) : 0;
+  const first = Array.from({ length: w1 - w0 }, (_, k) => (w0 + k === last ? low : 0));
+  first.push(low + (w1 > last ? 2 ** win.topBits : 0));
+  return first;
 }
 
 /**
@@ -95,23 +139,18 @@ function batchFor(buckets: number): number {
 /** Pairs that may wait for the next batch; beyond, a pair is added to its bucket's Jacobian part. */
 const MAX_WAITING = 512;
 
-function bucketRange(win: Windows, w0: number, w1: number): number {
-  let n = 0;
-  for (let w = w0; w < w1; w++) n += bucketsOf(win, w);
-  return n;
-}
-
 /** Bytes of the heap a task of windows [w0, w1) needs. */
-export function taskHeapBytes(curve: CurveName, c: number, w0: number, w1: number): number {
+export function taskHeapBytes(curve: CurveName, c: number, w0: number, w1: number, shifted = false): number {
   const b = POINT_BYTES[curve];
-  const buckets = bucketRange(windowsOf(c), w0, w1);
+  const buckets = taskBuckets(windowsOf(c), w0, w1, shifted).at(-1)!;
   return buckets * (b.affine + b.jacobian + 2) + BATCH * (8 + 2 * b.field + 1) + 512;
 }
 
 /**
  * Fills and sums the buckets of windows [w0, w1) of an MSM; writes each window's sum (Jacobian) at
- * `out + (w − w0)·jacobianBytes`. `heap` is this task's region of `taskHeapBytes` bytes. Returns
- * false if `cancelled` said so before it was done.
+ * `out + (w − w0)·jacobianBytes` — or, for shifted points, the two sets' sums at `out` and the next
+ * slot (infinity for a set the task has not). `heap` is this task's region of `taskHeapBytes` bytes.
+ * Returns false if `cancelled` said so before it was done.
  */
 export function msmWindows(
   e: EngineInstance,
@@ -127,7 +166,9 @@ export function msmWindows(
   const c = win.c;
   const b = POINT_BYTES[curve];
   const half = 2 ** (c - 1);
-  const nBuckets = bucketRange(win, w0, w1);
+  const shifted = input.shifted === true;
+  const first = taskBuckets(win, w0, w1, shifted);
+  const nBuckets = first[w1 - w0]!;
   const buckets = heap;
   const jbuckets = buckets + nBuckets * b.affine;
   const flags = jbuckets + nBuckets * b.jacobian;
@@ -184,8 +225,9 @@ export function msmWindows(
     for (let k = 0; k < n; k++) push(w[k * 2]!, w[k * 2 + 1]!);
   };
   // The first bucket of each window of the task.
-  const firstBucket = new Int32Array(w1 - w0);
-  for (let w = w0 + 1; w < w1; w++) firstBucket[w - w0] = firstBucket[w - w0 - 1]! + bucketsOf(win, w - 1);
+  const firstBucket = Int32Array.from(first.slice(0, w1 - w0));
+  // Shifted points: window w reads copy w.
+  const copyStride = shifted ? input.count * 2 : 0;
   const scalarBase = input.scalars >>> 2;
   const indexBase = input.indices >>> 2;
   for (let i = 0; i < input.count; i++) {
@@ -209,7 +251,7 @@ export function msmWindows(
         } else carry = 0;
       }
       if (w < w0 || d === 0) continue;
-      push(firstBucket[w - w0]! + (d > 0 ? d : -d) - 1, i * 2 + (d < 0 ? 1 : 0));
+      push(firstBucket[w - w0]! + (d > 0 ? d : -d) - 1, w * copyStride + i * 2 + (d < 0 ? 1 : 0));
     }
   }
   // What is left: the last batch, then the waiting pairs until none wait.
@@ -217,17 +259,16 @@ export function msmWindows(
     if (inBatch > 0) flush();
     retry();
   }
-  for (let w = w0; w < w1; w++) {
-    const first = firstBucket[w - w0]!;
-    reduce(
-      buckets + first * b.affine,
-      flags + first,
-      jbuckets + first * b.jacobian,
-      jflags + first,
-      bucketsOf(win, w),
-      out + (w - w0) * b.jacobian,
-    );
+  const sum = (from: number, count: number, at: number) =>
+    reduce(buckets + from * b.affine, flags + from, jbuckets + from * b.jacobian, jflags + from, count, at);
+  if (shifted) {
+    const low = w0 < last ? half : 0;
+    e.u8.fill(0, out, out + 2 * b.jacobian);
+    if (low > 0) sum(0, low, out);
+    if (w1 > last) sum(low, nBuckets - low, out + b.jacobian);
+    return true;
   }
+  for (let w = w0; w < w1; w++) sum(firstBucket[w - w0]!, bucketsOf(win, w), out + (w - w0) * b.jacobian);
   return true;
 }
 

@@ -124,7 +124,7 @@ export class Groth16Prover {
     zkey: Uint8Array,
   ): { nVars: number; nPublic: number; domainSize: number; bytes: number } {
     if (this.keys.has(name)) throw new ProverError(`a key named ${name} is already loaded`);
-    const k = loadKey(this.heap, this.e, parseZkey(zkey, `proving key ${name}`));
+    const k = loadKey(this.heap, this.e, parseZkey(zkey, `proving key ${name}`), TASKS_PER_MSM);
     this.keys.set(name, k);
     return { nVars: k.nVars, nPublic: k.nPublic, domainSize: k.domainSize, bytes: k.bytes };
   }
@@ -239,9 +239,16 @@ export class Groth16Prover {
     return v < m;
   }
 
+  /** Each task's first window: the MSM's windows cut in `TASKS_PER_MSM` ranges. */
+  private ranges(set: PointSet): [number, number][] {
+    const count = windowsOf(set.c).count;
+    const per = Math.ceil(count / TASKS_PER_MSM);
+    const out: [number, number][] = [];
+    for (let w0 = 0; w0 < count; w0 += per) out.push([w0, Math.min(count, w0 + per)]);
+    return out;
+  }
+
   private msmTasks(set: PointSet, scalars: number, label: string): Task[] {
-    const win = windowsOf(set.c);
-    const per = Math.ceil(win.count / TASKS_PER_MSM);
     const b = POINT_BYTES[set.curve];
     const input = {
       curve: set.curve,
@@ -250,18 +257,30 @@ export class Groth16Prover {
       scalars,
       indices: set.indices,
       c: set.c,
+      shifted: set.shifted,
     };
-    const tasks: Task[] = [];
-    for (let w0 = 0; w0 < win.count; w0 += per) {
-      const w1 = Math.min(win.count, w0 + per);
-      tasks.push({ kind: 'msm', label, input, w0, w1, out: set.sums + w0 * b.jacobian });
-    }
-    return tasks;
+    return this.ranges(set).map(
+      ([w0, w1]): Task => ({
+        kind: 'msm',
+        label,
+        input,
+        w0,
+        w1,
+        out: set.sums + w0 * b.jacobian,
+      }),
+    );
   }
 
-  /** The MSM's result (Jacobian) from its window sums. */
+  /** The MSM's result (Jacobian): its window sums combined, or its tasks' set sums added (shifted). */
   private sum(set: PointSet, out: number): void {
-    combineWindows(this.e, set.curve, set.c, set.sums, windowsOf(set.c).count, out);
+    if (!set.shifted) {
+      combineWindows(this.e, set.curve, set.c, set.sums, windowsOf(set.c).count, out);
+      return;
+    }
+    const b = POINT_BYTES[set.curve];
+    this.e.u8.fill(0, out, out + b.jacobian);
+    for (const [w0] of this.ranges(set))
+      for (const k of [0, 1]) this.e.call(`${set.curve}_jacAdd`, out, out, set.sums + (w0 + k) * b.jacobian);
   }
 
   /** Σ k_i·P_i over a few affine points, on this thread, into `out` (Jacobian). */

@@ -38,7 +38,7 @@ export function addBusy(busy: Record<string, number>, label: string, ms: number)
 
 /** The heap bytes a task needs. */
 export function heapBytesOf(t: Task): number {
-  return t.kind === 'msm' ? taskHeapBytes(t.input.curve, t.input.c, t.w0, t.w1) : 0;
+  return t.kind === 'msm' ? taskHeapBytes(t.input.curve, t.input.c, t.w0, t.w1, t.input.shifted === true) : 0;
 }
 
 /** A thread's heap: grown (a new region) when a task needs more than it has. */

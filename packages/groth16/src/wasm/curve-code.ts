@@ -96,6 +96,11 @@ export class CurveCode {
    */
   readonly batchAdd: FunctionBuilder;
   /**
+   * (points, n, tmp): doubles n affine points in place, one inversion for all (no point at infinity,
+   * and none of order 2: BN254's groups have odd order). `tmp` has room for 2n field elements.
+   */
+  readonly batchDouble: FunctionBuilder;
+  /**
    * (jbuckets, jflags, bucket, point, sign): the Jacobian bucket plus ± the affine point — for the
    * pairs a batch cannot take (their bucket is in it and the queue of waiting pairs is full).
    */
@@ -124,6 +129,7 @@ export class CurveCode {
     this.affineIsInfinity = m.fn(n('affineIsInfinity'), ['i32'], ['i32']);
     this.batchAdd = m.fn(n('batchAdd'), ['i32', 'i32', 'i32', 'i32', 'i32', 'i32']);
     this.addToJacobian = m.fn(n('addToJacobian'), ['i32', 'i32', 'i32', 'i32', 'i32']);
+    this.batchDouble = m.fn(n('batchDouble'), ['i32', 'i32', 'i32']);
     this.reduceBuckets = m.fn(n('reduceBuckets'), ['i32', 'i32', 'i32', 'i32', 'i32', 'i32']);
     this.writeSmall();
     this.writeDouble();
@@ -131,6 +137,7 @@ export class CurveCode {
     this.writeAdd();
     this.writeBatchAdd();
     this.writeAddToJacobian();
+    this.writeBatchDouble();
     this.writeReduce();
   }
 
@@ -520,6 +527,64 @@ export class CurveCode {
     f.end();
     f.end();
     f.end();
+    f.br(0).end().end();
+  }
+
+  /** Pass 1: denominators 2y and their running products; one inversion; pass 2 backwards. */
+  private writeBatchDouble(): void {
+    const f = this.batchDouble;
+    const F = this.F;
+    const e = F.bytes;
+    const pb = this.affineBytes;
+    const E = new Emit(f, F, this.layout);
+    // params: 0 points, 1 n, 2 tmp
+    const k = f.local('i32');
+    const P = f.local('i32');
+    const dK = f.local('i32');
+    const accK = f.local('i32');
+    const [inv, invK, lambda, t] = this.temps(4);
+    f.get(1).i32Eqz().if().return().end();
+    const at = () => {
+      f.get(0).get(k).i32Const(pb).i32Mul().i32Add().set(P);
+      f.get(2).get(k).i32Const(e).i32Mul().i32Add().set(dK);
+      f.get(2).get(1).get(k).i32Add().i32Const(e).i32Mul().i32Add().set(accK);
+    };
+    f.i32Const(0).set(k);
+    f.block().loop();
+    f.get(k).get(1).i32GeU().brIf(1);
+    at();
+    E.dbl({ local: dK, off: 0 }, { local: P, off: e });
+    f.get(k).i32Eqz().if();
+    E.copy({ local: accK, off: 0 }, { local: dK, off: 0 });
+    f.else();
+    E.mul({ local: accK, off: 0 }, { local: accK, off: -e }, { local: dK, off: 0 });
+    f.end();
+    f.get(k).i32Const(1).i32Add().set(k);
+    f.br(0).end().end();
+    E.inv(inv!, { local: accK, off: 0 });
+    f.get(1).set(k);
+    f.block().loop();
+    f.get(k).i32Eqz().brIf(1);
+    f.get(k).i32Const(1).i32Sub().set(k);
+    at();
+    f.get(k).i32Eqz().if();
+    E.copy(invK!, inv!);
+    f.else();
+    E.mul(invK!, inv!, { local: accK, off: -e });
+    E.mul(inv!, inv!, { local: dK, off: 0 });
+    f.end();
+    // λ = 3x²/(2y); x3 = λ² − 2x; y3 = λ(x − x3) − y
+    E.sq(lambda!, { local: P, off: 0 });
+    E.dbl(t!, lambda!);
+    E.add(lambda!, lambda!, t!);
+    E.mul(lambda!, lambda!, invK!);
+    E.sq(t!, lambda!);
+    E.sub(t!, t!, { local: P, off: 0 });
+    E.sub(t!, t!, { local: P, off: 0 });
+    E.sub(invK!, { local: P, off: 0 }, t!);
+    E.mul(invK!, lambda!, invK!);
+    E.sub({ local: P, off: e }, invK!, { local: P, off: e });
+    E.copy({ local: P, off: 0 }, t!);
     f.br(0).end().end();
   }
 

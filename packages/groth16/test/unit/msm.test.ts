@@ -92,3 +92,58 @@ test('window layout: the top window takes the bits left and merges when fewer th
     assert.ok(w.topBits >= 3 || w.count === 1);
   }
 });
+
+describe('shifted bases: a copy per window, shared buckets', () => {
+  for (const curve of ['g1', 'g2'] as const) {
+    test(`${curve}: copies made by batch doubling; the MSM split in tasks equals noble's`, () => {
+      const G = (curve === 'g1' ? G1 : G2) as unknown as { BASE: Pt; ZERO: Pt };
+      const b = POINT_BYTES[curve];
+      const rnd = random(curve === 'g1' ? 31 : 32);
+      const n = 40;
+      const c = 5;
+      const win = windowsOf(c);
+      const P = Array.from({ length: n }, () => G.BASE.multiply(rnd(FR_MODULUS - 1n) + 1n));
+      const S = Array.from({ length: n }, (_, i) =>
+        i === 3 ? 0n : i === 4 ? FR_MODULUS - 1n : rnd(FR_MODULUS),
+      );
+      const pts = heap.alloc(win.count * n * b.affine);
+      P.forEach((p, i) => {
+        if (curve === 'g1') writeG1(e, pts + i * b.affine, p as never);
+        else writeG2(e, pts + i * b.affine, p as never);
+      });
+      const tmp = heap.alloc(2 * n * b.field);
+      for (let w = 1; w < win.count; w++) {
+        const at = pts + w * n * b.affine;
+        e.u8.copyWithin(at, at - n * b.affine, at);
+        for (let k = 0; k < c; k++) e.call(`${curve}_batchDouble`, at, n, tmp);
+      }
+      const last = (curve === 'g1' ? readG1 : readG2)(e, pts + ((win.count - 1) * n + 7) * b.affine);
+      assert.ok((last as unknown as Pt).equals(P[7]!.multiply(2n ** BigInt(c * (win.count - 1)))));
+      const sc = heap.alloc(n * 36);
+      S.forEach((k, i) => {
+        e.writeLimbs(sc + i * 36, k);
+      });
+      const input = { curve, points: pts, count: n, scalars: sc, indices: 0, c, shifted: true };
+      const out = heap.alloc(4 * b.jacobian);
+      const mid = Math.floor(win.count / 2);
+      for (const [w0, w1, slot] of [
+        [0, mid, 0],
+        [mid, win.count, 2],
+      ] as const) {
+        const h = heap.alloc(taskHeapBytes(curve, c, w0, w1, true));
+        assert.ok(msmWindows(e, input, w0, w1, h, out + slot * b.jacobian));
+      }
+      const acc = heap.alloc(b.jacobian);
+      e.u8.copyWithin(acc, out, out + b.jacobian);
+      for (let k = 1; k < 4; k++) e.call(`${curve}_jacAdd`, acc, acc, out + k * b.jacobian);
+      const aff = heap.alloc(b.affine);
+      e.call(`${curve}_toAffine`, aff, acc);
+      let want = G.ZERO;
+      P.forEach((p, i) => {
+        if (S[i]! !== 0n) want = want.add(p.multiply(S[i]!));
+      });
+      const got = curve === 'g1' ? readG1(e, aff) : readG2(e, aff);
+      assert.ok((got as unknown as Pt).equals(want));
+    });
+  }
+});
