@@ -96,8 +96,13 @@ async function measure(nodes: number): Promise<DevnetFigures> {
   });
   const api = (i: number) => `http://127.0.0.1:${apiBase + i}`;
   try {
-    const meta = readMeta(dir);
-    if (!meta) throw new Error('the devnet folder has no meta');
+    // The folder is written before the nodes start.
+    let meta = readMeta(dir);
+    for (let waited = 0; meta === undefined && waited < 60_000; waited += 200) {
+      await sleep(200);
+      meta = readMeta(dir);
+    }
+    if (!meta) throw new Error('the devnet folder was not written within a minute');
     const deployment = loadDeployment(join(dir, 'deployment.yaml'));
     const slotMs = deployment.slot_duration_ms;
     const f = deployment.ledger.consensus.active_slot_coeff;
@@ -161,7 +166,9 @@ async function measure(nodes: number): Promise<DevnetFigures> {
     while (included.size < sent.length && Date.now() < until) {
       for (const h of sent) {
         if (included.has(h)) continue;
-        const r = await fetch(`${api(0)}/cryptarchia/transaction/${h}`).catch(() => undefined);
+        const r = await fetch(`${api(0)}/cryptarchia/transaction/${h}`, {
+          signal: AbortSignal.timeout(10_000),
+        }).catch(() => undefined);
         if (r?.status === 200) included.add(h);
         await r?.arrayBuffer();
       }

@@ -74,6 +74,11 @@ export function superviseDevnet(o: SupervisorOptions): Promise<number> {
   let exitCode = 0;
 
   const say = (msg: string) => out.write(`[devnet] ${msg}\n`);
+  // Aborted before the nodes start (the folder was still being prepared): none is started.
+  if (o.signal?.aborted) {
+    say('stopped before the nodes started');
+    return Promise.resolve(0);
+  }
   const prefix = (p: NodePlan) => {
     const tag = `[${p.name}]`;
     return o.color ? `\x1b[${NODE_COLORS[p.index % NODE_COLORS.length]}m${tag}\x1b[0m` : tag;

@@ -178,6 +178,36 @@ test('--deployment is refused for an existing chain; an unreadable one is a clea
   );
 });
 
+test('a devnet stopped while its folder is prepared starts no node and ends at once', async () => {
+  const stop = new AbortController();
+  const out: string[] = [];
+  const running = runDevnet({
+    dir: join(tmp, 'stopped-early'),
+    nodes: 2,
+    apiPortBase: 28_600,
+    p2pPortBase: 28_700,
+    reset: true,
+    pretty: false,
+    color: false,
+    stopOnExit: false,
+    signal: stop.signal,
+    out: {
+      write: (s: string) => {
+        out.push(s);
+        return true;
+      },
+      on: () => {},
+      off: () => {},
+    } as unknown as NodeJS.WritableStream,
+  });
+  stop.abort();
+  assert.equal(await running, 0);
+  assert.ok(
+    out.some((l) => l.includes('stopped before the nodes started')),
+    out.join(''),
+  );
+});
+
 test('--genesis-account: notes of their own keys after the stake notes, in the wallet of their node, kept', async () => {
   assert.throws(
     () => parseGenesisAccounts(['0:1'], 2),
