@@ -55,13 +55,14 @@ async function getJson<T>(url: string, init?: RequestInit): Promise<{ status: nu
 }
 
 interface Info {
-  readonly height: number;
-  readonly state: string;
+  readonly cryptarchia_info: { readonly height: number; readonly state: string };
 }
 
 async function measure(nodes: number): Promise<DevnetFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'logos-devnet-bench-'));
   const lines: Line[] = [];
+  /** The devnet's own lines and anything else that is not a node's JSON line, for a failure's message. */
+  const other: string[] = [];
   let partial = '';
   const out = new Writable({
     write(chunk, _enc, done) {
@@ -70,7 +71,10 @@ async function measure(nodes: number): Promise<DevnetFigures> {
       partial = parts.pop() ?? '';
       for (const l of parts) {
         const m = /^\[node-(\d+)\] (\{.*\})$/.exec(l);
-        if (!m) continue;
+        if (!m) {
+          other.push(l);
+          continue;
+        }
         try {
           lines.push({ node: Number(m[1]), ...(JSON.parse(m[2]!) as { time: number; msg: string }) });
         } catch {
@@ -111,9 +115,15 @@ async function measure(nodes: number): Promise<DevnetFigures> {
     const deadline = Date.now() + 180_000;
     for (let i = 0; i < nodes; i++) {
       for (;;) {
-        if (Date.now() > deadline) throw new Error(`node ${i} did not come online`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `node ${i} did not come online:\n${[
+              ...other.slice(-20),
+              ...lines.filter((l) => Number(l.level) >= 50).map((l) => JSON.stringify(l)),
+            ].join('\n')}`,
+          );
         const info = await getJson<Info>(`${api(i)}/cryptarchia/info`).catch(() => undefined);
-        if (info?.body.state === 'Online') break;
+        if (info?.body.cryptarchia_info.state === 'Online') break;
         await sleep(500);
       }
       await getJson(`${api(i)}/admin/tracing/filter`, {
@@ -124,7 +134,7 @@ async function measure(nodes: number): Promise<DevnetFigures> {
     }
     await sleep(WARMUP_S * 1000);
     const startMs = Date.now();
-    const h0 = (await getJson<Info>(`${api(0)}/cryptarchia/info`)).body.height;
+    const h0 = (await getJson<Info>(`${api(0)}/cryptarchia/info`)).body.cryptarchia_info.height;
     // Transfers at one per expected block, round robin over the nodes and their keys.
     // Node i's funded keys are devnet keys KEYS_PER_NODE·i … (src/devnet/plan.ts).
     const keysOf = Array.from({ length: nodes }, (_, i) =>
@@ -159,7 +169,7 @@ async function measure(nodes: number): Promise<DevnetFigures> {
       await sleep(Math.max(0, startMs + k * gapMs - Date.now()));
     }
     const endMs = Date.now();
-    const h1 = (await getJson<Info>(`${api(0)}/cryptarchia/info`)).body.height;
+    const h1 = (await getJson<Info>(`${api(0)}/cryptarchia/info`)).body.cryptarchia_info.height;
     // Inclusion: by the end plus one minute.
     const included = new Set<string>();
     const until = Date.now() + INCLUSION_WAIT_S * 1000;
