@@ -10,7 +10,7 @@ import { type EngineInstance, type SharedHeap, unpackLe256 } from './engine/inst
 import type { Zkey } from './files.ts';
 import { type CurveName, POINT_BYTES, shiftedWindowBits, windowBits, windowsOf } from './msm.ts';
 import { COEF_BYTES } from './wasm/fft-code.ts';
-import { ELEMENT_BYTES, R_BITS } from './wasm/field-code.ts';
+import { ELEMENT_BYTES, modPow, R_BITS } from './wasm/field-code.ts';
 
 /** The points of one section that are not at infinity, and the signal each one multiplies. */
 export interface PointSet {
@@ -57,16 +57,6 @@ export interface LoadedKey {
   readonly evalC: number;
   /** Bytes of shared memory the key takes. */
   readonly bytes: number;
-}
-
-function modPow(b: bigint, e: bigint, m: bigint): bigint {
-  let r = 1n;
-  let x = b % m;
-  for (let k = e; k > 0n; k >>= 1n) {
-    if (k & 1n) r = (r * x) % m;
-    x = (x * x) % m;
-  }
-  return r;
 }
 
 /**

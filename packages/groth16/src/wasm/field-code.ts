@@ -36,7 +36,8 @@ export function limbBytes(v: bigint): Uint8Array {
   return out;
 }
 
-function modPow(b: bigint, e: bigint, m: bigint): bigint {
+/** b^e mod m. */
+export function modPow(b: bigint, e: bigint, m: bigint): bigint {
   let r = 1n;
   let x = b % m;
   for (let k = e; k > 0n; k >>= 1n) {
@@ -270,7 +271,6 @@ export class MontgomeryField implements FieldOps {
     }
     f.i64Const(fourPP[cols]!).set(c0[cols]!);
     f.i64Const(0n).set(c1[cols]!);
-    const q = f.local('i64');
     const reduce = (t: number[], off: number) => {
       // Signed carries: 18 limbs of 29 bits (the whole is not negative).
       for (let k = 0; k < 2 * LIMBS - 1; k++) {
@@ -282,38 +282,7 @@ export class MontgomeryField implements FieldOps {
           .set(t[k + 1]!);
         f.get(t[k]!).i64Const(LIMB_MASK).i64And().set(t[k]!);
       }
-      // Montgomery reduction of the 18 limbs, carries at the end.
-      for (let i = 0; i < LIMBS; i++) {
-        f.get(t[i]!).i64Const(this.mu).i64Mul().i64Const(LIMB_MASK).i64And().set(q);
-        for (let j = 0; j < LIMBS; j++) {
-          if (this.p[j] === 0n) continue;
-          f.get(t[i + j]!)
-            .get(q)
-            .i64Const(this.p[j]!)
-            .i64Mul()
-            .i64Add()
-            .set(t[i + j]!);
-        }
-        f.get(t[i + 1]!)
-          .get(t[i]!)
-          .i64Const(29n)
-          .i64ShrU()
-          .i64Add()
-          .set(t[i + 1]!);
-      }
-      for (let j = 0; j < LIMBS; j++) {
-        const v = t[LIMBS + j]!;
-        if (j > 0)
-          f.get(v)
-            .get(t[LIMBS + j - 1]!)
-            .i64Const(29n)
-            .i64ShrU()
-            .i64Add()
-            .set(v);
-        f.get(0).get(v);
-        if (j < LIMBS - 1) f.i64Const(LIMB_MASK).i64And();
-        f.i64Store32(off + j * 4);
-      }
+      this.emitReduceWide(f, t, off);
     };
     reduce(c0, 0);
     reduce(c1, e);
@@ -328,7 +297,6 @@ export class MontgomeryField implements FieldOps {
     const f = this.square;
     const a = this.loadLimbs(f, 1);
     const t = f.localsOf('i64', 2 * LIMBS);
-    const q = f.local('i64');
     for (let k = 0; k < 2 * LIMBS - 1; k++) {
       let terms = 0;
       for (let i = Math.max(0, k - (LIMBS - 1)); i <= k / 2; i++) {
@@ -340,6 +308,17 @@ export class MontgomeryField implements FieldOps {
       f.set(t[k]!);
     }
     f.i64Const(0n).set(t[2 * LIMBS - 1]!);
+    this.emitReduceWide(f, t, 0);
+  }
+
+  /**
+   * Emits the Montgomery reduction of 18 limbs of 29 bits (`t`, not negative, each below 2^33) into
+   * the element at param 0 + `off`: for each of the low 9 limbs, q = t_i·μ mod 2^29 and q·p added
+   * from limb i (each column takes at most 9 products below 2^58: below 2^63), t_i's carry moving
+   * up; then t_9..t_17 with their carries are the result, below 2p when the input is below p·R.
+   */
+  private emitReduceWide(f: FunctionBuilder, t: readonly number[], off: number): void {
+    const q = f.local('i64');
     for (let i = 0; i < LIMBS; i++) {
       f.get(t[i]!).i64Const(this.mu).i64Mul().i64Const(LIMB_MASK).i64And().set(q);
       for (let j = 0; j < LIMBS; j++) {
@@ -359,22 +338,18 @@ export class MontgomeryField implements FieldOps {
         .i64Add()
         .set(t[i + 1]!);
     }
-    // t_9..t_17 hold the result: carries.
-    const carry = f.local('i64');
     for (let j = 0; j < LIMBS; j++) {
       const v = t[LIMBS + j]!;
-      if (j > 0) f.get(v).get(carry).i64Add().set(v);
-      if (j < LIMBS - 1) {
-        f.get(v).i64Const(29n).i64ShrU().set(carry);
-        f.get(0)
-          .get(v)
-          .i64Const(LIMB_MASK)
-          .i64And()
-          .i64Store32(j * 4);
-      } else
-        f.get(0)
-          .get(v)
-          .i64Store32(j * 4);
+      if (j > 0)
+        f.get(v)
+          .get(t[LIMBS + j - 1]!)
+          .i64Const(29n)
+          .i64ShrU()
+          .i64Add()
+          .set(v);
+      f.get(0).get(v);
+      if (j < LIMBS - 1) f.i64Const(LIMB_MASK).i64And();
+      f.i64Store32(off + j * 4);
     }
   }
 
