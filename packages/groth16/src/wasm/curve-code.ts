@@ -288,18 +288,24 @@ export class CurveCode {
     E.sq(U2!, U2!);
     E.sub(U2!, U2!, Z1Z1!);
     E.sub(oZ!, U2!, HH!);
-    // Y1·J before Y1 is overwritten
+    // 2·Y1·J before Y1 is overwritten
     E.mul(S2!, Y1!, J!);
     E.dbl(S2!, S2!);
-    // X3 = r² − J − 2V
-    E.sq(HH!, r!);
-    E.sub(HH!, HH!, J!);
-    E.dbl(I!, V!);
-    E.sub(oX!, HH!, I!);
-    // Y3 = r(V − X3) − 2·Y1·J
-    E.sub(V!, V!, oX!);
-    E.mul(V!, r!, V!);
-    E.sub(oY!, V!, S2!);
+    CurveCode.addTail(E, { r: r!, J: J!, V: V!, sj2: S2!, t: HH!, u: I!, oX: oX!, oY: oY! });
+  }
+
+  /** The end both additions share: X3 = r² − J − 2V, Y3 = r(V − X3) − sj2 (sj2 = 2·S·J); t, u scratch. */
+  private static addTail(
+    E: Emit,
+    a: { r: Ref; J: Ref; V: Ref; sj2: Ref; t: Ref; u: Ref; oX: Ref; oY: Ref },
+  ): void {
+    E.sq(a.t, a.r);
+    E.sub(a.t, a.t, a.J);
+    E.dbl(a.u, a.V);
+    E.sub(a.oX, a.t, a.u);
+    E.sub(a.V, a.V, a.oX);
+    E.mul(a.V, a.r, a.V);
+    E.sub(a.oY, a.V, a.sj2);
   }
 
   /** add-2007-bl with the exceptional cases; out may be p or q. */
@@ -358,17 +364,9 @@ export class CurveCode {
     E.sub(U2!, U2!, Z1Z1!);
     E.sub(U2!, U2!, Z2Z2!);
     E.mul(oZ!, U2!, H!);
-    // X3 = r² − J − 2V
-    E.sq(U2!, r!);
-    E.sub(U2!, U2!, J!);
-    E.dbl(I!, V!);
-    E.sub(oX!, U2!, I!);
-    // Y3 = r(V − X3) − 2·S1·J
-    E.sub(V!, V!, oX!);
-    E.mul(V!, r!, V!);
     E.mul(S1!, S1!, J!);
     E.dbl(S1!, S1!);
-    E.sub(oY!, V!, S1!);
+    CurveCode.addTail(E, { r: r!, J: J!, V: V!, sj2: S1!, t: U2!, u: I!, oX: oX!, oY: oY! });
   }
 
   /**

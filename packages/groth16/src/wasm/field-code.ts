@@ -354,6 +354,23 @@ export class MontgomeryField implements FieldOps {
   }
 
   /**
+   * Emits d_j = (what `term(j)` pushes) + the carry from limb j − 1, limb by limb with signed
+   * carries: d_0..d_7 keep 29 bits, d_8 the rest (negative when the whole is).
+   */
+  private carried(f: FunctionBuilder, d: readonly number[], term: (j: number) => void): void {
+    const c = f.local('i64');
+    for (let j = 0; j < LIMBS; j++) {
+      term(j);
+      if (j > 0) f.get(c).i64Add();
+      f.tee(d[j]!);
+      if (j < LIMBS - 1) {
+        f.i64Const(29n).i64ShrS().set(c);
+        f.get(d[j]!).i64Const(LIMB_MASK).i64And().set(d[j]!);
+      } else f.drop();
+    }
+  }
+
+  /**
    * Emits out = x − k (k given by limbs) with signed borrows into locals `r`, then keeps x instead where
    * the difference is negative: the conditional subtraction every sum, difference and reduction ends with.
    */
@@ -364,16 +381,7 @@ export class MontgomeryField implements FieldOps {
     out: number,
   ): void {
     const r = f.localsOf('i64', LIMBS);
-    const c = f.local('i64');
-    for (let j = 0; j < LIMBS; j++) {
-      f.get(x[j]!).i64Const(k[j]!).i64Sub();
-      if (j > 0) f.get(c).i64Add();
-      f.tee(r[j]!);
-      if (j < LIMBS - 1) {
-        f.i64Const(29n).i64ShrS().set(c);
-        f.get(r[j]!).i64Const(LIMB_MASK).i64And().set(r[j]!);
-      } else f.drop();
-    }
+    this.carried(f, r, (j) => f.get(x[j]!).i64Const(k[j]!).i64Sub());
     // r_8 < 0: x was below k.
     const neg = f.local('i32');
     f.get(r[LIMBS - 1]!)
@@ -395,16 +403,7 @@ export class MontgomeryField implements FieldOps {
       const f = this.add;
       const a = this.loadLimbs(f, 1);
       const b = this.loadLimbs(f, 2);
-      const c = f.local('i64');
-      for (let j = 0; j < LIMBS; j++) {
-        f.get(a[j]!).get(b[j]!).i64Add();
-        if (j > 0) f.get(c).i64Add();
-        f.tee(a[j]!);
-        if (j < LIMBS - 1) {
-          f.i64Const(29n).i64ShrU().set(c);
-          f.get(a[j]!).i64Const(LIMB_MASK).i64And().set(a[j]!);
-        } else f.drop();
-      }
+      this.carried(f, a, (j) => f.get(a[j]!).get(b[j]!).i64Add());
       this.subtractIfNotBelow(f, a, this.twoP, 0);
     }
     // sub: a − b, plus 2p if negative.
@@ -412,16 +411,8 @@ export class MontgomeryField implements FieldOps {
       const f = this.sub;
       const a = this.loadLimbs(f, 1);
       const b = this.loadLimbs(f, 2);
+      this.carried(f, a, (j) => f.get(a[j]!).get(b[j]!).i64Sub());
       const c = f.local('i64');
-      for (let j = 0; j < LIMBS; j++) {
-        f.get(a[j]!).get(b[j]!).i64Sub();
-        if (j > 0) f.get(c).i64Add();
-        f.tee(a[j]!);
-        if (j < LIMBS - 1) {
-          f.i64Const(29n).i64ShrS().set(c);
-          f.get(a[j]!).i64Const(LIMB_MASK).i64And().set(a[j]!);
-        } else f.drop();
-      }
       // a_8 negative: add 2p.
       const neg = f.local('i32');
       f.get(a[LIMBS - 1]!)
