@@ -12,9 +12,11 @@
  * - `zk.wasted_proof_s_per_min`: proving seconds spent on proofs dropped under way or made for nothing
  *   (the prover pool's `proof request dropped` lines, module `proofs` at debug), all nodes, per minute.
  * The same four for 5 nodes are `devnet.n5_*`. Each network runs once for its figures (about six
- * minutes).
+ * minutes). With `BENCH_DEVNET_LOG=<folder>` the nodes' lines of each run are kept there
+ * (`devnet-<nodes>.jsonl`, one JSON line each with its node's index), with the run's times
+ * (`devnet-<nodes>.json`), for a closer look.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -203,6 +205,13 @@ async function measure(nodes: number): Promise<DevnetFigures> {
     const wastedMs = lines
       .filter((l) => l.msg === 'proof request dropped' && l.time >= startMs && l.time <= endMs)
       .reduce((s, l) => s + Number(l.proved_ms ?? 0), 0);
+    const keep = process.env.BENCH_DEVNET_LOG;
+    if (keep) {
+      mkdirSync(keep, { recursive: true });
+      writeFileSync(join(keep, `devnet-${nodes}.jsonl`), lines.map((l) => JSON.stringify(l)).join('\n'));
+      const run = { nodes, genesisMs, slotMs, startMs, endMs, sent, included: [...included] };
+      writeFileSync(join(keep, `devnet-${nodes}.json`), JSON.stringify(run));
+    }
     const seconds = (endMs - startMs) / 1000;
     const expected = (seconds * 1000 * Number(f.num)) / (slotMs * Number(f.den));
     if (refused > 0) console.error(`devnet bench (${nodes} nodes): ${refused} transfers refused at sending`);

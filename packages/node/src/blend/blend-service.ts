@@ -1,7 +1,8 @@
 /**
  * The Blend service (F `services/blend/src/{lib.rs,instance.rs,modes/**,core/mod.rs,edge/mod.rs}`).
  *
- * Once the chain is Online it follows the slots (a Blend round is one slot). At each epoch it reads
+ * Once the chain is Online it follows the slots and Blend's rounds (a round is one slot, or a
+ * `rounds_per_slot`-th of one where a deployment splits it: quota.ts). At each epoch it reads
  * the epoch's Blend membership (the SDP snapshot frozen with the epoch state) and plays one role:
  * - Broadcast while the membership is below `minimum_network_size`: proposals go straight to gossip,
  *   dispersed transactions straight to the mempool.
@@ -143,6 +144,10 @@ export class BlendService implements IBlend, ProposalPublisher {
   /** Proposals made before the first epoch's mode was known, published once it is. */
   private readonly heldProposals: { block: Block; win: LeadershipWin }[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** The rounds run one after the other (tick). */
+  private ticking: Promise<void> = Promise.resolve();
+  private lastRound: bigint | null = null;
+  private lastSlot: bigint | null = null;
   private modeState: ModeState = 'Broadcast';
   /** The chain's epochs, and Blend's rounds, windows and transition period derived from them. */
   private readonly epochs: EpochSchedule;
@@ -342,31 +347,58 @@ export class BlendService implements IBlend, ProposalPublisher {
     if (this.closed || this.started) return;
     this.started = true;
     this.schedule();
-    void this.onSlot(this.deps.clock.currentSlot()).catch((e: Error) =>
-      this.deps.logger.error({ err: e.message }, 'Blend round failed'),
-    );
+    this.tick();
   }
 
+  /** The round under way: slot · rounds_per_slot + the rounds of the slot gone by. */
+  private currentRound(): { slot: bigint; round: bigint } {
+    const clock = this.deps.clock;
+    const slot = clock.currentSlot();
+    const per = this.timing.roundsPerSlot;
+    const into = clock.nowMs() - clock.slotStartMs(slot);
+    const j = Math.min(per - 1, Math.max(0, Math.floor(into / this.timing.roundDurationMs)));
+    return { slot, round: slot * BigInt(per) + BigInt(j) };
+  }
+
+  /** When round `round` starts, in ms since the Unix epoch. */
+  private roundStartMs(round: bigint): number {
+    const per = BigInt(this.timing.roundsPerSlot);
+    return this.deps.clock.slotStartMs(round / per) + Number(round % per) * this.timing.roundDurationMs;
+  }
+
+  /** A timer at the start of the next round (5 ms after it, so that the clock reads the new round). */
   private schedule(): void {
     if (this.closed) return;
-    const next = this.deps.clock.currentSlot() + 1n;
+    const next = this.currentRound().round + 1n;
+    const wait = Math.max(0, this.roundStartMs(next) - this.deps.clock.nowMs()) + 5;
     this.timer = setTimeout(() => {
       this.schedule();
-      void this.onSlot(this.deps.clock.currentSlot()).catch((e: Error) =>
-        this.deps.logger.error({ err: e.message }, 'Blend round failed'),
-      );
-    }, this.deps.clock.msUntil(next) + 5);
+      this.tick();
+    }, wait);
   }
 
-  private async onSlot(slot: bigint): Promise<void> {
+  /** One round after the other: a round still running when the next begins delays it (never skips it). */
+  private tick(): void {
+    this.ticking = this.ticking
+      .then(() => this.onTick())
+      .catch((e: Error) => this.deps.logger.error({ err: e.message }, 'Blend round failed'));
+  }
+
+  private async onTick(): Promise<void> {
     if (this.closed) return;
-    const epoch = epochOf(slot, this.epochs);
-    const event = this.tracker.onSlot(slot, epoch);
-    if (event?.kind === 'NewEpoch') {
-      await this.onNewEpoch(slot, epoch, event.first);
-      if (!this.ready) this.becomeReady();
-    } else if (event?.kind === 'TransitionPeriodExpired') this.onTransitionEnd();
-    await this.onRound(slot);
+    const { slot, round } = this.currentRound();
+    if (this.lastRound !== null && round <= this.lastRound) return;
+    this.lastRound = round;
+    if (this.lastSlot === null || slot > this.lastSlot) {
+      this.lastSlot = slot;
+      const epoch = epochOf(slot, this.epochs);
+      const event = this.tracker.onSlot(slot, epoch);
+      if (event?.kind === 'NewEpoch') {
+        await this.onNewEpoch(slot, epoch, event.first);
+        if (!this.ready) this.becomeReady();
+      } else if (event?.kind === 'TransitionPeriodExpired') this.onTransitionEnd();
+    }
+    await this.onRound(round);
   }
 
   /** The Blend state of the epoch `slot` is in, from the tip (advanced to that epoch if it is behind). */
@@ -461,7 +493,8 @@ export class BlendService implements IBlend, ProposalPublisher {
   /** The core role's epochs: the new one (if core) and the old one kept for the transition. */
   private rotateCore(processor: EpochProcessor | null, slot: bigint): void {
     const previous = this.core;
-    this.core = nextCoreEpoch(previous, processor, this.schedulerSettings, this.rng, slot);
+    const round = slot * BigInt(this.timing.roundsPerSlot);
+    this.core = nextCoreEpoch(previous, processor, this.schedulerSettings, this.rng, round);
     this.oldCore = previous;
   }
 

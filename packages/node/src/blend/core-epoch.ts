@@ -42,19 +42,20 @@ export function nextCoreEpoch(
   processor: EpochProcessor | null,
   settings: SchedulerSettings,
   rng: BlakeRng,
-  slot: bigint,
+  /** The new epoch's first round. */
+  round: bigint,
 ): CoreEpoch | null {
   const info = (p: EpochProcessor) => ({ coreQuota: p.quota.quotas.core, epoch: p.epoch });
   let scheduler: CoreEpoch['scheduler'] | null = null;
   if (previous !== null && previous.scheduler instanceof EpochMessageScheduler && processor !== null) {
-    const r = previous.scheduler.rotateEpoch(info(processor), settings, slot);
+    const r = previous.scheduler.rotateEpoch(info(processor), settings, round);
     scheduler = r.current;
     previous.scheduler = r.old;
   } else if (previous !== null && previous.scheduler instanceof EpochMessageScheduler) {
     const r = previous.scheduler.rotateEpoch(
       { coreQuota: 0n, epoch: previous.processor.epoch + 1 },
       settings,
-      slot,
+      round,
     );
     previous.scheduler = r.old;
   } else if (processor !== null) {
@@ -62,7 +63,7 @@ export function nextCoreEpoch(
       info(processor),
       rng.clone(),
       settings,
-      slot,
+      round,
     );
   }
   return processor !== null && scheduler !== null ? { processor, scheduler, tokens: [] } : null;

@@ -5,7 +5,8 @@
  * tokio_provider.rs `calculate_expected_message_range`), and the per-epoch accounting of the proofs
  * of quota this node makes and of the key nullifiers it has seen.
  *
- * - A round lasts one slot; an epoch has as many rounds as slots.
+ * - A round lasts one slot, or a `rounds_per_slot`-th of one where a deployment splits the slot (not
+ *   in the reference: this project's devnet); an epoch has `slots · rounds_per_slot` rounds.
  * - The observation window of a core connection is `10 · Δmax` rounds, over which a peer must send
  *   between `μ · minimum_messages_coefficient` and `μ · rounds_per_observation_window` messages, with
  *   `μ = ceil(Δmax · β_c · normalization_constant / N)` (f64, as the reference).
@@ -43,8 +44,10 @@ export interface BlendClock {
 
 /** F: services/blend/src/settings/timing.rs `TimingSettings`, derived from the deployment. */
 export interface BlendTiming {
-  /** S: rounds per epoch (= slots per epoch). */
+  /** S: rounds per epoch (= slots per epoch · rounds per slot). */
   readonly roundsPerEpoch: bigint;
+  /** Rounds a slot is split into (1 in the reference). */
+  readonly roundsPerSlot: number;
   readonly roundDurationMs: number;
   readonly roundsPerObservationWindow: bigint;
   readonly observationWindowMs: number;
@@ -59,15 +62,26 @@ export function blendTiming(p: BlendDeployment, clock: BlendClock): BlendTiming 
   // inferred: for a slot under one second (test deployments only) the epoch still has one round per
   // slot and the transition lasts one average block; F counts whole seconds there (a division by zero
   // for the rounds, a transition of 0 s) and cannot run such a slot (docs/design/fidelity.md).
-  const roundsPerEpoch = clock.epochLength;
+  // inferred: a deployment may split the slot into `rounds_per_slot` rounds (F's formula with a round
+  // of slot / rounds_per_slot; F fixes the round at one slot) (docs/design/fidelity.md "Blend rounds
+  // shorter than a slot").
+  const roundsPerSlot = p.rounds_per_slot ?? 1;
+  if (!Number.isSafeInteger(roundsPerSlot) || roundsPerSlot < 1 || clock.slotDurationMs % roundsPerSlot !== 0)
+    throw new BlendQuotaError('a slot splits into a whole number of rounds of whole milliseconds', {
+      roundsPerSlot,
+      slotDurationMs: clock.slotDurationMs,
+    });
+  const roundDurationMs = clock.slotDurationMs / roundsPerSlot;
+  const roundsPerEpoch = clock.epochLength * BigInt(roundsPerSlot);
   if (roundsPerEpoch <= 0n) throw new BlendQuotaError('an epoch has at least one round');
   const roundsPerObservationWindow = OBSERVATION_WINDOW_DELAYS * BigInt(p.maximum_release_delay_in_rounds);
   const epochTransitionSlots = averageSlotsForBlocks(1, clock.activeSlotCoeff);
   return {
     roundsPerEpoch,
-    roundDurationMs: clock.slotDurationMs,
+    roundsPerSlot,
+    roundDurationMs,
     roundsPerObservationWindow,
-    observationWindowMs: Number(roundsPerObservationWindow) * clock.slotDurationMs,
+    observationWindowMs: Number(roundsPerObservationWindow) * roundDurationMs,
     epochTransitionSlots,
     epochTransitionMs: Number(epochTransitionSlots) * clock.slotDurationMs,
   };

@@ -17,6 +17,11 @@ export class SlotClock {
     return BigInt(Math.floor((ms - this.genesisTimeMs) / this.slotDurationMs));
   }
 
+  /** The clock's time, in milliseconds since the Unix epoch. */
+  nowMs(): number {
+    return this.now();
+  }
+
   currentSlot(): bigint {
     return this.slotAt(this.now());
   }

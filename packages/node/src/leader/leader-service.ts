@@ -9,12 +9,18 @@
  * Proofs ahead of time: the lottery of a slot depends on the epoch only, and a proof of leadership
  * commits to the slot, the note, the one-time key, the voucher and the UTXO root of the parent, not to
  * the block's transactions. So at every slot and every new tip the leader looks ahead for its next
- * won slots (`AHEAD_WINS` within `LOOKAHEAD_SLOTS`) and has them proved, nearest first, against the
- * tip's UTXO root; at a won slot, if the proof's public inputs are still those of the tip, the block
- * is built around the ready proof. A tip that changes them before the slot starts the proof again
- * (with the same key and voucher); a proof left unused is dropped, and one still waiting for the
- * prover is withdrawn. The prover runs at a low priority; proofs made ahead wait behind any other
- * request (a transaction's signature, a claim), and a proof needed at its slot (none ready) goes first.
+ * won slots (`AHEAD_WINS` within `LOOKAHEAD_SLOTS`) and has those within its proving horizon proved,
+ * nearest first, against the tip's UTXO root; at a won slot, if the proof's public inputs are still
+ * those of the tip, the block is built around the ready proof. A tip that changes them before the slot
+ * starts the proof again (with the same key and voucher); a proof left unused is dropped, and one
+ * still waiting for the prover is withdrawn. The prover runs at a low priority; proofs made ahead wait
+ * behind any other request (a transaction's signature, a claim), and a proof needed at its slot (none
+ * ready) goes first.
+ *
+ * The proving horizon: a block that lands before the slot (any block with a transaction) changes the
+ * UTXO root, so a proof made long before its slot is most often made for nothing. A win is proved once
+ * it is within `AHEAD_MARGIN` times the recent proving time of now (at least `MIN_AHEAD_SLOTS`
+ * slots), enough for the proof to be ready at the slot while the tip it was made on rarely changes.
  */
 import type { Logger } from 'pino';
 import type { LeadershipWin, ProposalPublisher } from '../blend/index.ts';
@@ -59,6 +65,11 @@ export interface LeaderOptions {
    * won slot is passed over, as the reference does when its wallet cannot derive a voucher.
    */
   readonly vouchers: VoucherGenerator | undefined;
+  /**
+   * How many slots ahead a win is proved; absent: `AHEAD_MARGIN` times the recent proving time, at
+   * least `MIN_AHEAD_SLOTS` (the file's header).
+   */
+  readonly proveAheadSlots?: bigint;
 }
 
 /** The winning note's part of a PoL witness: its secrets and its path in the epoch's aged tree. */
@@ -98,6 +109,12 @@ export const LOOKAHEAD_SLOTS = 64n;
  * proof takes about two slots, so the prover works through the next several while it is idle.
  */
 export const AHEAD_WINS = 8;
+/** The fewest slots ahead a win is proved (the slot itself and the one before). */
+export const MIN_AHEAD_SLOTS = 2n;
+/** The proving horizon in proving times: the proof's own and as long again waiting for the prover. */
+export const AHEAD_MARGIN = 2;
+/** The weight of the newest proving time in the running estimate. */
+const PROVING_TIME_WEIGHT = 0.3;
 
 /** A proof of leadership made before its slot, against the UTXO root of the tip of that time. */
 interface Prepared {
@@ -143,6 +160,8 @@ export class LeaderService {
   givenUp = 0;
   /** Slot start to block applied, per produced block (most recent last, at most 100 kept). */
   readonly latenciesMs: number[] = [];
+  /** The running estimate of one proof of leadership's proving time (from the prover's start), ms. */
+  private provingMs: number | null = null;
 
   constructor(
     private readonly opts: LeaderOptions,
@@ -308,6 +327,7 @@ export class LeaderService {
       const parent = tip.state;
       const root = parent.utxos.root();
       const now = this.deps.clock.currentSlot();
+      const horizon = now + this.aheadSlots();
       const first = (now > tip.slot ? now : tip.slot) + 1n;
       const wins: { slot: bigint; n: OwnedNote; es: EpochState }[] = [];
       for (let slot = first; slot < first + LOOKAHEAD_SLOTS && wins.length < AHEAD_WINS; slot++) {
@@ -333,6 +353,8 @@ export class LeaderService {
           kept.set(slot, p);
           continue;
         }
+        // Beyond the horizon: proved at a later slot or block, on the tip of that time.
+        if (slot > horizon) continue;
         const cancel = new AbortController();
         const proof = this.prove(es, parent, header, n, {
           signal: cancel.signal,
@@ -564,11 +586,39 @@ export class LeaderService {
   ): Promise<Uint8Array> {
     const latest = parent.notes.get(n.id)!;
     const inputs = polPublicInputs(es, parent.utxos.root(), header);
-    return this.deps.proofs.provePol(
+    let started: number | undefined;
+    const proof = this.deps.proofs.provePol(
       inputs,
       { ...agedWitness(es, n), latest_path: parent.utxos.path(latest.index), latest_index: latest.index },
-      opts,
+      {
+        ...opts,
+        onStart: () => {
+          started = performance.now();
+          opts.onStart?.();
+        },
+      },
     );
+    proof.then(
+      () => {
+        if (started !== undefined) this.provingTook(performance.now() - started);
+      },
+      () => {},
+    );
+    return proof;
+  }
+
+  private provingTook(ms: number): void {
+    this.provingMs =
+      this.provingMs === null ? ms : this.provingMs + PROVING_TIME_WEIGHT * (ms - this.provingMs);
+  }
+
+  /** How many slots ahead of now a win is proved (the file's header). */
+  private aheadSlots(): bigint {
+    if (this.opts.proveAheadSlots !== undefined) return this.opts.proveAheadSlots;
+    const slotMs = this.deps.clock.slotDurationMs;
+    const est = this.provingMs === null ? 0 : Math.ceil((AHEAD_MARGIN * this.provingMs) / slotMs);
+    const slots = BigInt(est);
+    return slots > MIN_AHEAD_SLOTS ? (slots < LOOKAHEAD_SLOTS ? slots : LOOKAHEAD_SLOTS) : MIN_AHEAD_SLOTS;
   }
 }
 

@@ -89,6 +89,12 @@ export interface BlendDeployment {
   readonly message_frequency_per_round: number;
   /** Δmax, in rounds (`core.scheduler.delayer.maximum_release_delay_in_rounds`, ≥ 1). */
   readonly maximum_release_delay_in_rounds: number;
+  /**
+   * Rounds a slot is split into (`core.scheduler.rounds_per_slot`, ≥ 1, dividing the slot's
+   * milliseconds). Not a reference setting (its round is one slot, the default): this project's
+   * devnet uses it (docs/design/fidelity.md "Blend rounds shorter than a slot").
+   */
+  readonly rounds_per_slot?: number;
   /** `core.minimum_messages_coefficient` (≥ 1): the lower bound of a peer's expected traffic. */
   readonly minimum_messages_coefficient: number;
   /** `core.normalization_constant` (≥ 0): scales the expected traffic of a peer. */

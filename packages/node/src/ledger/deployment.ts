@@ -28,6 +28,7 @@ import { checkGenesis } from './genesis.ts';
 import { decodeGenesisBlock, type GenesisContents, genesisContents, proofTags } from './genesis-block.ts';
 import {
   type BlendRewardParams,
+  epochSchedule,
   type Ratio,
   SNAPSHOT_FINALIZATION_DELAY,
   slotCoeffAsF64,
@@ -156,6 +157,8 @@ function blendSection(root: Obj, name: string, p: string): BlendDeployment {
       1,
       1,
     ),
+    // inferred: not a reference setting (docs/design/fidelity.md "Blend rounds shorter than a slot")
+    rounds_per_slot: n(scheduler, 'rounds_per_slot', `${kp}.scheduler`, 1, 1),
     minimum_messages_coefficient: n(core, 'minimum_messages_coefficient', kp, 1, 1),
     normalization_constant: real(core, 'normalization_constant', kp, 1.03),
     activity_threshold_sensitivity: n(core, 'activity_threshold_sensitivity', kp, 1, 0),
@@ -351,15 +354,21 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
 
   const name = str(field(root, 'name', p), `${p}.name`);
   const blend = blendSection(root, name, p);
-  return {
+  const slotMs = small(
+    field(obj(field(root, 'time', p), `${p}.time`), 'slot_duration_ms', `${p}.time`),
+    `${p}.time.slot_duration_ms`,
+    1,
+  );
+  const roundsPerSlot = blend.rounds_per_slot ?? 1;
+  if (slotMs % roundsPerSlot !== 0)
+    throw new DeploymentError(
+      `${p}.blend.core.scheduler.rounds_per_slot: ${roundsPerSlot} rounds do not split a slot of ${slotMs} ms into whole milliseconds`,
+    );
+  const deployment: Deployment = {
     name,
     test: root.test === undefined ? false : bool(root.test, `${p}.test`),
     circuits: circuitKeys(root.circuits, `${p}.circuits`),
-    slot_duration_ms: small(
-      field(obj(field(root, 'time', p), `${p}.time`), 'slot_duration_ms', `${p}.time`),
-      `${p}.time.slot_duration_ms`,
-      1,
-    ),
+    slot_duration_ms: slotMs,
     mempool: mempoolSection(root.mempool, `${p}.mempool`),
     network: networkNames(root, name, p),
     blend,
@@ -433,6 +442,19 @@ export function parseDeployment(text: string, source = 'deployment'): Deployment
     },
     genesis,
   };
+  return withRoundsPerEpoch(deployment, roundsPerSlot);
+}
+
+/**
+ * The Blend rewards' rounds per epoch of a deployment that splits its slots into rounds (unless given):
+ * the epoch's slots times the rounds of a slot, as the Blend service counts them (src/blend/quota.ts).
+ */
+function withRoundsPerEpoch(d: Deployment, roundsPerSlot: number): Deployment {
+  const rewards = d.ledger.sdp.blend_rewards;
+  if (roundsPerSlot === 1 || rewards.rounds_per_epoch !== null) return d;
+  const rounds = epochSchedule(d.ledger.consensus).epoch_length * BigInt(roundsPerSlot);
+  const sdp = { ...d.ledger.sdp, blend_rewards: { ...rewards, rounds_per_epoch: rounds } };
+  return { ...d, ledger: { ...d.ledger, sdp } };
 }
 
 /**

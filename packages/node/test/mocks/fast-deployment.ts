@@ -1,6 +1,7 @@
 /**
  * Fast test variants of the devnet deployment (short slots, small k, f = 1/2 so that blocks and
- * epochs come quickly, a PoW reward target of p / 2^8, the insecure proofs allowed).
+ * epochs come quickly, a PoW reward target of p / 2^8, the insecure proofs allowed). Their Blend
+ * round is the whole (short) slot, as the reference's, at the devnet's cover traffic per slot.
  */
 import { readFileSync } from 'node:fs';
 import { type Deployment, parseDeployment } from '../../src/ledger/deployment.ts';
@@ -14,7 +15,9 @@ export function fastDeploymentYaml(slotMs: number, k: number, genesisTimeS?: num
     .replace(/slot_duration_ms: \d+/, `slot_duration_ms: ${slotMs}`)
     .replace(/active_slot_coeff: \S+/, 'active_slot_coeff: 1/2')
     .replace(/initial_difficulty: \d+/, 'initial_difficulty: 8')
-    .replace('security_param: 10', `security_param: ${k}`);
+    .replace('security_param: 10', `security_param: ${k}`)
+    .replace(/rounds_per_slot: \d+/, 'rounds_per_slot: 1')
+    .replace(/message_frequency_per_round: [\d.]+/, 'message_frequency_per_round: 0.1');
   return genesisTimeS === undefined
     ? yaml
     : yaml.replace('genesis_time: null', `genesis_time: ${genesisTimeS}`);

@@ -16,11 +16,13 @@ before(async () => {
     nodes: 5,
     coreNodes: 4,
     logLevel: 'debug',
-    // The reference's cover frequency (one message per round and node), so that cover messages are
-    // not all replaced by the proposals of this fast chain; the traffic bound scaled to match.
+    // Rounds of 125 ms, as the devnet splits its slots (four rounds a slot), at the reference's cover
+    // frequency per slot (one message per slot and node), so that cover messages are not all replaced
+    // by the proposals of this fast chain; the traffic bound scaled to match.
     editDeployment: (y) =>
       y
-        .replace(/message_frequency_per_round: [\d.]+/, 'message_frequency_per_round: 1.0')
+        .replace(/rounds_per_slot: \d+/, 'rounds_per_slot: 4')
+        .replace(/message_frequency_per_round: [\d.]+/, 'message_frequency_per_round: 0.25')
         .replace(/normalization_constant: [\d.]+/, 'normalization_constant: 40'),
   });
 });

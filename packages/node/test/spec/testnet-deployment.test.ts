@@ -115,6 +115,7 @@ describe(`the reference's testnet deployment ${F}`, () => {
       data_replication_factor: 1,
       message_frequency_per_round: 1,
       maximum_release_delay_in_rounds: 1,
+      rounds_per_slot: 1,
       minimum_messages_coefficient: 1,
       normalization_constant: 1.03,
       activity_threshold_sensitivity: 1,

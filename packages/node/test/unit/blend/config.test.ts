@@ -101,6 +101,7 @@ describe('deployment blend', () => {
       data_replication_factor: 2,
       message_frequency_per_round: 0.25,
       maximum_release_delay_in_rounds: 3,
+      rounds_per_slot: 1,
       minimum_messages_coefficient: 2,
       normalization_constant: 1.5,
       activity_threshold_sensitivity: 5,
@@ -111,6 +112,32 @@ describe('deployment blend', () => {
     assert.equal(r.data_replication_factor, 2n);
     assert.equal(r.message_frequency_per_round, 0.25);
     assert.equal(r.activity_threshold_sensitivity, 5n);
+  });
+
+  test('rounds_per_slot splits the slot: the rewards count its rounds, unless they say otherwise', () => {
+    const strip = (t: string) => t.replace(/^blend:[\s\S]*?(?=^\S)/m, '');
+    const d = parseDeployment(
+      strip(withBlend('blend: { core: { scheduler: { rounds_per_slot: 4 } } }')),
+      'x.yaml',
+    );
+    assert.equal(d.blend.rounds_per_slot, 4);
+    // The devnet's epoch: 3 + 3 + 4 periods of k / f = 50 slots, 500 slots, 2000 rounds.
+    assert.equal(d.ledger.sdp.blend_rewards.rounds_per_epoch, 2000n);
+    const given = parseDeployment(
+      `${strip(withBlend('blend: { core: { scheduler: { rounds_per_slot: 4 } } }'))}`.replace(
+        /^sdp:\n/m,
+        'sdp:\n  blend_rewards: { rounds_per_epoch: 700 }\n',
+      ),
+      'x.yaml',
+    );
+    assert.equal(given.ledger.sdp.blend_rewards.rounds_per_epoch, 700n);
+    const reference = parseDeployment(strip(withBlend('')), 'x.yaml');
+    assert.equal(reference.blend.rounds_per_slot, 1);
+    assert.equal(
+      reference.ledger.sdp.blend_rewards.rounds_per_epoch,
+      null,
+      'one round a slot: the epoch length',
+    );
   });
 
   test('bad values are errors naming the key', () => {
@@ -126,6 +153,12 @@ describe('deployment blend', () => {
       [
         'blend: { core: { scheduler: { delayer: { maximum_release_delay_in_rounds: 0 } } } }',
         /maximum_release_delay_in_rounds/,
+      ],
+      ['blend: { core: { scheduler: { rounds_per_slot: 0 } } }', /blend\.core\.scheduler\.rounds_per_slot/],
+      // The devnet's slot is 1000 ms: 3 rounds would not last whole milliseconds.
+      [
+        'blend: { core: { scheduler: { rounds_per_slot: 3 } } }',
+        /rounds_per_slot: 3 rounds do not split a slot of 1000 ms/,
       ],
     ];
     for (const [yaml, msg] of bad)

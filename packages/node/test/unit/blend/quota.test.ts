@@ -47,6 +47,7 @@ test('timing of the reference deployment: a round per slot, a window of 10 round
   });
   assert.deepEqual(t, {
     roundsPerEpoch: 36_000n,
+    roundsPerSlot: 1,
     roundDurationMs: 1000,
     roundsPerObservationWindow: 10n,
     observationWindowMs: 10_000,
@@ -58,6 +59,21 @@ test('timing of the reference deployment: a round per slot, a window of 10 round
   assert.equal(t2.roundsPerObservationWindow, 30n);
   assert.equal(t2.observationWindowMs, 15_000);
   assert.equal(t2.epochTransitionSlots, 5n);
+});
+
+test("timing with the slot split into rounds (this project's devnet): shorter rounds and windows, same slots", () => {
+  const clock = { epochLength: 500n, slotDurationMs: 1000, activeSlotCoeff: { num: 1n, den: 5n } };
+  const t = blendTiming(edited({ rounds_per_slot: 4 }), clock);
+  assert.equal(t.roundsPerEpoch, 2000n);
+  assert.equal(t.roundDurationMs, 250);
+  assert.equal(t.observationWindowMs, 2500, 'ten rounds');
+  assert.equal(t.epochTransitionSlots, 5n, 'the transition still lasts one average block');
+  // The devnet's cover frequency is scaled with the rounds: the same core quota as one round a slot.
+  const oneRound = edited({ message_frequency_per_round: 0.1 });
+  const fourRounds = edited({ message_frequency_per_round: 0.025, rounds_per_slot: 4 });
+  for (const n of [2, 3, 5, 7])
+    assert.equal(epochCoreQuota(fourRounds, 2000n, n), epochCoreQuota(oneRound, 500n, n), `${n} core nodes`);
+  assert.throws(() => blendTiming(edited({ rounds_per_slot: 3 }), clock), /whole number of rounds/);
 });
 
 test('quotas: Q_c = ceil(S · F_c · β_c / N), leadership β_c · (1 + R_c), PoW β_c', () => {
@@ -125,7 +141,8 @@ test('deployment parameters the reference refuses are refused', () => {
   bad('num_blend_layers: 1', 'num_blend_layers: 0');
   bad('maximum_release_delay_in_rounds: 1 }', 'maximum_release_delay_in_rounds: 0 }');
   bad('minimum_messages_coefficient: 1', 'minimum_messages_coefficient: 0');
-  bad('message_frequency_per_round: 0.1', 'message_frequency_per_round: -1');
+  bad('message_frequency_per_round: 0.025', 'message_frequency_per_round: -1');
+  bad('      rounds_per_slot: 4', '      rounds_per_slot: 0', 'rounds_per_slot');
   bad('normalization_constant: 8', 'normalization_constant: .nan');
   bad('num_blend_layers: 1', 'num_blend_layers: 1\n    protocol_name: blend', 'protocol_name');
 });

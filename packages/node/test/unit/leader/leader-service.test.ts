@@ -13,7 +13,7 @@ import { ChainService } from '../../../src/chain/chain-service.ts';
 import { SlotClock } from '../../../src/chain/clock.ts';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import { LeaderService, NO_TRANSACTIONS } from '../../../src/leader/index.ts';
-import { AHEAD_WINS } from '../../../src/leader/leader-service.ts';
+import { AHEAD_WINS, LOOKAHEAD_SLOTS, MIN_AHEAD_SLOTS } from '../../../src/leader/leader-service.ts';
 import { VoucherGenerator, voucherCommitment, voucherSecret } from '../../../src/leader/vouchers.ts';
 import { devnetKeys, devnetSecretKey } from '../../../src/ledger/devnet-keys.ts';
 import type { ProveOptions } from '../../../src/ledger/proof-system.ts';
@@ -25,10 +25,14 @@ import { waitUntil } from '../../utils/api-node.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'logos-leader-'));
 
-/** The insecure proofs, recording the slot and the options of every proof of leadership asked for. */
-function spyingProofs() {
+/**
+ * The insecure proofs, recording the slot and the options of every proof of leadership asked for;
+ * each proof starts at once (`onStart`) and takes `delayMs`.
+ */
+function spyingProofs(delayMs = 0) {
   const proved: bigint[] = [];
   const requests: ProveOptions[] = [];
+  const results: Promise<unknown>[] = [];
   const proofs = {
     ...INSECURE_TEST_PROOFS,
     provePol: (
@@ -38,10 +42,15 @@ function spyingProofs() {
     ) => {
       proved.push(inputs.slot);
       requests.push(opts);
-      return INSECURE_TEST_PROOFS.provePol(inputs, w);
+      opts.onStart?.();
+      const proof = new Promise<void>((r) => setTimeout(r, delayMs)).then(() =>
+        INSECURE_TEST_PROOFS.provePol(inputs, w),
+      );
+      results.push(proof);
+      return proof;
     },
   };
-  return { proved, requests, proofs };
+  return { proved, requests, results, proofs };
 }
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -120,6 +129,7 @@ test('the next won slots are proved ahead of time and their blocks built around 
       {
         secretKeys: devnetKeys(4).map((k) => k.secretKey),
         vouchers: new VoucherGenerator(master, store.wallet),
+        proveAheadSlots: LOOKAHEAD_SLOTS,
       },
       { chain, clock, proofs, txs: NO_TRANSACTIONS, logger },
     );
@@ -187,6 +197,7 @@ test('the next won slots are proved ahead of time and their blocks built around 
       {
         secretKeys: devnetKeys(4).map((k) => k.secretKey),
         vouchers: new VoucherGenerator(master, store.wallet),
+        proveAheadSlots: LOOKAHEAD_SLOTS,
       },
       { chain, clock, proofs, txs: NO_TRANSACTIONS, logger },
     );
@@ -202,6 +213,55 @@ test('the next won slots are proved ahead of time and their blocks built around 
   } finally {
     await store.close();
     rmSync(dir2, { recursive: true, force: true });
+  }
+});
+
+test('wins are proved within the proving horizon: two slots before any proof, then twice the time a proof took', async () => {
+  const dir4 = mkdtempSync(join(tmpdir(), 'logos-leader-horizon-'));
+  const store = await openStore(dir4);
+  try {
+    const logger = pino({ level: 'silent' });
+    const genesisMs = 1_700_000_000_000;
+    const now = genesisMs + FAST.slot_duration_ms + 1; // slot 1
+    const clock = new SlotClock(genesisMs, FAST.slot_duration_ms, () => now);
+    const chain = await ChainService.init(
+      { deployment: FAST, genesisTimeMs: genesisMs, online: false },
+      { store: store.chain, proofs: INSECURE_TEST_PROOFS, clock, logger },
+    );
+    const secretKeys = devnetKeys(4).map((k) => k.secretKey);
+    const master = devnetSecretKey(1000);
+    // The wins ahead, as a leader proving as far as it looks sees them.
+    const all = spyingProofs();
+    const seer = new LeaderService(
+      { secretKeys, vouchers: new VoucherGenerator(master, store.wallet), proveAheadSlots: LOOKAHEAD_SLOTS },
+      { chain, clock, proofs: all.proofs, txs: NO_TRANSACTIONS, logger },
+    );
+    await seer.prepareAhead();
+    const wins = [...all.proved];
+    seer.close();
+
+    // Proofs of 300 ms (three of these 100 ms slots).
+    const slow = spyingProofs(300);
+    const leader = new LeaderService(
+      { secretKeys, vouchers: new VoucherGenerator(master, store.wallet) },
+      { chain, clock, proofs: slow.proofs, txs: NO_TRANSACTIONS, logger },
+    );
+    await leader.prepareAhead();
+    const near = wins.filter((s) => s <= 1n + MIN_AHEAD_SLOTS);
+    assert.ok(near.length > 0 && near.length < wins.length, `wins near and far: ${wins.join(' ')}`);
+    assert.deepEqual(slow.proved, near, 'before any proof: the wins of the next two slots');
+    await Promise.all(slow.results);
+    // Twice 300 ms or more: six slots or more ahead.
+    await leader.prepareAhead();
+    const within = wins.filter((s) => s > 1n + MIN_AHEAD_SLOTS && s <= 7n);
+    assert.ok(within.length > 0, `wins in slots 4..7: ${wins.join(' ')}`);
+    const added = slow.proved.slice(near.length);
+    for (const s of within) assert.ok(added.includes(s), `win ${s} proved once a proof took 300 ms`);
+    for (const s of added) assert.ok(wins.includes(s) && !near.includes(s), `${s}: a win not proved before`);
+    leader.close();
+  } finally {
+    await store.close();
+    rmSync(dir4, { recursive: true, force: true });
   }
 });
 
