@@ -2,7 +2,11 @@
  * A network on this machine: `npm run devnet -- --nodes N` with real proofs (every node a Blend core
  * node, the devnet deployment as shipped), run until every node is Online plus a warm-up, then for
  * `BENCH_DEVNET_S` seconds (default 240), while transfers go out at one per expected block, round
- * robin over the nodes and their funded keys:
+ * robin over the nodes, each paid from the node's payments account (a genesis account of five notes of
+ * 1e6 in its wallet, `--genesis-account`), as an operator keeps spending money apart from the stake:
+ * a spent staking note leaves the lottery until a later epoch's snapshot ages its change (Cryptarchia's
+ * rule), and the wallet spends its largest notes first (F), so transfers from the staking keys would
+ * take a note out of the lottery each:
  * - `devnet.growth_ratio`: the canonical height's growth over the run ÷ the lottery's expectation
  *   (seconds · f / slot duration);
  * - `devnet.blocks_in_slot_pct`: of the blocks the nodes made during the run, the share each other node
@@ -25,7 +29,7 @@ import { frToBytes } from '../src/crypto/field.ts';
 import { zkPublicKey } from '../src/crypto/zk-keys.ts';
 import { readMeta } from '../src/devnet/folder.ts';
 import { runDevnet } from '../src/devnet/index.ts';
-import { KEYS_PER_NODE } from '../src/devnet/plan.ts';
+import { ACCOUNT_KEY_BASE } from '../src/devnet/plan.ts';
 import { devnetSecretKey } from '../src/ledger/devnet-keys.ts';
 import { loadDeployment } from '../src/node/load.ts';
 import type { Figure } from './harness.ts';
@@ -33,6 +37,9 @@ import type { Figure } from './harness.ts';
 const RUN_S = Number(process.env.BENCH_DEVNET_S ?? 240);
 const WARMUP_S = 20;
 const INCLUSION_WAIT_S = 60;
+/** Each node's payments account: notes × value (`--genesis-account <node>:<notes>x<value>`). */
+const PAYMENT_NOTES = 5;
+const PAYMENT_NOTE_VALUE = 1_000_000n;
 
 interface Line {
   readonly node: number;
@@ -47,6 +54,9 @@ interface DevnetFigures {
   transfersIncludedPct: number;
   wastedProofSPerMin: number;
 }
+
+/** `BENCH_DEVNET_DEBUG=<module>,…`: more log modules at debug (kept with BENCH_DEVNET_LOG). */
+const debugModules = (process.env.BENCH_DEVNET_DEBUG ?? '').split(',').filter((m) => m !== '');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -94,6 +104,8 @@ async function measure(nodes: number): Promise<DevnetFigures> {
     apiPortBase: apiBase,
     p2pPortBase: apiBase + 5000,
     reset: true,
+    // Node i's account is the i-th: devnet key ACCOUNT_KEY_BASE + i.
+    genesisAccounts: Array.from({ length: nodes }, (_, i) => `${i}:${PAYMENT_NOTES}x${PAYMENT_NOTE_VALUE}`),
     pretty: false,
     color: false,
     stopOnExit: false,
@@ -131,18 +143,22 @@ async function measure(nodes: number): Promise<DevnetFigures> {
       await getJson(`${api(i)}/admin/tracing/filter`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ filters: { '*': 'info', proofs: 'debug' } }),
+        body: JSON.stringify({
+          filters: {
+            '*': 'info',
+            proofs: 'debug',
+            ...Object.fromEntries(debugModules.map((m) => [m, 'debug'])),
+          },
+        }),
       });
     }
     await sleep(WARMUP_S * 1000);
     const startMs = Date.now();
     const h0 = (await getJson<Info>(`${api(0)}/cryptarchia/info`)).body.cryptarchia_info.height;
-    // Transfers at one per expected block, round robin over the nodes and their keys.
-    // Node i's funded keys are devnet keys KEYS_PER_NODE·i … (src/devnet/plan.ts).
-    const keysOf = Array.from({ length: nodes }, (_, i) =>
-      Array.from({ length: KEYS_PER_NODE }, (_, j) =>
-        bytesToHex(frToBytes(zkPublicKey(devnetSecretKey(KEYS_PER_NODE * i + j)))),
-      ),
+    // Transfers at one per expected block, round robin over the nodes, each from the node's payments
+    // account to the next node's.
+    const accountOf = Array.from({ length: nodes }, (_, i) =>
+      bytesToHex(frToBytes(zkPublicKey(devnetSecretKey(ACCOUNT_KEY_BASE + i)))),
     );
     const sent: string[] = [];
     let refused = 0;
@@ -150,9 +166,8 @@ async function measure(nodes: number): Promise<DevnetFigures> {
     let k = 0;
     while (Date.now() - startMs < RUN_S * 1000) {
       const i = k % nodes;
-      const keys = keysOf[i] ?? [];
-      const from = keys[Math.floor(k / nodes) % Math.max(1, keys.length)];
-      const to = keysOf[(i + 1) % nodes]?.[0];
+      const from = accountOf[i];
+      const to = accountOf[(i + 1) % nodes];
       k++;
       if (from !== undefined && to !== undefined) {
         const r = await getJson<{ hash: string }>(`${api(i)}/wallet/transactions/transfer-funds`, {

@@ -52,7 +52,10 @@ export interface IMempool extends Pick<EventEmitter<MempoolEvents>, 'on' | 'once
   get(hash: Uint8Array): SignedMantleTx | undefined;
   /** Hashes of the pending transactions that can be included on top of the current tip, in FIFO order. */
   view(): Uint8Array[];
-  /** Pending transactions whose hash starts with a 16-byte prefix. */
+  /**
+   * The transactions a proposal's 16-byte reference may mean: the pending ones whose hash starts with
+   * it, or else those canonical blocks included in the last 10 minutes.
+   */
   byPrefix(prefix: Uint8Array): SignedMantleTx[];
   /** Block candidates in FIFO order (the leader's `TransactionSource`). */
   candidates(): Iterable<SignedMantleTx>;

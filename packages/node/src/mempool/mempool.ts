@@ -27,6 +27,7 @@ import type { MempoolStore } from '../storage/mempool-store.ts';
 import type { MempoolConfig } from './config.ts';
 import type { AddResult, IMempool, MempoolEvents, MempoolMetrics, TxOrigin } from './interface.ts';
 import { type PendingTx, TxPool } from './pool.ts';
+import { RecentlyIncluded } from './recently-included.ts';
 import { applyInRounds } from './rounds.ts';
 
 export interface MempoolDeps {
@@ -57,6 +58,8 @@ const isAdd = (o: TxOrigin) => o !== 'network';
 
 export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
   private readonly pool: TxPool;
+  /** What canonical blocks included lately: proposals referencing it still rebuild. */
+  private readonly included = new RecentlyIncluded();
   private readonly seqOf = new Map<string, bigint>();
   /** Pending transactions whose ZkSig proofs are not verified yet (they did not apply on the view). */
   private readonly unverified = new Set<string>();
@@ -360,8 +363,13 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     return this.pool.get(hash)?.tx;
   }
 
+  /**
+   * The transactions a proposal's reference `prefix` may mean: the pending ones, or else those that
+   * canonical blocks included in the last 10 minutes (recently-included.ts).
+   */
   byPrefix(prefix: Uint8Array): SignedMantleTx[] {
-    return this.pool.byHashPrefix(prefix).map((p) => p.tx);
+    const pending = this.pool.byHashPrefix(prefix).map((p) => p.tx);
+    return pending.length > 0 ? pending : this.included.byHashPrefix(prefix, this.now());
   }
 
   metrics(): MempoolMetrics {
@@ -425,17 +433,20 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     if (this.closed || b.applied.length === 0) return;
     const included = new Set<string>();
     const removal: Uint8Array[] = [];
+    const now = this.now();
     for (const block of b.applied) {
       for (const tx of block.transactions) {
         const h = txHash(tx.mantle_tx);
         included.add(bytesToHex(h));
         removal.push(h);
+        this.included.add(h, tx, now);
       }
     }
     this.drop(removal); // the TTL eviction runs with it, once per tip change
     for (const block of b.reverted) {
       for (const tx of block.transactions) {
         if (included.has(bytesToHex(txHash(tx.mantle_tx)))) continue;
+        this.included.remove(txHash(tx.mantle_tx));
         this.add(tx, 'reorg').catch((e: Error) => {
           this.deps.logger.debug({ err: e.message }, 'transaction of an abandoned block not re-added');
         });

@@ -9,11 +9,11 @@
 import { bytesToHex } from '../codec/hex.ts';
 import type { SignedMantleTx } from '../mantle/tx.ts';
 import { MempoolError } from './errors.ts';
+import { PrefixIndex } from './prefix-index.ts';
 
 /** A block's transaction bytes: no transaction can be larger (F `MAX_BLOCK_TRANSACTIONS_SIZE`). */
 export const MAX_TX_BYTES = 2 * 1024 * 1024;
-/** Length of the tx-hash prefix a block proposal names its transactions by. */
-export const PREFIX_BYTES = 16;
+export { PREFIX_BYTES } from './prefix-index.ts';
 
 export interface PendingTx {
   readonly hash: Uint8Array;
@@ -37,7 +37,7 @@ export type AddResult = 'added' | 'duplicate';
 
 export class TxPool {
   private readonly items = new Map<string, PendingTx>();
-  private readonly byPrefix = new Map<string, Set<string>>();
+  private readonly byPrefix = new PrefixIndex();
   private bytes = 0;
   private lastInsertedAtMs: number | null = null;
 
@@ -78,13 +78,7 @@ export class TxPool {
     if (this.items.has(key)) return 'duplicate';
     this.checkRoom(size);
     this.items.set(key, { hash, tx, size, insertedAtMs: nowMs });
-    const prefix = key.slice(0, PREFIX_BYTES * 2);
-    let set = this.byPrefix.get(prefix);
-    if (!set) {
-      set = new Set();
-      this.byPrefix.set(prefix, set);
-    }
-    set.add(key);
+    this.byPrefix.add(key);
     this.bytes += size;
     this.lastInsertedAtMs = nowMs;
     return 'added';
@@ -124,8 +118,7 @@ export class TxPool {
 
   /** Pending transactions whose hash starts with `prefix` (16 bytes). */
   byHashPrefix(prefix: Uint8Array): PendingTx[] {
-    const keys = this.byPrefix.get(bytesToHex(prefix)) ?? new Set<string>();
-    return [...keys].map((k) => this.items.get(k)!);
+    return this.byPrefix.keys(prefix).map((k) => this.items.get(k)!);
   }
 
   /**
@@ -151,9 +144,6 @@ export class TxPool {
     if (!item) return;
     this.items.delete(key);
     this.bytes -= item.size;
-    const prefix = key.slice(0, PREFIX_BYTES * 2);
-    const set = this.byPrefix.get(prefix);
-    set?.delete(key);
-    if (set?.size === 0) this.byPrefix.delete(prefix);
+    this.byPrefix.delete(key);
   }
 }

@@ -317,7 +317,14 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     let request: Uint8Array | undefined;
     try {
       request = await reader.next();
-      if (request === undefined) throw new StreamTruncated('length prefix');
+      if (request === undefined) {
+        // A stream closed before a byte of a request: a request its sender gave up (a lost race of
+        // chain-sync requests, a stop); it cost nothing to serve, so it is no offence.
+        // inferred: F reads the request and drops the stream on a read error, never penalising
+        this.log.debug({ peer }, 'request stream closed before a request');
+        stream.abort(new StreamTruncated('length prefix'));
+        return;
+      }
     } catch (e) {
       stream.abort(e as Error);
       if (e instanceof FrameTooLarge || e instanceof StreamTruncated)

@@ -195,6 +195,12 @@ test('a hostile peer is penalized for each bad input, then banned; the node stay
   const tip0 = await exchange(frame(getTip));
   assert.equal(tip0.length, 1, 'a GetTip is answered with one frame');
   assert.equal(decodeTipResponse(tip0[0]!).kind, 'Tip');
+  // A stream closed before a byte of a request (a request given up) is no offence.
+  const quiet = penalties().length;
+  assert.deepEqual(await exchange(), [], 'an empty request stream gets no answer');
+  assert.deepEqual(await exchange(frame(getTip)).then((f) => f.length), 1, 'the next request is answered');
+  await new Promise((r) => setTimeout(r, 500)); // node 0's log lines come through a pipe
+  assert.equal(penalties().length, quiet, 'no penalty for a request stream closed empty');
 
   const garbage = () => concat(Uint8Array.of(0xff, 0xff, 0xff, 0x7f), randomBytes(36));
   await penalized(

@@ -2,7 +2,8 @@
  * The mempool service on a test chain (insecure proofs, an in-memory store): admission (duplicates,
  * size, bounds, preverification and proofs, nothing added on failure), the FIFO view on the tip with
  * dependent transactions, block candidates and eviction, removal on inclusion, re-insertion after a
- * reorg, the TTL on removal, and persistence (reload in FIFO order with ages; removed stays removed).
+ * reorg, the TTL on removal, persistence (reload in FIFO order with ages; removed stays removed), and
+ * the recently included transactions that proposal references still resolve to.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -14,6 +15,8 @@ import { PROOFS_ALREADY_VERIFIED } from '../../../src/ledger/proof-system.ts';
 import { MAX_INSCRIPTION_BYTES } from '../../../src/mantle/ops.ts';
 import { type SignedMantleTx, txHash } from '../../../src/mantle/tx.ts';
 import { Mempool, type MempoolConfig, MempoolError, type TxOrigin } from '../../../src/mempool/index.ts';
+import { PREFIX_BYTES } from '../../../src/mempool/prefix-index.ts';
+import { INCLUDED_KEPT_MS, RecentlyIncluded } from '../../../src/mempool/recently-included.ts';
 import { MemoryKv } from '../../../src/storage/kv.ts';
 import { MempoolStore } from '../../../src/storage/mempool-store.ts';
 import { INSECURE_TEST_PROOFS } from '../../../src/zk/insecure-test-proofs.ts';
@@ -190,6 +193,43 @@ describe('Mempool', () => {
     assert.deepEqual(hexes(m.view()), [hex(b)]);
     assert.equal(m.has(txHash(a.mantle_tx)), false);
     await waitUntil(() => store.load().txs.length === 1, 1000, 'the removal stored');
+  });
+
+  test('proposals: a transaction a canonical block included still resolves its reference for 10 minutes', async () => {
+    const { m, chain, pk, notes, clock } = await setup();
+    const s = chain.tip().state;
+    const a = transfer(s, [notes[0]!], [{ value: 5n, pk }]).tx;
+    const prefix = txHash(a.mantle_tx).subarray(0, PREFIX_BYTES);
+    await m.add(a, 'api');
+    assert.deepEqual(m.byPrefix(prefix).map(hex), [hex(a)], 'pending');
+    // A block includes it: no longer pending, but a sibling block naming it still rebuilds.
+    chain.extend([a]);
+    assert.equal(m.has(txHash(a.mantle_tx)), false);
+    assert.deepEqual(m.byPrefix(prefix).map(hex), [hex(a)], 'included a moment ago');
+    // A block of someone else including a transaction this pool never held: kept as well.
+    const b = transfer(s, [notes[1]!], [{ value: 6n, pk }]).tx;
+    chain.extend([b]);
+    assert.deepEqual(m.byPrefix(txHash(b.mantle_tx).subarray(0, PREFIX_BYTES)).map(hex), [hex(b)]);
+    clock.now += INCLUDED_KEPT_MS;
+    assert.deepEqual(m.byPrefix(prefix), [], 'gone after 10 minutes');
+    assert.equal(m.metrics().pending_items, 0, 'never pending again');
+  });
+
+  test('proposals: the included transactions kept are bounded; the oldest go first', () => {
+    const kept = new RecentlyIncluded(60_000, 2);
+    const txs = [0, 1, 2].map((i) => ({ hash: Uint8Array.of(i, ...new Uint8Array(31)), tx: { i } as never }));
+    for (const t of txs) kept.add(t.hash, t.tx, 1000);
+    assert.equal(kept.size, 2);
+    assert.deepEqual(
+      kept.byHashPrefix(txs[0]!.hash.subarray(0, PREFIX_BYTES), 1000),
+      [],
+      'the oldest dropped',
+    );
+    assert.deepEqual(kept.byHashPrefix(txs[2]!.hash.subarray(0, PREFIX_BYTES), 1000), [txs[2]!.tx]);
+    kept.remove(txs[2]!.hash);
+    assert.deepEqual(kept.byHashPrefix(txs[2]!.hash.subarray(0, PREFIX_BYTES), 1000), [], 'pending again');
+    assert.deepEqual(kept.byHashPrefix(txs[1]!.hash.subarray(0, PREFIX_BYTES), 61_000), [], 'expired');
+    assert.equal(kept.size, 0);
   });
 
   test('chain: after a reorg the transactions of the abandoned blocks are pending again', async () => {
