@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
- * Runs the test files of one tier (`unit`, `spec`, `e2e`, `sim`, `long`) or of the four of `npm test`
- * (`all`: every tier but `long`), across every package (packages/NAME/test/TIER), in one node:test run.
- * `long` holds the longest simulations and checks (`npm run test:long`, run by CI on its own). A tier
+ * Runs the test files of one tier (`unit`, `spec`, `e2e`, `sim`, `long`, `browser`) or of the four of
+ * `npm test` (`all`: every tier but `long` and `browser`), across every package (packages/NAME/test/TIER),
+ * in one node:test run. `long` holds the longest simulations and checks (`npm run test:long`), `browser`
+ * the tests in headless Chromium (`npm run test:browser`, needing Debian's chromium); CI runs both on
+ * their own. A tier
  * without test files says so and succeeds. The TAP stream is followed by a summary of the failed tests
  * (scripts/failure-summary.mjs).
  */
@@ -12,8 +14,9 @@ import { join } from 'node:path';
 
 const TIERS = ['unit', 'spec', 'e2e', 'sim'];
 const tier = process.argv[2] ?? 'all';
-if (tier !== 'all' && tier !== 'long' && !TIERS.includes(tier)) {
-  console.error(`unknown test tier '${tier}': one of ${TIERS.join(', ')}, long or all`);
+const EXTRA = ['long', 'browser'];
+if (tier !== 'all' && !EXTRA.includes(tier) && !TIERS.includes(tier)) {
+  console.error(`unknown test tier '${tier}': one of ${[...TIERS, ...EXTRA].join(', ')} or all`);
   process.exit(2);
 }
 
