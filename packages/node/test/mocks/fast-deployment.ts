@@ -16,7 +16,7 @@ export function fastDeploymentYaml(slotMs: number, k: number, genesisTimeS?: num
     .replace(/active_slot_coeff: \S+/, 'active_slot_coeff: 1/2')
     .replace(/initial_difficulty: \d+/, 'initial_difficulty: 8')
     .replace('security_param: 10', `security_param: ${k}`)
-    .replace(/rounds_per_slot: \d+/, 'rounds_per_slot: 1')
+    .replace(/^(\s+)rounds_per_slot: \d+/m, '$1rounds_per_slot: 1')
     .replace(/message_frequency_per_round: [\d.]+/, 'message_frequency_per_round: 0.1');
   return genesisTimeS === undefined
     ? yaml

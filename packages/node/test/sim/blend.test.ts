@@ -21,7 +21,7 @@ before(async () => {
     // by the proposals of this fast chain; the traffic bound scaled to match.
     editDeployment: (y) =>
       y
-        .replace(/rounds_per_slot: \d+/, 'rounds_per_slot: 4')
+        .replace(/^(\s+)rounds_per_slot: \d+/m, '$1rounds_per_slot: 4')
         .replace(/message_frequency_per_round: [\d.]+/, 'message_frequency_per_round: 0.25')
         .replace(/normalization_constant: [\d.]+/, 'normalization_constant: 40'),
   });

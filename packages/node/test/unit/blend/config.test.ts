@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { DEFAULT_BLEND, parseBlendSection } from '../../../src/blend/index.ts';
 import { parseDeployment } from '../../../src/ledger/deployment.ts';
 import { parseUserConfig } from '../../../src/node/config.ts';
+import { fastDeployment } from '../../mocks/fast-deployment.ts';
 
 const DEVNET = readFileSync(new URL('../../../deployments/devnet.yaml', import.meta.url), 'utf8');
 
@@ -138,6 +139,14 @@ describe('deployment blend', () => {
       null,
       'one round a slot: the epoch length',
     );
+  });
+
+  test('the fast test deployments keep one round a slot, whatever their slot', () => {
+    for (const ms of [20, 50, 100, 250, 500]) {
+      const d = fastDeployment(ms, 3);
+      assert.equal(d.blend.rounds_per_slot, 1, `${ms} ms slots`);
+      assert.equal(d.blend.message_frequency_per_round, 0.1);
+    }
   });
 
   test('bad values are errors naming the key', () => {
