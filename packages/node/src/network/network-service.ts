@@ -15,6 +15,8 @@ import { multiaddr } from '@multiformats/multiaddr';
 import type { Logger } from 'pino';
 import { deadline, within } from '../util/abort.ts';
 import type { NetworkSection } from './config.ts';
+import { withDeadline } from './deadline.ts';
+import { DiscoveredPeers } from './discovered-peers.ts';
 import { DnsLookupFailed, resolveDnsMultiaddr } from './dns.ts';
 import { DialFailed, FrameTimeout, FrameTooLarge, NetworkError, StreamTruncated } from './errors.ts';
 import { encodeFrame, FrameReader } from './framing.ts';
@@ -42,6 +44,11 @@ export const MAX_RETRY = 3;
 const BACKOFF_BASE_S = 5;
 /** How long a dial attempt may take: rust-libp2p QUIC's handshake timeout, 5 s. */
 const DIAL_TIMEOUT_MS = 5_000;
+/**
+ * The most a dial asked for (`dial_peer`, initial peers) may take in all, then it fails as timed out.
+ * inferred: F's dial ends with its transport's timeout (docs/design/fidelity.md)
+ */
+export const DIAL_DEADLINE_MS = 10_000;
 // inferred: F reads the request with no timeout of its own; a served stream must deliver it within this (docs/design/fidelity.md)
 const REQUEST_TIMEOUT_MS = 5_000;
 /** How often idle connections are looked for. */
@@ -82,7 +89,7 @@ function dialErrorText(addr: string, e: unknown): string {
 
 export class NetworkService extends EventEmitter<NetworkEvents> implements INetwork {
   private readonly handlers = new Map<string, Set<(data: Uint8Array, from: string) => void>>();
-  private readonly discovered = new Set<string>();
+  private readonly discovered = new DiscoveredPeers();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly idleSince = new Map<string, number>();
   /** Initial peer addresses being dialled. */
@@ -161,7 +168,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     const node = this.node;
     node.addEventListener('peer:connect', (evt) => {
       const p = evt.detail.toString();
-      this.discovered.add(p);
+      this.discovered.seen(p);
       this.log.debug({ peer: p }, 'peer connected');
       this.emit('peer:connect', p);
     });
@@ -185,7 +192,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     });
     node.addEventListener('peer:discovery', (evt) => {
       const p = evt.detail.id.toString();
-      if (p !== this.peerId) this.discovered.add(p);
+      if (p !== this.peerId) this.discovered.seen(p);
     });
     node.services.pubsub.addEventListener('gossipsub:message', (evt) => {
       const { propagationSource, msg } = evt.detail;
@@ -352,7 +359,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
 
   // inferred: peers seen connected, dialled or discovered, not F's Kademlia routing table (docs/design/fidelity.md)
   discoveredPeers(): string[] {
-    return [...this.discovered];
+    return this.discovered.list();
   }
 
   penalize(peer: string, offence: Offence, reason: string): void {
@@ -379,14 +386,23 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     if (this.closed) throw new NetworkError('NETWORK_NOT_STARTED', 'the network service is stopped');
     try {
       // F's swarm has a DNS transport: a `/dns*` name is resolved (bounded in time), its IPs dialled.
-      const targets = await resolveDnsMultiaddr(multiaddr(addr));
-      const conn = await this.node.dial(targets.length === 1 ? targets[0]! : targets, {
-        signal: AbortSignal.timeout(DIAL_TIMEOUT_MS),
-      });
+      // The whole dial (a DNS lookup, the dial queue, the handshake) within DIAL_DEADLINE_MS: libp2p's
+      // signal bounds the handshake, not every wait before it.
+      const conn = await withDeadline(
+        (async () => {
+          const targets = await resolveDnsMultiaddr(multiaddr(addr));
+          return this.node.dial(targets.length === 1 ? targets[0]! : targets, {
+            signal: AbortSignal.timeout(DIAL_TIMEOUT_MS),
+          });
+        })(),
+        DIAL_DEADLINE_MS,
+      );
       const p = conn.remotePeer.toString();
-      this.discovered.add(p);
+      this.discovered.seen(p);
       return p;
     } catch (e) {
+      const peer = /\/p2p\/([^/]+)$/.exec(addr)?.[1];
+      if (peer !== undefined) this.discovered.unreachable(peer);
       if (e instanceof DnsLookupFailed)
         this.log.warn({ addr, host: e.host, err: e.message }, 'DNS lookup failed: address not dialled');
       throw new DialFailed(dialErrorText(addr, e));

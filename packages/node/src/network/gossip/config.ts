@@ -9,7 +9,7 @@ export interface GossipConfig {
   readonly blockTopic: string;
   /** Transactions (`mempool.pubsub_topic`). */
   readonly txTopic: string;
-  /** Proposals waiting to be processed (one at a time); more are dropped. */
+  /** Proposals waiting to be processed (one at a time); beyond it the oldest waiting one is dropped. */
   readonly maxPendingProposals: number;
   /** Received transactions being admitted at once; more are dropped. */
   readonly maxPendingTxs: number;

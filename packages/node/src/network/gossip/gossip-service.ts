@@ -184,11 +184,24 @@ export class GossipService implements IGossip {
         this.deps.logger.warn({ block: id, err: e.message }, 'publishing a blended proposal failed'),
     );
     if (!this.afterIbd) return;
+    this.enqueue(proposal, this.deps.network.peerId);
+  }
+
+  /**
+   * Queues a proposal for processing; when the queue is full the oldest waiting one goes, so that a
+   * flood cannot keep the newest (an honest leader's next block) out.
+   * inferred: F's stream is unbounded (docs/design/fidelity.md "Bounds of gossip work")
+   */
+  private enqueue(proposal: Proposal, from: string): void {
     if (this.proposals.length >= this.config.maxPendingProposals) {
+      const dropped = this.proposals.shift()!;
       this.counters.dropped++;
-      return;
+      this.deps.logger.debug(
+        { peer: dropped.from, slot: Number(dropped.proposal.header.slot) },
+        'proposal dropped: the oldest of too many waiting',
+      );
     }
-    this.proposals.push({ proposal, from: this.deps.network.peerId });
+    this.proposals.push({ proposal, from });
     if (!this.processing) this.drained = this.drain();
   }
 
@@ -240,13 +253,7 @@ export class GossipService implements IGossip {
       if (!this.sharedTopic) this.penalize(from, 'proposal', e);
       return;
     }
-    if (this.proposals.length >= this.config.maxPendingProposals) {
-      this.counters.dropped++;
-      this.deps.logger.debug({ peer: from }, 'proposal dropped: too many waiting');
-      return;
-    }
-    this.proposals.push({ proposal, from });
-    if (!this.processing) this.drained = this.drain();
+    this.enqueue(proposal, from);
   }
 
   private async drain(): Promise<void> {

@@ -293,7 +293,7 @@ test('received transactions are added as network ones; a failed preverification 
   await s.gossip.close();
 });
 
-test('proposals beyond the waiting bound are dropped; close stops the work', async () => {
+test('proposals beyond the waiting bound: the oldest waiting are dropped, the newest kept; close stops the work', async () => {
   let release: () => void = () => {};
   const gate = new Promise<void>((r) => {
     release = r;
@@ -305,10 +305,13 @@ test('proposals beyond the waiting bound are dropped; close stops the work', asy
     return slowSubmit(b);
   };
   await Promise.resolve(); // initial block download is over
-  for (let i = 0; i < 300; i++)
-    s.net.inject(BLOCKS, encodeProposal(toProposal(makeBlock(5n + BigInt(i)))), 'p');
+  const blocks = Array.from({ length: 300 }, (_, i) => makeBlock(5n + BigInt(i)));
+  for (const b of blocks) s.net.inject(BLOCKS, encodeProposal(toProposal(b)), 'p');
   assert.equal(s.gossip.counters.dropped, 300 - 256 - 1);
   release();
+  // The first was being handled; of the rest the 256 newest waited, the 43 oldest were dropped.
+  await waitUntil(() => s.submitted.length === 257, 10_000, 'the waiting proposals handled');
+  assert.deepEqual(s.submitted, [blocks[0]!, ...blocks.slice(44)].map(idOf), 'the newest kept');
   await s.gossip.close();
   const n = s.submitted.length;
   s.net.inject(BLOCKS, encodeProposal(toProposal(makeBlock(1000n))), 'p');
