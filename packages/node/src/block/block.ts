@@ -41,6 +41,17 @@ import { txMerkleRoot } from './merkle.ts';
 export const MAX_BLOCK_TRANSACTIONS = 1024;
 export const MAX_BLOCK_TRANSACTIONS_SIZE = 2 * 1024 * 1024;
 export const MAX_UNCLES = 4;
+/**
+ * An upper bound of a valid block's encoding: the header and its signature, the most uncle headers,
+ * the most transactions' length prefixes and their bytes, and 64 bytes for the counts. Nothing longer
+ * can be a valid block, so nothing longer is read from a peer as one.
+ */
+export const MAX_BLOCK_BYTES =
+  SIGNED_HEADER_BYTES +
+  MAX_UNCLES * SIGNED_HEADER_BYTES +
+  MAX_BLOCK_TRANSACTIONS * 8 +
+  MAX_BLOCK_TRANSACTIONS_SIZE +
+  64;
 
 export interface Block {
   header: Header;

@@ -5,9 +5,16 @@
  * and races several peers for a download (the first whose first answer is a block or a clean end wins,
  * the others are dropped). A peer whose frames do not decode, or whose block bytes are not a block, is
  * penalized.
+ *
+ * Bounds of a download (beyond F, which reads frames of up to 16 MiB with a timeout per frame only):
+ * a block frame is read only up to the largest valid block (`MAX_BLOCK_BYTES`), and the download must
+ * keep a pace (`DEFAULT_DOWNLOAD_PACE`): after a grace of 5 s, each block may take 100 ms more plus
+ * its bytes at 1 MiB/s. A peer that drips its answer (a frame just within the frame timeout, again
+ * and again) is cut off, penalized (minor), and the download moves on to another peer.
+ * inferred: these bounds are this node's own (docs/design/fidelity.md "Chain-sync download bounds")
  */
 import type { Logger } from 'pino';
-import { type Block, decodeBlock } from '../block/block.ts';
+import { type Block, decodeBlock, MAX_BLOCK_BYTES } from '../block/block.ts';
 import { headerId } from '../block/header.ts';
 import { DecodeError } from '../codec/errors.ts';
 import type { INetwork } from '../network/index.ts';
@@ -23,12 +30,37 @@ import {
 } from '../network/index.ts';
 import { SyncError } from './errors.ts';
 
+/** A block response frame: the largest valid block, its u32 tag and u64 length. */
+export const MAX_BLOCK_FRAME_BYTES = MAX_BLOCK_BYTES + 12;
+/** The pace a download must keep. */
+export interface DownloadPace {
+  /** The first answer may take this long (as one frame's timeout), ms. */
+  readonly graceMs: number;
+  /** Each block may take this much more, ms, */
+  readonly perBlockMs: number;
+  /** plus its bytes at this rate. */
+  readonly minBytesPerS: number;
+}
+
+export const DEFAULT_DOWNLOAD_PACE: DownloadPace = {
+  graceMs: 5_000,
+  perBlockMs: 100,
+  minBytesPerS: 1024 * 1024,
+};
+
+/** The time a download of `blocks` blocks of `bytes` bytes in all may have taken. */
+export function downloadAllowanceMs(blocks: number, bytes: number, pace = DEFAULT_DOWNLOAD_PACE): number {
+  return pace.graceMs + blocks * pace.perBlockMs + (bytes * 1000) / pace.minBytesPerS;
+}
+
 export interface SyncClientOptions {
   readonly protocol: string;
   /** Per response frame, ms. */
   readonly frameTimeoutMs: number;
   readonly maxConnectedPeers: number;
   readonly maxDiscoveredPeers: number;
+  /** Default `DEFAULT_DOWNLOAD_PACE`. */
+  readonly pace?: DownloadPace;
 }
 
 /** A block received from a peer. */
@@ -108,13 +140,31 @@ export class SyncClient {
   ): AsyncGenerator<PeerBlock> {
     const req = encodeRequest({ kind: 'DownloadBlocksRequest', target_block: target, known_blocks: known });
     let ended = false;
+    const started = performance.now();
+    let blocks = 0;
+    let bytes = 0;
     try {
       for await (const frame of this.network.request(peer, this.opts.protocol, req, {
-        maxFrameBytes: MAX_SYNC_FRAME_BYTES,
+        maxFrameBytes: MAX_BLOCK_FRAME_BYTES,
         frameTimeoutMs: this.opts.frameTimeoutMs,
         ...(signal ? { signal } : {}),
       })) {
-        const msg = decodeBlocksResponse(frame);
+        blocks++;
+        bytes += frame.length;
+        const took = performance.now() - started;
+        if (took > downloadAllowanceMs(blocks, bytes, this.opts.pace)) {
+          this.network.penalize(
+            peer,
+            'minor',
+            `chain sync block download: ${blocks} frames in ${Math.round(took)} ms, too slow`,
+          );
+          throw new SyncError(
+            'SYNC_PEER',
+            `peer ${peer} is too slow: ${blocks} frames (${bytes} bytes) in ${Math.round(took)} ms`,
+            { meta: { peer, slow: true } },
+          );
+        }
+        const msg = decodeBlocksResponse(frame, MAX_BLOCK_BYTES);
         if (msg.kind === 'NoMoreBlocks') {
           // inferred: the end of the answer; the stream's own end is not waited for (docs/design/fidelity.md)
           ended = true;
