@@ -32,7 +32,10 @@ export interface RequestOptions {
 export interface HandleOptions {
   /** Largest request frame accepted (checked before allocation). */
   readonly maxRequestBytes: number;
-  /** Streams served at once (pending and in progress); more are closed without an answer. */
+  /**
+   * Streams served at once (pending and in progress), of which one peer may have a quarter (at least
+   * 2); more are closed without an answer.
+   */
   readonly maxInbound: number;
 }
 

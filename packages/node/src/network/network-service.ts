@@ -73,6 +73,15 @@ export interface NetworkServiceDeps {
   readonly signal: AbortSignal;
 }
 
+/**
+ * The inbound streams of one protocol one peer may have served at once: a quarter of the slots, at
+ * least 2 (3 of F's default 10).
+ * inferred: F counts only the total (docs/design/fidelity.md "Reading a served request")
+ */
+export function inboundPerPeer(maxInbound: number): number {
+  return Math.max(2, Math.ceil(maxInbound / 4));
+}
+
 /** rust-libp2p's `DialError::Transport` text for one address (F answers `dial_peer` failures with it). */
 function dialErrorText(addr: string, e: unknown): string {
   const err = e as Error & { name?: string };
@@ -296,21 +305,30 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
 
   handle(protocol: string, handler: RequestHandler, opts: HandleOptions): void {
     let active = 0;
+    /** Streams served at once per peer, and the most one peer may have. */
+    const ofPeer = new Map<string, number>();
+    const perPeer = inboundPerPeer(opts.maxInbound);
     void this.node
       .handle(
         protocol,
         async (stream: Stream, connection: Connection) => {
           const peer = connection.remotePeer.toString();
-          if (active >= opts.maxInbound) {
-            // F: streams beyond max_inbound_requests are closed without an answer.
+          const mine = ofPeer.get(peer) ?? 0;
+          if (active >= opts.maxInbound || mine >= perPeer) {
+            // F: streams beyond max_inbound_requests are closed without an answer; here also those of
+            // a peer beyond its share, so that one peer's slow streams cannot take every slot.
             stream.abort(new Error('too many inbound requests'));
             return;
           }
           active++;
+          ofPeer.set(peer, mine + 1);
           try {
             await this.serve(stream, peer, handler, opts);
           } finally {
             active--;
+            const left = (ofPeer.get(peer) ?? 1) - 1;
+            if (left > 0) ofPeer.set(peer, left);
+            else ofPeer.delete(peer);
           }
         },
         // The global limit is counted above; libp2p's own per-connection limit only bounds a burst.

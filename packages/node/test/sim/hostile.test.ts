@@ -37,6 +37,7 @@ import { parseDeployment } from '../../src/ledger/deployment.ts';
 import { DEFAULT_GOSSIPSUB } from '../../src/network/config.ts';
 import { FrameReader } from '../../src/network/framing.ts';
 import { createLibp2pNode, type LogosLibp2p, nodeIdentity } from '../../src/network/libp2p-node.ts';
+import { inboundPerPeer } from '../../src/network/network-service.ts';
 import { encodeProposal, MAX_PROPOSAL_BYTES } from '../../src/network/wire/proposal.ts';
 import { decodeTipResponse, encodeRequest } from '../../src/network/wire/sync-messages.ts';
 import { MAX_GOSSIP_TX_BYTES } from '../../src/network/wire/tx-gossip.ts';
@@ -277,11 +278,14 @@ test('a hostile peer is penalized for each bad input, then banned; the node stay
     publish(names.tx_topic, concat(u64le(BigInt(MAX_GOSSIP_TX_BYTES) + 1n), randomBytes(100))),
   );
 
-  // ---- a flood of chain-sync streams beyond max_inbound_requests: `maxInbound` streams are held open
-  // (a request's first bytes only), then more requests come: refused without an answer. The held
-  // requests, completed, are answered; then node 0 serves again.
+  // ---- a flood of chain-sync streams beyond the hostile peer's share of max_inbound_requests: its
+  // share of streams is held open (a request's first bytes only), then more requests come: refused
+  // without an answer, while another peer is still served. The held requests, completed, are
+  // answered; then node 0 serves the hostile peer again.
+  const share = inboundPerPeer(maxInbound);
+  assert.ok(share < maxInbound);
   const held = await Promise.all(
-    Array.from({ length: maxInbound }, async () => {
+    Array.from({ length: share }, async () => {
       const s = await openSync();
       s.send(u32le(getTip.length));
       return s;
@@ -296,8 +300,25 @@ test('a hostile peer is penalized for each bad input, then banned; the node stay
   assert.deepEqual(
     excess.map((f) => f.length),
     excess.map(() => 0),
-    `requests beyond max_inbound_requests (${maxInbound}) are refused without an answer`,
+    `requests beyond a peer's share (${share} of ${maxInbound}) are refused without an answer`,
   );
+  const other = await peerOf(n0Id, names);
+  await other.start();
+  try {
+    await other.dial(multiaddr(n0.p2pAddress), { signal: AbortSignal.timeout(5000) });
+    const s = await other.dialProtocol(n0Id, names.chain_sync_protocol_name, {
+      signal: AbortSignal.timeout(5000),
+    });
+    s.send(frame(getTip));
+    await s.close({ signal: AbortSignal.timeout(5000) }).catch(() => {});
+    assert.equal(
+      (await readFrames(s)).length,
+      1,
+      'another peer is served while the hostile one holds its share',
+    );
+  } finally {
+    await other.stop();
+  }
   const heldAnswers = await Promise.all(
     held.map(async (s) => {
       s.send(getTip);
