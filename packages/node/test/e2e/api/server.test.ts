@@ -296,6 +296,40 @@ describe('request bodies', () => {
 });
 
 describe('HEAD', () => {
+  test('on every JSON GET route: the status and headers of GET, no body (known, unknown and malformed ids)', async () => {
+    const unknown = 'ab'.repeat(32);
+    const checked: string[] = [];
+    for (const { def } of ROUTES) {
+      if (def.method !== 'GET' || 'ndjson' in def.response) continue;
+      // Bootstrapping: a gated route would wait for the API timeout.
+      if (def.gatedWhileBootstrapping) continue;
+      const variants = new Set<string>();
+      for (const id of [unknown, 'zz']) {
+        const path = def.path.replace(/\{[^}]+\}/g, id);
+        variants.add(path);
+        for (const q of Object.keys(def.query ?? {})) variants.add(`${path}?${q}=${id}`);
+      }
+      for (const path of variants) {
+        const g = await fetch(`${tn.base}${path}`, { signal: AbortSignal.timeout(10_000) });
+        await g.arrayBuffer();
+        const h = await fetch(`${tn.base}${path}`, { method: 'HEAD', signal: AbortSignal.timeout(10_000) });
+        assert.equal(h.status, g.status, `HEAD ${path}: the status of GET`);
+        assert.equal(
+          h.headers.get('content-type'),
+          g.headers.get('content-type'),
+          `HEAD ${path}: content-type`,
+        );
+        assert.equal(await h.text(), '', `HEAD ${path}: no body`);
+        checked.push(path);
+      }
+    }
+    assert.ok(
+      checked.some((p) => p.startsWith('/leader/claim/vouchers?tip=')),
+      checked.join('\n'),
+    );
+    assert.ok(checked.length > 20, `${checked.length} paths`);
+  });
+
   test('on the streams: the headers only, at once, without reading the range or subscribing', async () => {
     const { server, base } = await serve(ROUTES, { timeout: 5, max_concurrent_requests: 10 });
     try {
