@@ -71,6 +71,23 @@ class Emit {
   eq(a: Ref, b: Ref): void {
     this.call(this.F.eq, a, b);
   }
+  /**
+   * Doubles the affine point (x, y) in place, `inv` = 1/(2y) given: λ = 3x²·inv; x3 = λ² − 2x;
+   * y3 = λ(x − x3) − y. `lambda`, `t` and `scratch` are temporaries (`scratch` may be `inv`).
+   */
+  affineDouble(x: Ref, y: Ref, inv: Ref, lambda: Ref, t: Ref, scratch: Ref): void {
+    this.sq(lambda, x);
+    this.dbl(t, lambda);
+    this.add(lambda, lambda, t);
+    this.mul(lambda, lambda, inv);
+    this.sq(t, lambda);
+    this.sub(t, t, x);
+    this.sub(t, t, x);
+    this.sub(scratch, x, t);
+    this.mul(scratch, lambda, scratch);
+    this.sub(y, scratch, y);
+    this.copy(x, t);
+  }
 }
 
 export class CurveCode {
@@ -510,18 +527,8 @@ export class CurveCode {
     f.get(kind).i32Const(3).i32Eq().if();
     f.get(1).get(bucket).i32Add().i32Const(0).i32Store8(0);
     f.else();
-    // A doubling: λ = 3x_B²/(2y_B); x3 = λ² − 2x_B; y3 = λ(x_B − x3) − y_B.
-    E.sq(lambda!, { local: B, off: 0 });
-    E.dbl(t!, lambda!);
-    E.add(lambda!, lambda!, t!);
-    E.mul(lambda!, lambda!, invK!);
-    E.sq(t!, lambda!);
-    E.sub(t!, t!, { local: B, off: 0 });
-    E.sub(t!, t!, { local: B, off: 0 });
-    E.sub(dx!, { local: B, off: 0 }, t!);
-    E.mul(dx!, lambda!, dx!);
-    E.sub({ local: B, off: e }, dx!, { local: B, off: e });
-    E.copy({ local: B, off: 0 }, t!);
+    // A doubling of the bucket.
+    E.affineDouble({ local: B, off: 0 }, { local: B, off: e }, invK!, lambda!, t!, dx!);
     f.end();
     f.end();
     f.end();
@@ -571,18 +578,7 @@ export class CurveCode {
     E.mul(invK!, inv!, { local: accK, off: -e });
     E.mul(inv!, inv!, { local: dK, off: 0 });
     f.end();
-    // λ = 3x²/(2y); x3 = λ² − 2x; y3 = λ(x − x3) − y
-    E.sq(lambda!, { local: P, off: 0 });
-    E.dbl(t!, lambda!);
-    E.add(lambda!, lambda!, t!);
-    E.mul(lambda!, lambda!, invK!);
-    E.sq(t!, lambda!);
-    E.sub(t!, t!, { local: P, off: 0 });
-    E.sub(t!, t!, { local: P, off: 0 });
-    E.sub(invK!, { local: P, off: 0 }, t!);
-    E.mul(invK!, lambda!, invK!);
-    E.sub({ local: P, off: e }, invK!, { local: P, off: e });
-    E.copy({ local: P, off: 0 }, t!);
+    E.affineDouble({ local: P, off: 0 }, { local: P, off: e }, invK!, lambda!, t!, invK!);
     f.br(0).end().end();
   }
 
