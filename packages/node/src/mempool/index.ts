@@ -25,7 +25,7 @@ export {
   MAX_TX_BYTES,
   type PendingTx,
   type PoolLimits,
-  PREFIX_BYTES,
   TxPool,
 } from './pool.ts';
+export { PREFIX_BYTES } from './prefix-index.ts';
 export { applyInRounds, type RoundItem, type RoundsResult } from './rounds.ts';

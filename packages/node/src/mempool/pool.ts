@@ -13,7 +13,6 @@ import { PrefixIndex } from './prefix-index.ts';
 
 /** A block's transaction bytes: no transaction can be larger (F `MAX_BLOCK_TRANSACTIONS_SIZE`). */
 export const MAX_TX_BYTES = 2 * 1024 * 1024;
-export { PREFIX_BYTES } from './prefix-index.ts';
 
 export interface PendingTx {
   readonly hash: Uint8Array;

@@ -14,8 +14,13 @@ import { LedgerError } from '../../../src/ledger/errors.ts';
 import { PROOFS_ALREADY_VERIFIED } from '../../../src/ledger/proof-system.ts';
 import { MAX_INSCRIPTION_BYTES } from '../../../src/mantle/ops.ts';
 import { type SignedMantleTx, txHash } from '../../../src/mantle/tx.ts';
-import { Mempool, type MempoolConfig, MempoolError, type TxOrigin } from '../../../src/mempool/index.ts';
-import { PREFIX_BYTES } from '../../../src/mempool/prefix-index.ts';
+import {
+  Mempool,
+  type MempoolConfig,
+  MempoolError,
+  PREFIX_BYTES,
+  type TxOrigin,
+} from '../../../src/mempool/index.ts';
 import { INCLUDED_KEPT_MS, RecentlyIncluded } from '../../../src/mempool/recently-included.ts';
 import { MemoryKv } from '../../../src/storage/kv.ts';
 import { MempoolStore } from '../../../src/storage/mempool-store.ts';
