@@ -72,6 +72,29 @@ class Emit {
     this.call(this.F.eq, a, b);
   }
   /**
+   * Batch inversion, pass 1 at index local `k`: the running product acc_k = acc_{k−1} · d_k (d_0 for
+   * the first); `acc` and `d` point at entry k of arrays of `stride` bytes.
+   */
+  runningProduct(k: number, acc: number, d: number, stride: number): void {
+    this.f.get(k).i32Eqz().if();
+    this.copy({ local: acc, off: 0 }, { local: d, off: 0 });
+    this.f.else();
+    this.mul({ local: acc, off: 0 }, { local: acc, off: -stride }, { local: d, off: 0 });
+    this.f.end();
+  }
+  /**
+   * Batch inversion, pass 2 at index local `k` (from the last down): invK = inv · acc_{k−1} (inv
+   * itself for the first), then inv = inv · d_k.
+   */
+  inverseStep(k: number, inv: Ref, invK: Ref, acc: number, d: number, stride: number): void {
+    this.f.get(k).i32Eqz().if();
+    this.copy(invK, inv);
+    this.f.else();
+    this.mul(invK, inv, { local: acc, off: -stride });
+    this.mul(inv, inv, { local: d, off: 0 });
+    this.f.end();
+  }
+  /**
    * Doubles the affine point (x, y) in place, `inv` = 1/(2y) given: λ = 3x²·inv; x3 = λ² − 2x;
    * y3 = λ(x − x3) − y. `lambda`, `t` and `scratch` are temporaries (`scratch` may be `inv`).
    */
@@ -465,11 +488,7 @@ export class CurveCode {
     f.end();
     f.end();
     f.get(kinds).get(k).i32Add().get(kind).i32Store8(0);
-    f.get(k).i32Eqz().if();
-    E.copy({ local: accK, off: 0 }, { local: dK, off: 0 });
-    f.else();
-    E.mul({ local: accK, off: 0 }, { local: accK, off: -e }, { local: dK, off: 0 });
-    f.end();
+    E.runningProduct(k, accK, dK, e);
     f.get(k).i32Const(1).i32Add().set(k);
     f.br(0).end().end();
     // The product of the denominators is zero only if some x were equal: once more, carefully.
@@ -490,12 +509,7 @@ export class CurveCode {
     f.get(k).i32Const(1).i32Sub().set(k);
     load();
     // invK = inv · acc_{k−1} (inv itself for the first); inv = inv · d_k
-    f.get(k).i32Eqz().if();
-    E.copy(invK!, inv!);
-    f.else();
-    E.mul(invK!, inv!, { local: accK, off: -e });
-    E.mul(inv!, inv!, { local: dK, off: 0 });
-    f.end();
+    E.inverseStep(k, inv!, invK!, accK, dK, e);
     f.get(kinds).get(k).i32Add().i32Load8u(0).set(kind);
     f.get(kind).i32Eqz().if();
     // An addition: λ = ±(y_P ∓ y_B)/(x_P − x_B) as above.
@@ -559,11 +573,7 @@ export class CurveCode {
     f.get(k).get(1).i32GeU().brIf(1);
     at();
     E.dbl({ local: dK, off: 0 }, { local: P, off: e });
-    f.get(k).i32Eqz().if();
-    E.copy({ local: accK, off: 0 }, { local: dK, off: 0 });
-    f.else();
-    E.mul({ local: accK, off: 0 }, { local: accK, off: -e }, { local: dK, off: 0 });
-    f.end();
+    E.runningProduct(k, accK, dK, e);
     f.get(k).i32Const(1).i32Add().set(k);
     f.br(0).end().end();
     E.inv(inv!, { local: accK, off: 0 });
@@ -572,12 +582,7 @@ export class CurveCode {
     f.get(k).i32Eqz().brIf(1);
     f.get(k).i32Const(1).i32Sub().set(k);
     at();
-    f.get(k).i32Eqz().if();
-    E.copy(invK!, inv!);
-    f.else();
-    E.mul(invK!, inv!, { local: accK, off: -e });
-    E.mul(inv!, inv!, { local: dK, off: 0 });
-    f.end();
+    E.inverseStep(k, inv!, invK!, accK, dK, e);
     E.affineDouble({ local: P, off: 0 }, { local: P, off: e }, invK!, lambda!, t!, invK!);
     f.br(0).end().end();
   }
