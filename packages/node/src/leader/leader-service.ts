@@ -612,7 +612,10 @@ export class LeaderService {
       this.provingMs === null ? ms : this.provingMs + PROVING_TIME_WEIGHT * (ms - this.provingMs);
   }
 
-  /** How many slots ahead of now a win is proved (the file's header). */
+  /**
+   * How many slots ahead of now a win is proved (the file's header).
+   * inferred: F proves at the slot (docs/design/fidelity.md "When a proof of leadership is made ahead")
+   */
   private aheadSlots(): bigint {
     if (this.opts.proveAheadSlots !== undefined) return this.opts.proveAheadSlots;
     const slotMs = this.deps.clock.slotDurationMs;
