@@ -7,7 +7,7 @@ import { bytesToHex } from '../codec/hex.ts';
 import { type Fr, frFromBytesModOrder } from '../crypto/field.ts';
 import { type Note, noteId } from '../mantle/note.ts';
 import type { PMap } from '../util/pmap.ts';
-import { fail } from './errors.ts';
+import { fail, NoteNotFound } from './errors.ts';
 import type { LedgerEvent } from './events.ts';
 import type { LedgerConfig } from './parameters.ts';
 import type { ProofChecks } from './proof-system.ts';
@@ -44,6 +44,8 @@ export class Draft {
   leader: LeaderState;
   pow: PowState;
   readonly events: LedgerEvent[] = [];
+  /** When set, the id of every note created is appended to it (what a transaction makes, for the mempool). */
+  created: Fr[] | null = null;
 
   constructor(s: LedgerState) {
     this.block_number = s.block_number;
@@ -90,7 +92,7 @@ export class Draft {
   /** A note that an op may spend as a regular note: it exists, is not locked and not in a channel. */
   spendable(id: Fr, opIndex: number): NoteRecord {
     const rec = this.notes.get(id);
-    if (!rec) fail('InputNotFound', `note ${id} does not exist`, opIndex);
+    if (!rec) throw new NoteNotFound(id, `note ${id} does not exist`, opIndex);
     if (rec.locked_by !== null)
       fail('InputLocked', `note ${id} is locked by declaration ${rec.locked_by}`, opIndex);
     if (rec.channel !== null) fail('InputInChannel', `note ${id} belongs to channel ${rec.channel}`, opIndex);
@@ -100,7 +102,7 @@ export class Draft {
   /** A note held by the given channel. */
   channelNote(id: Fr, channel: string, opIndex: number): NoteRecord {
     const rec = this.notes.get(id);
-    if (!rec) fail('InputNotFound', `note ${id} does not exist`, opIndex);
+    if (!rec) throw new NoteNotFound(id, `note ${id} does not exist`, opIndex);
     if (rec.channel !== channel)
       fail('InputNotInChannel', `note ${id} is not a note of channel ${channel}`, opIndex);
     return rec;
@@ -124,6 +126,7 @@ export class Draft {
   ): Fr {
     const id = noteId(opId, outputIndex, note);
     if (this.notes.has(id)) fail('DuplicateNote', `note ${id} already exists`, opIndex);
+    this.created?.push(id);
     const { tree, index } = this.utxos.insert(id);
     this.utxos = tree;
     this.notes = this.notes.set(id, {

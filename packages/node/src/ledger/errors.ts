@@ -123,6 +123,25 @@ export class LedgerError extends LogosError<LedgerErrorMeta> {
 }
 LogosError.register(LedgerError);
 
+/** The reference variant of a missing input (a ledger code, not a `LogosError` code). */
+const INPUT_NOT_FOUND: LedgerErrorCode = 'InputNotFound';
+
+/**
+ * `InputNotFound` for a note that is not in the state: the note is named, so that a caller can tell
+ * when the transaction may apply (never before that note exists: the ids of the notes a transaction's
+ * own ops create do not depend on the state, so a note it spends is either made by an earlier op of it
+ * or must already exist).
+ */
+export class NoteNotFound extends LedgerError {
+  constructor(
+    readonly note: bigint,
+    detail: string,
+    opIndex?: number,
+  ) {
+    super(INPUT_NOT_FOUND, detail, opIndex !== undefined ? { opIndex } : {});
+  }
+}
+
 export function fail(code: LedgerErrorCode, message: string, opIndex?: number): never {
   throw new LedgerError(code, message, opIndex !== undefined ? { opIndex } : {});
 }

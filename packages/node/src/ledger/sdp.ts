@@ -12,7 +12,7 @@ import type { OpProof } from '../mantle/proofs.ts';
 import { declarationId } from '../mantle/sdp.ts';
 import { PMap, stringKeys } from '../util/pmap.ts';
 import type { Draft } from './draft.ts';
-import { fail } from './errors.ts';
+import { fail, NoteNotFound } from './errors.ts';
 import type { HeaderEvent } from './events.ts';
 import { type OpEnv, requireZkSignature } from './op-env.ts';
 import {
@@ -37,7 +37,8 @@ export function applySdpDeclare(env: OpEnv, op: SDPDeclareOp, proof: OpProof): v
   const { draft, opIndex } = env;
   // F: core/src/mantle/ops/sdp/declare.rs — verify (note exists, signature) then validate.
   const rec = draft.notes.get(op.service_note_id);
-  if (!rec) fail('InputNotFound', `service note ${op.service_note_id} does not exist`, opIndex);
+  if (!rec)
+    throw new NoteNotFound(op.service_note_id, `service note ${op.service_note_id} does not exist`, opIndex);
   requireZkSignature(env, proof, [rec.note.pk, op.zk_id]);
   const id = bytesToHex(declarationId(op));
   if (draft.sdp.declarations.has(id)) fail('DuplicateDeclaration', `declaration ${id} exists`, opIndex);

@@ -11,6 +11,8 @@ export interface MempoolSection {
   readonly max_pending_txs: number;
   /** Encoded bytes of pending transactions held at most. */
   readonly max_pending_bytes: number;
+  /** Pending transactions that do not apply on the view, held at most (within `max_pending_txs`). */
+  readonly max_unapplied_txs: number;
   /** Proof-verification worker threads; null: one per available core. */
   readonly verifier_threads: number | null;
 }
@@ -18,12 +20,13 @@ export interface MempoolSection {
 export const DEFAULT_MEMPOOL: MempoolSection = {
   max_pending_txs: 100_000,
   max_pending_bytes: 256 * 1024 * 1024,
+  max_unapplied_txs: 1024,
   verifier_threads: null,
 };
 
 export function parseMempoolSection(raw: unknown): MempoolSection {
   const m = mapping(raw, 'mempool');
-  only(m, ['max_pending_txs', 'max_pending_bytes', 'verifier_threads'], 'mempool');
+  only(m, ['max_pending_txs', 'max_pending_bytes', 'max_unapplied_txs', 'verifier_threads'], 'mempool');
   const threads =
     m.verifier_threads === undefined || m.verifier_threads === null
       ? null
@@ -35,6 +38,12 @@ export function parseMempoolSection(raw: unknown): MempoolSection {
       m.max_pending_bytes,
       DEFAULT_MEMPOOL.max_pending_bytes,
       'mempool.max_pending_bytes',
+      1,
+    ),
+    max_unapplied_txs: int(
+      m.max_unapplied_txs,
+      DEFAULT_MEMPOOL.max_unapplied_txs,
+      'mempool.max_unapplied_txs',
       1,
     ),
     verifier_threads: threads,
@@ -50,10 +59,17 @@ export function verifierThreads(s: MempoolSection): number {
 export interface MempoolConfig {
   readonly maxPendingTxs: number;
   readonly maxPendingBytes: number;
+  /** Pending transactions that do not apply on the view, held at most. */
+  readonly maxUnappliedTxs: number;
   /** ms; null: no expiry. */
   readonly txTtlMs: number | null;
 }
 
 export function mempoolConfig(section: MempoolSection, txTtlMs: number | null): MempoolConfig {
-  return { maxPendingTxs: section.max_pending_txs, maxPendingBytes: section.max_pending_bytes, txTtlMs };
+  return {
+    maxPendingTxs: section.max_pending_txs,
+    maxPendingBytes: section.max_pending_bytes,
+    maxUnappliedTxs: section.max_unapplied_txs,
+    txTtlMs,
+  };
 }

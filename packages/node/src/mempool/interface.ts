@@ -19,6 +19,8 @@ export type AddOutcome = 'added' | 'duplicate';
 export interface AddResult {
   readonly hash: Uint8Array;
   readonly outcome: AddOutcome;
+  /** Added: whether it applies on the view (else it is kept apart: it spends what is not there). */
+  readonly applies?: boolean;
 }
 
 /** `GET /mantle/metrics`. */

@@ -1,16 +1,19 @@
 /**
  * The mempool service (F: `services/tx-service`): admission of transactions from every entry point,
  * the pending pool (FIFO, duplicates, prefixes, TTL, bounds: pool.ts), its persistence, the view on
- * top of the tip, block candidates, and the reconciliation with the chain (removal on inclusion,
- * re-insertion after a reorg).
+ * top of the tip (view.ts), block candidates, and the reconciliation with the chain (removal on
+ * inclusion, re-insertion after a reorg).
  *
  * Admission: the stateless checks (`preverifyTx`, Ed25519 signatures on this thread), the proofs they
  * record, and the ZkSig proofs of the transaction as it applies on top of the current view, all verified
  * off the event loop (the verifier pool behind `proofs`); then the size and the pool's bounds, then the
- * durable write; only then is it pending. A transaction that does not apply on the view yet (it spends
- * a note no pending transaction has created) is admitted as the reference admits it, without a ledger
- * check; its ZkSig proofs are verified as soon as it applies on the view, and until then it is neither
- * in the view nor a block candidate (a candidate's proofs are always verified).
+ * durable write; only then is it pending. A transaction that does not apply on the view (it spends a
+ * note that does not exist there, a note spent already, ...) is admitted as the reference admits it,
+ * but apart: such transactions are bounded by `maxUnapplied` (the oldest goes when a new one comes),
+ * leave when they are older than `UNAPPLIED_TTL_MS` and whenever this node builds a block; their ZkSig
+ * proofs are verified once they apply, and until then they are neither in the view nor candidates.
+ * A transaction that applies releases those that waited for a note it creates (nothing else is tried
+ * again): admission costs what it touches, not the size of the pool.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
@@ -20,6 +23,7 @@ import { executeTx } from '../ledger/apply.ts';
 import { DeferredProofChecks } from '../ledger/deferred-proofs.ts';
 import { Draft, type LedgerContext } from '../ledger/draft.ts';
 import { advanceEpoch } from '../ledger/epoch.ts';
+import { NoteNotFound } from '../ledger/errors.ts';
 import { preverifyTx } from '../ledger/preverify.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
 import { encodeSignedTx, type SignedMantleTx, txHash } from '../mantle/tx.ts';
@@ -28,7 +32,7 @@ import type { MempoolConfig } from './config.ts';
 import type { AddResult, IMempool, MempoolEvents, MempoolMetrics, TxOrigin } from './interface.ts';
 import { type PendingTx, TxPool } from './pool.ts';
 import { RecentlyIncluded } from './recently-included.ts';
-import { applyInRounds } from './rounds.ts';
+import { PendingView } from './view.ts';
 
 export interface MempoolDeps {
   readonly chain: IChain;
@@ -41,17 +45,11 @@ export interface MempoolDeps {
   readonly now?: () => number;
 }
 
-/** The view on top of a tip: what applies, in order, and the state after it. */
-interface ViewCache {
-  readonly head: number;
-  version: number;
-  readonly slot: bigint;
-  draft: Draft;
-  /** Keys of the pending transactions that apply (the view, once put in FIFO order). */
-  readonly appliedKeys: Set<string>;
-  /** The others, retried when a new one applies. */
-  leftover: PendingTx[];
-}
+/**
+ * How long a pending transaction that does not apply on the view is kept.
+ * inferred: F keeps every pending transaction for the TTL (24 h on its deployments) (docs/design/fidelity.md)
+ */
+export const UNAPPLIED_TTL_MS = 5 * 60_000;
 
 /** Whether an origin is F's `MempoolMsg::Add` (everything but a peer's gossip): it is gossiped. */
 const isAdd = (o: TxOrigin) => o !== 'network';
@@ -67,8 +65,8 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
   private readonly verifying = new Set<string>();
   /** Admissions under way, by tx hash (a second submission waits for the first). */
   private readonly inFlight = new Map<string, Promise<AddResult>>();
-  private version = 0;
-  private cache: ViewCache | undefined;
+  private pendingView: PendingView | undefined;
+  private readonly maxUnapplied: number;
   private closed = false;
   private readonly now: () => number;
   private readonly onBlock = (b: ProcessedBlock) => this.reconcile(b);
@@ -83,6 +81,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
       maxBytes: config.maxPendingBytes,
       ttlMs: config.txTtlMs,
     });
+    this.maxUnapplied = config.maxUnappliedTxs;
     this.now = deps.now ?? Date.now;
   }
 
@@ -122,7 +121,6 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
       this.deps.logger.warn({ entries: damaged.length }, 'undecodable stored mempool entries dropped');
     await this.deps.store.remove(drop);
     this.pool.restoreLastItemTimestamp(lastItemTimestamp);
-    this.version++;
     this.deps.logger.info({ pending: this.pool.size, dropped: drop.length }, 'mempool restored');
   }
 
@@ -189,22 +187,25 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     // The ZkSig statements: the transaction applied on top of the view (the notes it spends).
     // inferred: F checks ZkSig proofs only when a block is built; here they are checked on admission too,
     // so a forged one is refused at once (docs/design/fidelity.md)
-    const view = this.viewCache();
+    const view = this.currentView();
+    const trial = new Draft(view.state());
+    const created: bigint[] = [];
+    trial.created = created;
     let applies = false;
-    // The view with this transaction on top, reused if the view has not changed once it is admitted.
-    let onTop: { draft: Draft; cache: ViewCache; version: number } | undefined;
     try {
-      const draft = new Draft(view.draft.state());
-      executeTx(draft, this.ctx(checks), tx, view.slot, { preverified: hash, size: BigInt(size) });
+      executeTx(trial, this.ctx(checks), tx, view.slot, { preverified: hash, size: BigInt(size) });
       applies = true;
-      onTop = { draft, cache: view, version: view.version };
     } catch {
-      // Not applicable on the view (yet): admitted without a ledger check, as the reference does.
+      // Not applicable on the view (yet): admitted apart, without a ledger check, as the reference does.
+    } finally {
+      trial.created = null;
     }
+    const seen = view.version;
     await checks.settle(this.deps.proofs);
     if (this.closed) throw new Error('the mempool is closed');
     if (this.pool.has(hash)) return this.duplicate(hash, tx, origin);
     this.pool.checkRoom(size);
+    if (!applies) this.makeRoomApart();
     const seq = this.deps.store.nextSeq();
     const at = this.now();
     await this.deps.store.add(seq, hash, tx, at, encoded);
@@ -217,9 +218,35 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     }
     this.seqOf.set(key, seq);
     if (!applies && !this.isFullyVerifiable(tx)) this.unverified.add(key);
-    this.extendView(this.pool.get(hash)!, onTop);
+    const item = this.pool.get(hash)!;
+    const v = this.currentView(); // computed again if the tip changed meanwhile (the item with it)
+    if (!v.applied.has(key) && !v.isUnapplied(key)) {
+      if (applies && v === view && v.version === seen) this.placeAll(v, view.adopt(item, trial, created));
+      else this.placeAll(v, [item]);
+    }
     this.emit('added', { hash, tx, origin });
-    return { hash, outcome: 'added' };
+    return { hash, outcome: 'added', applies: v.applied.has(key) };
+  }
+
+  /**
+   * Room for one more transaction that does not apply: the oldest of them leaves when there are
+   * `maxUnapplied` (those past `UNAPPLIED_TTL_MS` too).
+   */
+  private makeRoomApart(): void {
+    const v = this.currentView();
+    const now = this.now();
+    const gone: Uint8Array[] = [];
+    let count = v.unappliedCount;
+    for (const item of v.unappliedItems()) {
+      const old = now - item.insertedAtMs >= UNAPPLIED_TTL_MS;
+      if (!old && count < this.maxUnapplied) break;
+      if (this.verifying.has(bytesToHex(item.hash))) continue;
+      gone.push(item.hash);
+      count--;
+    }
+    if (gone.length === 0) return;
+    this.deps.logger.debug({ txs: gone.length }, 'pending transactions that do not apply dropped for room');
+    this.drop(gone);
   }
 
   private ctx(proofs: LedgerContext['proofs']): LedgerContext {
@@ -229,104 +256,76 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
   // ---------- the view ----------
 
   /**
-   * The view on top of the current tip, computed again when the tip or the pool changed: the pending
-   * transactions applied in FIFO order in rounds, as F's block proposal does (the specification's
-   * "can be included on top of the current tip"; F's view lists every pending transaction).
+   * The view on top of the current tip, computed again when the tip changed (or a transaction it
+   * includes left the pool): the pending transactions applied in FIFO order in rounds, as F's block
+   * proposal does (the specification's "can be included on top of the current tip"; F's view lists
+   * every pending transaction). Those whose proofs are not verified yet are verified when they apply.
    * inferred: the rounds and the exclusion of transactions whose proofs are not verified yet (docs/design/fidelity.md)
    */
-  private viewCache(): ViewCache {
-    const c = this.cache;
-    if (c && c.head === this.deps.chain.headVersion && c.version === this.version) return c;
+  private currentView(): PendingView {
+    const v = this.pendingView;
+    if (v && !v.stale && v.head === this.deps.chain.headVersion) return v;
     const tip = this.deps.chain.tip();
     const slot = tip.slot + 1n;
     const draft = new Draft(tip.state);
     advanceEpoch(draft, this.deps.chain.config, slot);
-    const toVerify: PendingTx[] = [];
-    const out = applyInRounds(draft, slot, this.pool.view(), () => this.ctx(PROOFS_ALREADY_VERIFIED), {
-      accept: (i) => this.acceptOrQueue(i, toVerify),
-    });
-    this.cache = {
-      head: this.deps.chain.headVersion,
-      version: this.version,
+    const { view, held } = PendingView.compute(
+      this.deps.chain.headVersion,
+      draft,
       slot,
-      draft: out.draft,
-      appliedKeys: new Set(out.applied.map((i) => bytesToHex(i.hash))),
-      leftover: out.never,
-    };
-    for (const item of toVerify) this.verifyLater(item, this.cache);
-    return this.cache;
+      this.pool.view(),
+      this.ctx(PROOFS_ALREADY_VERIFIED),
+      (i) => !this.unverified.has(bytesToHex(i.hash)),
+    );
+    this.pendingView = view;
+    for (const item of held) this.verifyLater(item, view);
+    return view;
   }
 
   /**
-   * A new transaction on a current view: it is applied on top; if it applies, the transactions that did
-   * not apply before are retried in rounds (they may have waited for it). The view stays what a fresh
-   * computation would give, up to the order in which dependents were found (the view is FIFO anyway).
+   * Places transactions on the view, and in turn those each releases (the ones that waited for a note
+   * it creates). A transaction whose proofs are not verified is verified if it applies, kept apart
+   * meanwhile.
    */
-  private extendView(item: PendingTx, onTop?: { draft: Draft; cache: ViewCache; version: number }): void {
-    const c = this.cache;
-    const current = c !== undefined && c.head === this.deps.chain.headVersion && c.version === this.version;
-    this.version++;
-    if (!current) return;
-    const unchanged = onTop !== undefined && onTop.cache === c && onTop.version === c.version;
-    c.version = this.version;
-    if (this.unverified.has(bytesToHex(item.hash))) {
-      c.leftover.push(item);
-      return;
-    }
-    if (unchanged) c.draft = onTop.draft;
-    else {
-      const before = c.draft.state();
-      try {
-        executeTx(c.draft, this.ctx(PROOFS_ALREADY_VERIFIED), item.tx, c.slot, {
-          preverified: item.hash,
-          size: BigInt(item.size),
-        });
-      } catch {
-        c.draft = new Draft(before);
-        c.leftover.push(item);
-        return;
+  private placeAll(v: PendingView, items: PendingTx[]): void {
+    const ctx = this.ctx(PROOFS_ALREADY_VERIFIED);
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      if (!this.pool.has(item.hash)) continue;
+      if (this.unverified.has(bytesToHex(item.hash))) {
+        v.park(item, this.verifyLater(item, v));
+        continue;
       }
+      items.push(...v.place(item, ctx).released);
     }
-    c.appliedKeys.add(bytesToHex(item.hash));
-    if (c.leftover.length === 0) return;
-    const toVerify: PendingTx[] = [];
-    const out = applyInRounds(c.draft, c.slot, c.leftover, () => this.ctx(PROOFS_ALREADY_VERIFIED), {
-      accept: (i) => this.acceptOrQueue(i, toVerify),
-    });
-    c.draft = out.draft;
-    for (const i of out.applied) c.appliedKeys.add(bytesToHex(i.hash));
-    c.leftover = out.never;
-    for (const i of toVerify) this.verifyLater(i, c);
   }
 
-  /** A verified transaction joins the view; an unverified one is queued for verification instead. */
-  private acceptOrQueue(item: PendingTx, toVerify: PendingTx[]): boolean {
-    if (!this.unverified.has(bytesToHex(item.hash))) return true;
-    toVerify.push(item);
-    return false;
-  }
-
-  /** Verifies the ZkSig proofs of a pending transaction now that it applies; drops it if they fail. */
-  private verifyLater(item: PendingTx, view: ViewCache): void {
+  /**
+   * Starts the verification of the ZkSig proofs of a pending transaction if it applies on the view;
+   * when they verify it is placed on the view (if still current), when they fail it is dropped. Returns
+   * the note it lacks when it does not apply for want of one.
+   */
+  private verifyLater(item: PendingTx, view: PendingView): bigint | undefined {
     const key = bytesToHex(item.hash);
-    if (this.verifying.has(key)) return;
-    this.verifying.add(key);
+    if (this.verifying.has(key)) return undefined;
     const checks = new DeferredProofChecks();
     try {
-      executeTx(new Draft(view.draft.state()), this.ctx(checks), item.tx, view.slot, {
+      executeTx(new Draft(view.state()), this.ctx(checks), item.tx, view.slot, {
         preverified: item.hash,
         size: BigInt(item.size),
       });
-    } catch {
-      this.verifying.delete(key);
-      return;
+    } catch (e) {
+      return e instanceof NoteNotFound ? e.note : undefined;
     }
+    this.verifying.add(key);
     void checks
       .settle(this.deps.proofs)
       .then(
         () => {
-          if (!this.unverified.delete(key)) return;
-          this.version++;
+          if (!this.unverified.delete(key) || !this.pool.has(item.hash)) return;
+          const v = this.pendingView;
+          if (v && !v.stale && v.head === this.deps.chain.headVersion && v.isUnapplied(key))
+            this.placeAll(v, [item]);
         },
         (e: Error) => {
           if (!this.pool.has(item.hash)) return;
@@ -338,10 +337,11 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
         },
       )
       .finally(() => this.verifying.delete(key));
+    return undefined;
   }
 
   view(): Uint8Array[] {
-    const keys = this.viewCache().appliedKeys;
+    const keys = this.currentView().applied;
     const out: Uint8Array[] = [];
     for (const p of this.pool.view()) if (keys.has(bytesToHex(p.hash))) out.push(p.hash);
     return out;
@@ -349,7 +349,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
 
   candidates(): Iterable<SignedMantleTx> {
     // Transactions waiting for their proofs: the view starts the verification of those that apply now.
-    if (this.unverified.size > 0) this.viewCache();
+    if (this.unverified.size > 0) this.currentView();
     const out: SignedMantleTx[] = [];
     for (const p of this.pool.view()) if (!this.unverified.has(bytesToHex(p.hash))) out.push(p.tx);
     return out;
@@ -381,19 +381,27 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     return this.unverified.size;
   }
 
+  /** Pending transactions (count) that do not apply on the current view. */
+  get unappliedCount(): number {
+    return this.currentView().unappliedCount;
+  }
+
   /**
-   * The block builder's candidates that never applied, in any round, on the block's parent (the tip).
-   * F evicts every pending transaction that never applied while building; the candidates are only the
-   * verified ones, so the unverified that do not apply on the tip's view either go with them (unless
-   * proofs are being verified: what they wait for may be about to apply).
+   * After this node built a block: the candidates that never applied, in any round, on the block's parent
+   * (the tip) leave, as F evicts every pending transaction that never applied while building; so do all
+   * pending transactions that do not apply on the view (the candidates are only the verified ones),
+   * except those whose proofs are being verified (what waits for them may be about to apply).
+   * inferred: F has no view; it evicts what its rounds left (docs/design/fidelity.md)
    */
   evict(hashes: Iterable<Uint8Array>): void {
     this.drop(hashes);
-    if (this.unverified.size === 0) return;
-    const leftover = this.viewCache().leftover;
-    // While proofs are being verified, a transaction may wait for a parent that is about to apply.
-    if (this.verifying.size > 0) return;
-    this.drop(leftover.filter((p) => this.unverified.has(bytesToHex(p.hash))).map((p) => p.hash));
+    const apart = [...this.currentView().unappliedItems()]
+      .filter((p) => !this.verifying.has(bytesToHex(p.hash)))
+      .map((p) => p.hash);
+    if (apart.length > 0) {
+      this.deps.logger.debug({ txs: apart.length }, 'pending transactions that do not apply evicted');
+      this.drop(apart);
+    }
   }
 
   /**
@@ -411,8 +419,8 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
       if (seq !== undefined) seqs.push(seq);
       this.seqOf.delete(key);
       this.unverified.delete(key);
+      this.pendingView?.remove(key);
     }
-    this.version++;
     this.deps.store.remove(seqs).catch((e: Error) => {
       this.deps.logger.error({ err: e.message }, 'removed transactions could not be deleted from storage');
     });
@@ -442,7 +450,14 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
         this.included.add(h, tx, now);
       }
     }
-    this.drop(removal); // the TTL eviction runs with it, once per tip change
+    // The TTL eviction runs with it, once per tip change; so does the age limit of what does not apply.
+    const now2 = this.now();
+    const aged: Uint8Array[] = [];
+    for (const item of this.pendingView?.unappliedItems() ?? []) {
+      if (now2 - item.insertedAtMs < UNAPPLIED_TTL_MS) continue;
+      if (!this.verifying.has(bytesToHex(item.hash))) aged.push(item.hash);
+    }
+    this.drop([...removal, ...aged]);
     for (const block of b.reverted) {
       for (const tx of block.transactions) {
         if (included.has(bytesToHex(txHash(tx.mantle_tx)))) continue;

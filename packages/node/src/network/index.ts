@@ -18,6 +18,7 @@ export type * from './interface.ts';
 export { acceptUnsignedAuthor, deploymentProtocols, gossipMessageId } from './libp2p-node.ts';
 export { NetworkService, type NetworkServiceConfig } from './network-service.ts';
 export { DEFAULT_SCORING, PeerScores, type ScoringSettings } from './scoring.ts';
+export { jointVerdict } from './verdict.ts';
 export { WireError, type WireErrorCode } from './wire/errors.ts';
 export { encodeProposal, type Proposal, toProposal } from './wire/proposal.ts';
 export {

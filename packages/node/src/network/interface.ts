@@ -54,13 +54,32 @@ export interface NetworkEvents {
   'peer:disconnect': [string];
 }
 
+/**
+ * What a handler makes of a received gossip message: `accept` (forwarded to other peers), `ignore`
+ * (not forwarded: it could not be judged, or is of no use), `reject` (not forwarded: invalid).
+ */
+export type GossipVerdict = 'accept' | 'ignore' | 'reject';
+
+/**
+ * A gossip handler: its verdict, or `undefined` when the message is not of its kind (two kinds on one
+ * topic). The message is forwarded once every handler of the topic has answered: any `reject` rejects,
+ * else any `ignore` ignores, else any `accept` accepts; no verdict at all ignores it.
+ * inferred: F forwards every message before judging it (gossipsub `ValidationMode::None`, no
+ * `validate_messages`) (docs/design/fidelity.md "Gossip forwarded once judged")
+ */
+export type GossipHandler = (data: Uint8Array, from: string) => Promise<GossipVerdict | undefined>;
+
 export interface INetwork extends Pick<EventEmitter<NetworkEvents>, 'on' | 'once' | 'off'> {
   readonly peerId: string;
 
   /** Publishes on a gossipsub topic; also delivered to this node's own subscribers (as F does). */
   publish(topic: string, data: Uint8Array): Promise<void>;
-  /** Receives the messages of a topic; `from` is the peer that forwarded it (the own peer id for own messages). */
-  subscribe(topic: string, handler: (data: Uint8Array, from: string) => void): void;
+  /**
+   * Receives the messages of a topic; `from` is the peer that delivered it first (the own peer id for own
+   * messages). A received message is forwarded to other peers only once its handlers have judged it
+   * (`GossipHandler`).
+   */
+  subscribe(topic: string, handler: GossipHandler): void;
 
   /**
    * Opens a stream of `protocol` to `peer`, writes one framed request, and yields the framed response

@@ -199,6 +199,9 @@ export function gossipsubOptions(g: GossipsubSettings): Partial<GossipsubOpts> {
     maxInboundDataLength: GOSSIP_MAX_TRANSMIT_BYTES,
     // F: a duplicate publish is ignored; no peers is the service's to retry.
     ignoreDuplicatePublishError: true,
+    // A received message is forwarded once the node has judged it (`reportMessageValidationResult`).
+    // inferred: F forwards before judging (docs/design/fidelity.md "Gossip forwarded once judged")
+    asyncValidation: true,
     fallbackToFloodsub: false,
     ...GOSSIP_NO_SCORING,
   };

@@ -9,6 +9,7 @@
  * gater also holds back redials to a peer that drops this node's connections at once (redial.ts).
  */
 import { EventEmitter } from 'node:events';
+import { TopicValidatorResult } from '@libp2p/gossipsub';
 import type { Connection, PeerId, Stream } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { multiaddr } from '@multiformats/multiaddr';
@@ -21,6 +22,8 @@ import { DnsLookupFailed, resolveDnsMultiaddr } from './dns.ts';
 import { DialFailed, FrameTimeout, FrameTooLarge, NetworkError, StreamTruncated } from './errors.ts';
 import { encodeFrame, FrameReader } from './framing.ts';
 import type {
+  GossipHandler,
+  GossipVerdict,
   HandleOptions,
   INetwork,
   NetworkEvents,
@@ -38,6 +41,7 @@ import {
 } from './libp2p-node.ts';
 import { DEFAULT_REDIAL, RedialBackoff, type RedialSettings } from './redial.ts';
 import { DEFAULT_SCORING, PeerScores, type ScoringSettings } from './scoring.ts';
+import { jointVerdict } from './verdict.ts';
 
 /** F `MAX_RETRY` and `BACKOFF`: a failed dial or a publish without peers is retried 3 times, after 5^n s. */
 export const MAX_RETRY = 3;
@@ -51,6 +55,20 @@ const DIAL_TIMEOUT_MS = 5_000;
 export const DIAL_DEADLINE_MS = 10_000;
 // inferred: F reads the request with no timeout of its own; a served stream must deliver it within this (docs/design/fidelity.md)
 const REQUEST_TIMEOUT_MS = 5_000;
+/** The gossipsub router's method for `asyncValidation` (its class has it; its exported interface not). */
+interface AsyncValidation {
+  reportMessageValidationResult(
+    msgId: string,
+    propagationSource: string,
+    acceptance: TopicValidatorResult,
+  ): void;
+}
+/** The gossipsub verdict of each of ours. */
+const VERDICTS: Record<GossipVerdict, TopicValidatorResult> = {
+  accept: TopicValidatorResult.Accept,
+  ignore: TopicValidatorResult.Ignore,
+  reject: TopicValidatorResult.Reject,
+};
 /** How often idle connections are looked for. */
 const IDLE_SWEEP_MS = 30_000;
 // inferred: F dials its initial peers at start only (3 retries); this node redials a lost one (docs/design/fidelity.md)
@@ -97,7 +115,7 @@ function dialErrorText(addr: string, e: unknown): string {
 }
 
 export class NetworkService extends EventEmitter<NetworkEvents> implements INetwork {
-  private readonly handlers = new Map<string, Set<(data: Uint8Array, from: string) => void>>();
+  private readonly handlers = new Map<string, Set<GossipHandler>>();
   private readonly discovered = new DiscoveredPeers();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly idleSince = new Map<string, number>();
@@ -204,19 +222,34 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
       if (p !== this.peerId) this.discovered.seen(p);
     });
     node.services.pubsub.addEventListener('gossipsub:message', (evt) => {
-      const { propagationSource, msg } = evt.detail;
-      this.deliver(msg.topic, msg.data, propagationSource.toString());
+      const { propagationSource, msgId, msg } = evt.detail;
+      const from = propagationSource.toString();
+      void this.deliver(msg.topic, msg.data, from).then((v) => {
+        if (this.closed) return;
+        // Forwarded by gossipsub only now, once judged (asyncValidation).
+        (node.services.pubsub as unknown as AsyncValidation).reportMessageValidationResult(
+          msgId,
+          from,
+          VERDICTS[v],
+        );
+      });
     });
   }
 
-  private deliver(topic: string, data: Uint8Array, from: string): void {
+  /** Hands a message to the topic's handlers; their joint verdict. */
+  private async deliver(topic: string, data: Uint8Array, from: string): Promise<GossipVerdict> {
+    const verdicts: Promise<GossipVerdict | undefined>[] = [];
     for (const h of this.handlers.get(topic) ?? []) {
-      try {
-        h(data, from);
-      } catch (e) {
-        this.log.warn({ topic, err: (e as Error).message }, 'gossip handler failed');
-      }
+      verdicts.push(
+        Promise.resolve()
+          .then(() => h(data, from))
+          .catch((e: Error): GossipVerdict => {
+            this.log.warn({ topic, err: e.message }, 'gossip handler failed');
+            return 'ignore';
+          }),
+      );
     }
+    return jointVerdict(await Promise.all(verdicts));
   }
 
   private later(ms: number, f: () => void): void {
@@ -230,7 +263,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
 
   // ---- gossip
 
-  subscribe(topic: string, handler: (data: Uint8Array, from: string) => void): void {
+  subscribe(topic: string, handler: GossipHandler): void {
     let set = this.handlers.get(topic);
     if (set === undefined) {
       set = new Set();
@@ -259,7 +292,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
       return;
     }
     // F: libp2p does not deliver own messages; the node feeds them to its own subscribers.
-    this.deliver(topic, data, this.peerId);
+    void this.deliver(topic, data, this.peerId);
   }
 
   // ---- request/response streams

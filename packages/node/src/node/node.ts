@@ -163,7 +163,11 @@ export class LogosNode {
     // Block proposals and transactions over gossipsub, taken once initial block download is over.
     const gossip = own(
       GossipService.init(
-        gossipConfig({ blockTopic: deployment.network.block_topic, txTopic: deployment.network.tx_topic }),
+        gossipConfig({
+          blockTopic: deployment.network.block_topic,
+          txTopic: deployment.network.tx_topic,
+          slotMs: deployment.slot_duration_ms,
+        }),
         { ...on('network'), network, mempool, orphans: sync, ibd: sync.ibdDone },
       ),
     );

@@ -11,6 +11,8 @@
  * keep a pace (`DEFAULT_DOWNLOAD_PACE`): after a grace of 5 s, each block may take 100 ms more plus
  * its bytes at 1 MiB/s. A peer that drips its answer (a frame just within the frame timeout, again
  * and again) is cut off, penalized (minor), and the download moves on to another peer.
+ * One request at a time per peer: a peer with a request under way is left out of races and samples
+ * (a request to it fails at once), so that a slow peer holds at most one of this node's waits.
  * inferred: these bounds are this node's own (docs/design/fidelity.md "Chain-sync download bounds")
  */
 import type { Logger } from 'pino';
@@ -72,15 +74,33 @@ export interface PeerBlock {
 }
 
 export class SyncClient {
+  /** Peers with a request under way. */
+  private readonly busy = new Set<string>();
+
   constructor(
     private readonly network: Pick<INetwork, 'request' | 'penalize' | 'connectedPeers' | 'discoveredPeers'>,
     private readonly opts: SyncClientOptions,
     private readonly logger: Logger,
   ) {}
 
+  /** Whether a request to the peer is under way. */
+  isBusy(peer: string): boolean {
+    return this.busy.has(peer);
+  }
+
+  /** Marks the peer busy, or throws when a request to it is under way already. */
+  private claim(peer: string): void {
+    if (this.busy.has(peer))
+      throw new SyncError('SYNC_PEER', `a request to peer ${peer} is under way already`, {
+        meta: { peer, busy: true },
+      });
+    this.busy.add(peer);
+  }
+
   /** A peer's tip answer; throws `SyncError` when the peer fails to give one. */
   async requestTip(peer: string, signal?: AbortSignal): Promise<GetTipResponse> {
     let answer: GetTipResponse | undefined;
+    this.claim(peer);
     try {
       for await (const frame of this.network.request(
         peer,
@@ -98,6 +118,8 @@ export class SyncClient {
       }
     } catch (e) {
       throw this.peerFailure(peer, 'tip request', e);
+    } finally {
+      this.busy.delete(peer);
     }
     if (!answer)
       throw new SyncError('SYNC_PEER', `peer ${peer} closed the tip stream without an answer`, {
@@ -111,7 +133,10 @@ export class SyncClient {
     max: number,
     signal?: AbortSignal,
   ): Promise<{ peer: string; tip: GetTipResponse & { kind: 'Tip' } }[]> {
-    const peers = shuffle(this.network.connectedPeers()).slice(0, Math.max(1, max));
+    const peers = shuffle(this.network.connectedPeers().filter((p) => !this.busy.has(p))).slice(
+      0,
+      Math.max(1, max),
+    );
     const answers = await Promise.all(
       peers.map(async (peer) => {
         try {
@@ -143,6 +168,7 @@ export class SyncClient {
     const started = performance.now();
     let blocks = 0;
     let bytes = 0;
+    this.claim(peer);
     try {
       for await (const frame of this.network.request(peer, this.opts.protocol, req, {
         maxFrameBytes: MAX_BLOCK_FRAME_BYTES,
@@ -179,6 +205,8 @@ export class SyncClient {
       }
     } catch (e) {
       throw this.peerFailure(peer, 'block download', e);
+    } finally {
+      this.busy.delete(peer);
     }
     // F's downloader reads a frame after each block: a stream that ends before `NoMoreBlocks` is an error.
     if (!ended)
@@ -199,14 +227,19 @@ export class SyncClient {
   ): AsyncGenerator<PeerBlock> {
     const connected = this.network.connectedPeers();
     const connectedSet = new Set(connected);
+    const free = (p: string) => !this.busy.has(p);
     const peers = [
-      ...shuffle(connected).slice(0, this.opts.maxConnectedPeers),
-      ...shuffle(this.network.discoveredPeers().filter((p) => !connectedSet.has(p))).slice(
+      ...shuffle(connected.filter(free)).slice(0, this.opts.maxConnectedPeers),
+      ...shuffle(this.network.discoveredPeers().filter((p) => !connectedSet.has(p) && free(p))).slice(
         0,
         this.opts.maxDiscoveredPeers,
       ),
     ];
-    if (peers.length === 0) throw new SyncError('SYNC_PEER', 'no peers to download from');
+    if (peers.length === 0)
+      throw new SyncError(
+        'SYNC_PEER',
+        connected.length > 0 ? 'no peer free to download from' : 'no peers to download from',
+      );
     const runs = peers.map((peer) => {
       const ac = new AbortController();
       const onAbort = () => ac.abort(signal?.reason);

@@ -23,6 +23,8 @@ export class FakeMempool extends EventEmitter<MempoolEvents> implements IMempool
   readonly pending = new Map<string, SignedMantleTx>();
   /** When set, `add` throws it. */
   failWith: Error | undefined;
+  /** What `add` says of an added transaction: whether it applies on the view. */
+  applies = true;
 
   /** `pending`: transactions already in the pool. */
   constructor(pending: readonly SignedMantleTx[] = []) {
@@ -39,7 +41,7 @@ export class FakeMempool extends EventEmitter<MempoolEvents> implements IMempool
       : 'added';
     this.added.push({ tx, origin });
     this.pending.set(key, tx);
-    return { hash, outcome };
+    return outcome === 'added' ? { hash, outcome, applies: this.applies } : { hash, outcome };
   }
 
   has(hash: Uint8Array): boolean {

@@ -1,8 +1,9 @@
 /**
  * An in-memory peer-to-peer network for tests: a `FakeNetworkBus` joins any number of `FakeNetwork`
  * nodes, each an `INetwork`. Gossip is flooded along connections as gossipsub forwards it (each node
- * forwards a message once, deduplicated by its content as F's `message_id_fn` does; `from` is the
- * forwarding peer; the publisher's own subscribers receive it too). Requests run the target's handler
+ * forwards a message once, deduplicated by its content as F's `message_id_fn` does, and only once its
+ * handlers accepted it, as the node's gossipsub does; `from` is the forwarding peer; the publisher's own
+ * subscribers receive it too). Requests run the target's handler
  * with the same limits a real stream has (request and frame sizes, per-frame timeout, inbound cap).
  * Delivery is asynchronous; `settled()` waits until no gossip is in flight. Penalties are recorded,
  * not enforced, for tests to read.
@@ -10,6 +11,8 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type {
+  GossipHandler,
+  GossipVerdict,
   HandleOptions,
   INetwork,
   NetworkEvents,
@@ -18,6 +21,7 @@ import type {
   RequestHandler,
   RequestOptions,
 } from '../../src/network/interface.ts';
+import { jointVerdict } from '../../src/network/verdict.ts';
 
 export interface Penalty {
   readonly peer: string;
@@ -96,6 +100,14 @@ export class FakeNetworkBus {
     else setImmediate(run);
   }
 
+  /** Counts `p` as gossip in flight until it settles (a message being judged before it is forwarded). */
+  track(p: Promise<unknown>): void {
+    this.pending++;
+    void p.finally(() => {
+      if (--this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
+    });
+  }
+
   /**
    * Resolves once the bus is quiet: every gossip hop and local delivery scheduled so far has run,
    * and those they scheduled in turn. Request frames are not counted.
@@ -121,7 +133,7 @@ export class FakeNetwork extends EventEmitter<NetworkEvents> implements INetwork
   readonly penalties: Penalty[] = [];
   /** Every message published by this node: topic and bytes. */
   readonly published: { topic: string; data: Uint8Array }[] = [];
-  private readonly subscribers = new Map<string, ((data: Uint8Array, from: string) => void)[]>();
+  private readonly subscribers = new Map<string, GossipHandler[]>();
   private readonly handlers = new Map<
     string,
     { handler: RequestHandler; opts: HandleOptions; active: number }
@@ -142,11 +154,11 @@ export class FakeNetwork extends EventEmitter<NetworkEvents> implements INetwork
     if (this.seen.has(id)) return; // gossipsub refuses a duplicate publish
     this.seen.add(id);
     // F feeds the node's own message back to its local subscribers.
-    this.bus.later(() => this.deliverLocal(topic, copy, this.peerId));
+    this.bus.later(() => void this.deliverLocal(topic, copy, this.peerId));
     this.forward(topic, copy, undefined);
   }
 
-  subscribe(topic: string, handler: (data: Uint8Array, from: string) => void): void {
+  subscribe(topic: string, handler: GossipHandler): void {
     const list = this.subscribers.get(topic) ?? [];
     list.push(handler);
     this.subscribers.set(topic, list);
@@ -154,7 +166,7 @@ export class FakeNetwork extends EventEmitter<NetworkEvents> implements INetwork
 
   /** Test helper: this node receives `data` on `topic` as if `from` had forwarded it (not forwarded on). */
   inject(topic: string, data: Uint8Array, from: string): void {
-    this.deliverLocal(topic, data.slice(), from);
+    void this.deliverLocal(topic, data.slice(), from);
   }
 
   /** A hop of a message from `from`: deduplicated, delivered to subscribers, forwarded to other peers. */
@@ -162,12 +174,19 @@ export class FakeNetwork extends EventEmitter<NetworkEvents> implements INetwork
     const id = `${topic}\n${messageId(data)}`;
     if (this.seen.has(id)) return;
     this.seen.add(id);
-    this.deliverLocal(topic, data, from);
-    this.forward(topic, data, from);
+    this.bus.track(
+      this.deliverLocal(topic, data, from).then((v) => {
+        if (v === 'accept') this.forward(topic, data, from);
+      }),
+    );
   }
 
-  private deliverLocal(topic: string, data: Uint8Array, from: string): void {
-    for (const h of this.subscribers.get(topic) ?? []) h(data.slice(), from);
+  /** Hands the message to the subscribers; their joint verdict. */
+  private async deliverLocal(topic: string, data: Uint8Array, from: string): Promise<GossipVerdict> {
+    const verdicts = (this.subscribers.get(topic) ?? []).map((h) =>
+      h(data.slice(), from).catch((): GossipVerdict => 'ignore'),
+    );
+    return jointVerdict(await Promise.all(verdicts));
   }
 
   private forward(topic: string, data: Uint8Array, except: string | undefined): void {

@@ -58,12 +58,13 @@ function setup(handler: RequestHandler | 'server', maxInbound = 4) {
       },
     );
   else provider!.handle(PROTOCOL, handler, { maxRequestBytes: MAX_REQUEST_BYTES, maxInbound });
-  const client = new SyncClient(
-    downloader!,
-    { protocol: PROTOCOL, frameTimeoutMs: 1000, maxConnectedPeers: 16, maxDiscoveredPeers: 16 },
-    logger,
-  );
-  return { client, peer: provider!.peerId, bus };
+  const newClient = () =>
+    new SyncClient(
+      downloader!,
+      { protocol: PROTOCOL, frameTimeoutMs: 1000, maxConnectedPeers: 16, maxDiscoveredPeers: 16 },
+      logger,
+    );
+  return { client: newClient(), newClient, peer: provider!.peerId, bus };
 }
 
 const known = (additional: Uint8Array[] = []): KnownBlocks => ({
@@ -72,14 +73,19 @@ const known = (additional: Uint8Array[] = []): KnownBlocks => ({
   additional_blocks: additional,
 });
 
-/** F's `wait_block_messages`: blocks received and errors, over several downloads. */
-async function download(client: SyncClient, peer: string, n: number, kb = known()) {
+/**
+ * F's `wait_block_messages`: blocks received and errors, over several downloads at once. A client makes
+ * one request to a peer at a time, so each of several downloads has a client of its own (F's test
+ * requester has no such limit: the provider's is what the test is about).
+ */
+async function download(client: SyncClient | (() => SyncClient), peer: string, n: number, kb = known()) {
   let blocks = 0;
   const errors: unknown[] = [];
   await Promise.all(
     Array.from({ length: n }, async () => {
+      const c = typeof client === 'function' ? client() : client;
       try {
-        for await (const _ of client.downloadBlocks(peer, ZERO, kb)) blocks++;
+        for await (const _ of c.downloadBlocks(peer, ZERO, kb)) blocks++;
       } catch (e) {
         errors.push(e);
       }
@@ -118,8 +124,8 @@ test(`test_block_sync_between_two_swarms ${F}`, async () => {
 
 test(`test_reject_excess_download_requests ${F}`, async () => {
   // The provider holds each stream a moment, so all five are open at once.
-  const { client, peer, bus } = setup(standard(1, 50));
-  const { blocks, errors } = await download(client, peer, 4 + 1);
+  const { newClient, peer, bus } = setup(standard(1, 50));
+  const { blocks, errors } = await download(newClient, peer, 4 + 1);
   assert.equal(blocks, 4);
   assert.equal(errors.length, 1);
   bus.close();

@@ -23,7 +23,12 @@ const TEST_TX_TTL_MS = 60 * 60 * 1000;
 
 async function pool(ttlMs: number | null, kv: KvStore = new MemoryKv(), now = () => Date.now()) {
   const chain = new FakeChain();
-  const config: MempoolConfig = { maxPendingTxs: 100, maxPendingBytes: 1 << 24, txTtlMs: ttlMs };
+  const config: MempoolConfig = {
+    maxPendingTxs: 100,
+    maxPendingBytes: 1 << 24,
+    maxUnappliedTxs: 100,
+    txTtlMs: ttlMs,
+  };
   const m = await Mempool.init(config, {
     chain,
     proofs: INSECURE_TEST_PROOFS,

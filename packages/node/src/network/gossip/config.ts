@@ -19,6 +19,8 @@ export interface GossipConfig {
   readonly futureBlockRetries: number;
   /** Delay between those tries, ms (F `FUTURE_BLOCK_RETRY_DELAY`). */
   readonly futureBlockRetryDelayMs: number;
+  /** The deployment's slot duration, ms (the proposal budgets refill per slot). */
+  readonly slotMs: number;
 }
 
 export const DEFAULT_GOSSIP_LIMITS = {
@@ -31,7 +33,7 @@ export const DEFAULT_GOSSIP_LIMITS = {
   futureBlockRetryDelayMs: 500,
 } as const;
 
-/** The settings for the topics of a deployment, with the default bounds. */
-export function gossipConfig(topics: { blockTopic: string; txTopic: string }): GossipConfig {
-  return { ...DEFAULT_GOSSIP_LIMITS, ...topics };
+/** The settings for the topics and slot duration of a deployment (1 s if not given), with the default bounds. */
+export function gossipConfig(d: { blockTopic: string; txTopic: string; slotMs?: number }): GossipConfig {
+  return { ...DEFAULT_GOSSIP_LIMITS, slotMs: 1000, ...d };
 }

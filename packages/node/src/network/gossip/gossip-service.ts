@@ -13,18 +13,19 @@
  * Transactions received are decoded (size-checked) and added to the mempool as `network` ones (never
  * published again: gossipsub forwards them). Transactions added locally (API, wallet, reorg) and local
  * resubmissions are published; so are the proposals of the blocks the leader made (`publishBlock`).
- * Peers are penalised (beyond the reference, which has no peer scoring) as `relayed` only (see
- * `penalize`): gossip alone never gets a peer banned. The node never penalises itself.
+ * Peers are penalised (beyond the reference, which has no peer scoring) as `relayed` (see `penalize`):
+ * a forwarded message alone never gets a peer banned; only a peer that keeps delivering failing
+ * transactions first is penalised as their source (`txFailed`). The node never penalises itself.
  */
 import type { Logger } from 'pino';
 import type { Block } from '../../block/block.ts';
 import { headerId } from '../../block/header.ts';
-import { BlockRejected, type IChain } from '../../chain/index.ts';
+import { BlockRejected, type IChain, type SlotClock } from '../../chain/index.ts';
 import { bytesToHex } from '../../codec/hex.ts';
 import { LedgerError } from '../../ledger/errors.ts';
 import type { SignedMantleTx } from '../../mantle/tx.ts';
 import { type IMempool, MempoolError, type MempoolEvents } from '../../mempool/index.ts';
-import type { INetwork } from '../interface.ts';
+import type { GossipVerdict, INetwork } from '../interface.ts';
 import { WireError } from '../wire/errors.ts';
 import {
   decodeProposal,
@@ -37,7 +38,9 @@ import {
 import { ProposalError } from '../wire/proposal-errors.ts';
 import { decodeTxGossip, encodeTxGossip } from '../wire/tx-gossip.ts';
 import type { GossipConfig } from './config.ts';
+import { FailingSources } from './failing-sources.ts';
 import type { GossipCounters, IGossip, OrphanSink } from './interface.ts';
+import { ProposalGate, proposalGateSettings } from './proposal-gate.ts';
 import { applyWithFutureBlockRetry } from './retry.ts';
 
 export interface GossipDeps {
@@ -54,6 +57,10 @@ export interface GossipDeps {
   readonly logger: Logger;
   /** Aborting stops the service (as `close` does). */
   readonly signal?: AbortSignal;
+  /** The clock (ms since the epoch); tests move it. */
+  readonly now?: () => number;
+  /** The current slot (the proposal window); without it every slot is in the window. */
+  readonly clock?: Pick<SlotClock, 'currentSlot'>;
 }
 
 type Added = MempoolEvents['added'][0];
@@ -65,6 +72,7 @@ export class GossipService implements IGossip {
     proposalsMissingTxs: 0,
     proposalsRejected: 0,
     orphansEnqueued: 0,
+    proposalsLimited: 0,
     txsAdded: 0,
     txsRejected: 0,
     dropped: 0,
@@ -75,10 +83,15 @@ export class GossipService implements IGossip {
   /** Whether proposals are taken (initial block download is over). */
   private afterIbd = false;
   /** Proposals waiting, processed one at a time in arrival order. */
-  private readonly proposals: { proposal: Proposal; from: string }[] = [];
+  private readonly proposals: { proposal: Proposal; from: string; verdict: (v: GossipVerdict) => void }[] =
+    [];
   private processing = false;
   /** The run of the proposal queue in progress (awaited by `close`). */
   private drained: Promise<void> = Promise.resolve();
+  /** The cheap checks and per-peer budgets of proposals. */
+  private readonly gate: ProposalGate;
+  /** Peers whose gossiped transactions keep failing. */
+  private readonly failing = new FailingSources();
   private txsInFlight = 0;
   private txBytesInFlight = 0;
   /** Aborted by `close` (and by the node's signal): ends the waits between retries. */
@@ -99,6 +112,9 @@ export class GossipService implements IGossip {
     private readonly deps: GossipDeps,
   ) {
     this.sharedTopic = config.blockTopic === config.txTopic;
+    this.gate = new ProposalGate(
+      proposalGateSettings(config.slotMs, config.futureBlockRetries * config.futureBlockRetryDelayMs),
+    );
     this.signal = deps.signal ? AbortSignal.any([deps.signal, this.stop.signal]) : this.stop.signal;
   }
 
@@ -107,18 +123,22 @@ export class GossipService implements IGossip {
     // kinds of message included.
     const { blockTopic, txTopic } = config;
     const s = new GossipService(config, deps);
-    deps.network.subscribe(blockTopic, (data, from) => {
+    // Each message is forwarded once judged: accepted when valid, rejected when invalid, ignored when
+    // it could not be judged or is of no use (network/interface.ts `GossipHandler`).
+    deps.network.subscribe(blockTopic, async (data, from) => {
       try {
-        s.onProposalMessage(data, from);
+        return await s.onProposalMessage(data, from);
       } catch (e) {
         deps.logger.error({ err: (e as Error).message, peer: from }, 'handling a proposal failed');
+        return 'ignore';
       }
     });
-    deps.network.subscribe(txTopic, (data, from) => {
-      s.onTxMessage(data, from).catch((e: Error) =>
-        deps.logger.error({ err: e.message, peer: from }, 'handling a transaction failed'),
-      );
-    });
+    deps.network.subscribe(txTopic, (data, from) =>
+      s.onTxMessage(data, from).catch((e: Error): GossipVerdict => {
+        deps.logger.error({ err: e.message, peer: from }, 'handling a transaction failed');
+        return 'ignore';
+      }),
+    );
     deps.mempool.on('added', s.onLocalTx);
     deps.mempool.on('resubmitted', s.onLocalTx);
     deps.ibd.then(
@@ -138,7 +158,7 @@ export class GossipService implements IGossip {
     if (this.closed) return this.drained;
     this.closed = true;
     this.stop.abort();
-    this.proposals.length = 0;
+    for (const p of this.proposals.splice(0)) p.verdict('ignore');
     this.deps.mempool.off('added', this.onLocalTx);
     this.deps.mempool.off('resubmitted', this.onLocalTx);
     await this.drained;
@@ -184,7 +204,7 @@ export class GossipService implements IGossip {
         this.deps.logger.warn({ block: id, err: e.message }, 'publishing a blended proposal failed'),
     );
     if (!this.afterIbd) return;
-    this.enqueue(proposal, this.deps.network.peerId);
+    void this.enqueue(proposal, this.deps.network.peerId);
   }
 
   /**
@@ -192,7 +212,7 @@ export class GossipService implements IGossip {
    * flood cannot keep the newest (an honest leader's next block) out.
    * inferred: F's stream is unbounded (docs/design/fidelity.md "Bounds of gossip work")
    */
-  private enqueue(proposal: Proposal, from: string): void {
+  private enqueue(proposal: Proposal, from: string): Promise<GossipVerdict> {
     if (this.proposals.length >= this.config.maxPendingProposals) {
       const dropped = this.proposals.shift()!;
       this.counters.dropped++;
@@ -200,9 +220,13 @@ export class GossipService implements IGossip {
         { peer: dropped.from, slot: Number(dropped.proposal.header.slot) },
         'proposal dropped: the oldest of too many waiting',
       );
+      dropped.verdict('ignore');
     }
-    this.proposals.push({ proposal, from });
+    const verdict = new Promise<GossipVerdict>((resolve) => {
+      this.proposals.push({ proposal, from, verdict: resolve });
+    });
     if (!this.processing) this.drained = this.drain();
+    return verdict;
   }
 
   private publishTx(tx: SignedMantleTx): void {
@@ -237,11 +261,28 @@ export class GossipService implements IGossip {
     this.deps.network.penalize(peer, 'relayed', `gossip ${what} ${e.code}: ${e.message}`);
   }
 
+  /**
+   * A gossiped transaction failed: refused by preverification (`invalid`), or admitted apart as not
+   * applicable. Its first deliverer is counted as its source (failing-sources.ts): past the tolerated
+   * count each failure is a `minor` offence, which bans a steady source of junk; below it an invalid
+   * transaction counts as `relayed` (see `penalize`) and one that does not apply as nothing (an honest
+   * peer on another tip sends such).
+   */
+  private txFailed(peer: string, e: { code: string; message: string }, invalid: boolean): void {
+    if (peer === this.deps.network.peerId) return;
+    if (this.failing.failed(peer, (this.deps.now ?? Date.now)())) {
+      this.deps.network.penalize(peer, 'minor', `gossip transactions keep failing: ${e.code}: ${e.message}`);
+    } else if (invalid) this.penalize(peer, 'transaction', e);
+  }
+
   // ---------- incoming proposals ----------
 
-  /** Decodes at once (a proposal is at most 18,192 bytes, so only decoded ones wait), then queues. */
-  private onProposalMessage(data: Uint8Array, from: string): void {
-    if (this.closed || !this.afterIbd) return;
+  /**
+   * Decodes at once (a proposal is at most 18,192 bytes, so only decoded ones wait), then queues; the
+   * verdict comes once it is processed.
+   */
+  private onProposalMessage(data: Uint8Array, from: string): Promise<GossipVerdict | undefined> {
+    if (this.closed || !this.afterIbd) return Promise.resolve('ignore');
     this.counters.proposalsReceived++;
     let proposal: Proposal;
     try {
@@ -249,24 +290,29 @@ export class GossipService implements IGossip {
     } catch (e) {
       if (!(e instanceof WireError)) throw e;
       this.deps.logger.debug({ peer: from, err: e.message }, 'undecodable proposal');
+      // On a topic shared with transactions it may be a transaction: not this handler's to judge.
+      if (this.sharedTopic) return Promise.resolve(undefined);
       this.counters.proposalsRejected++;
-      if (!this.sharedTopic) this.penalize(from, 'proposal', e);
-      return;
+      this.penalize(from, 'proposal', e);
+      return Promise.resolve('reject');
     }
-    this.enqueue(proposal, from);
+    return this.enqueue(proposal, from);
   }
 
   private async drain(): Promise<void> {
     this.processing = true;
     try {
       for (let next = this.proposals.shift(); next && !this.closed; next = this.proposals.shift()) {
+        let verdict: GossipVerdict = 'ignore';
         try {
-          await this.handleProposal(next.proposal, next.from);
+          verdict = await this.handleProposal(next.proposal, next.from);
         } catch (e) {
           this.deps.logger.error(
             { err: (e as Error).message, peer: next.from },
             'handling a proposal failed',
           );
+        } finally {
+          next.verdict(verdict);
         }
       }
     } finally {
@@ -274,7 +320,7 @@ export class GossipService implements IGossip {
     }
   }
 
-  private async handleProposal(proposal: Proposal, from: string): Promise<void> {
+  private async handleProposal(proposal: Proposal, from: string): Promise<GossipVerdict> {
     const log = this.deps.logger;
     const id = headerId(proposal.header);
     const hex = bytesToHex(id);
@@ -283,9 +329,18 @@ export class GossipService implements IGossip {
     if (slot <= this.deps.chain.lib().slot) {
       this.deps.orphans.markRejected(id);
       log.trace({ block: hex, slot: Number(slot) }, 'proposal at or before the LIB ignored');
-      return;
+      return 'ignore';
     }
-    if (this.deps.chain.has(id)) return;
+    if (this.deps.chain.has(id)) return 'ignore';
+    // The cheapest check first: the slot window.
+    const current = this.deps.clock?.currentSlot();
+    if (current !== undefined && !this.gate.inWindow(slot, current)) {
+      return this.limited(
+        hex,
+        from,
+        `slot ${slot} is more than ${this.gate.settings.aheadSlots} slots ahead`,
+      );
+    }
     // 2. The header on its own, before the mempool is searched for the unauthenticated references.
     try {
       verifyHeaderAlone(proposal.header, proposal.signature);
@@ -295,7 +350,12 @@ export class GossipService implements IGossip {
       this.counters.proposalsRejected++;
       this.deps.orphans.markRejected(id);
       this.penalize(from, 'proposal', e);
-      return;
+      return 'reject';
+    }
+    // One proposal per leader key and slot (an honest leader signs one block per slot and key).
+    const leaderKey = proposal.header.proof_of_leadership.leader_key;
+    if (this.gate.leaderSeen(slot, leaderKey)) {
+      return this.limited(hex, from, 'a proposal of this leader key and slot was verified already');
     }
     // 3-5. The block from the mempool's transactions.
     let block: Block;
@@ -311,15 +371,23 @@ export class GossipService implements IGossip {
           { block: hex, slot: Number(slot), err: e.message },
           'proposal dropped: transaction not here',
         );
-      } else {
-        // inferred: references that contradict the signed header are useless data from the sender (docs/design/fidelity.md)
-        this.counters.proposalsRejected++;
-        log.debug({ block: hex, peer: from, err: e.message }, 'proposal does not rebuild its block');
-        this.penalize(from, 'proposal', e);
+        return 'ignore';
       }
-      return;
+      // inferred: references that contradict the signed header are useless data from the sender (docs/design/fidelity.md)
+      this.counters.proposalsRejected++;
+      log.debug({ block: hex, peer: from, err: e.message }, 'proposal does not rebuild its block');
+      this.penalize(from, 'proposal', e);
+      return 'reject';
     }
-    // 6. Applied by the chain, a block from a future slot being tried again.
+    // 6. Applied by the chain, a block from a future slot being tried again. A block whose parent is
+    // here has its proof of leadership verified: that takes from the sender's budget.
+    const now = (this.deps.now ?? Date.now)();
+    if (this.deps.chain.has(block.header.parent_block)) {
+      if (!this.gate.takePol(from, now)) {
+        return this.limited(hex, from, 'the sender is out of its budget of proofs of leadership');
+      }
+      this.gate.noteLeader(slot, leaderKey, current ?? slot);
+    }
     try {
       await applyWithFutureBlockRetry(
         () => this.deps.chain.submit(block),
@@ -329,41 +397,55 @@ export class GossipService implements IGossip {
       );
       this.counters.proposalsApplied++;
       log.debug({ block: hex, slot: Number(slot), txs: block.transactions.length }, 'proposal applied');
+      return 'accept';
     } catch (e) {
       if (!(e instanceof BlockRejected)) throw e;
-      this.onRejected(e, id, block, from);
+      return this.onRejected(e, id, block, from);
     }
   }
 
-  /** F `handle_proposal_processing_error`. */
-  private onRejected(e: BlockRejected, id: Uint8Array, block: Block, from: string): void {
+  /** A proposal dropped by a cheap check or a budget: counted and logged, nothing verified. */
+  private limited(block: string, peer: string, why: string): GossipVerdict {
+    this.counters.proposalsLimited++;
+    this.deps.logger.debug({ block, peer, why }, 'proposal dropped unverified');
+    return 'ignore';
+  }
+
+  /**
+   * F `handle_proposal_processing_error`; the verdict: rejected when invalid, else ignored (a block
+   * this node could not judge is not forwarded by it).
+   */
+  private onRejected(e: BlockRejected, id: Uint8Array, block: Block, from: string): GossipVerdict {
     const log = this.deps.logger;
     const hex = bytesToHex(id);
     switch (e.code) {
       case 'BLOCK_PARENT_MISSING': {
+        if (!this.gate.takeOrphan(from, (this.deps.now ?? Date.now)())) {
+          return this.limited(hex, from, 'the sender is out of its budget of orphans');
+        }
         const queued = this.deps.orphans.enqueue(id, block.header.parent_block);
         if (queued) this.counters.orphansEnqueued++;
         log.debug({ block: hex, parent: e.meta.parent, queued }, 'proposal parent missing: handed to sync');
-        return;
+        return 'ignore';
       }
       case 'BLOCK_FUTURE':
         log.warn(
           { block: hex, slot: Number(block.header.slot), current: Number(e.meta.boundSlot) },
           'proposal still from a future slot after retries',
         );
-        return;
+        return 'ignore';
       case 'BLOCK_ALREADY_APPLIED':
       case 'BLOCK_ALREADY_SEEN':
-        return;
+        return 'ignore';
       case 'BLOCK_TOO_OLD':
         // F checks this before applying and records the block as rejected.
         this.deps.orphans.markRejected(id);
-        return;
+        return 'ignore';
       case 'BLOCK_PARENT_REJECTED':
         // It can never join the chain; its sender may not have known that its parent was invalid.
         this.deps.orphans.markRejected(id);
         log.debug({ block: hex, parent: e.meta.parent }, 'proposal refused: its parent was rejected');
-        return;
+        return 'reject';
       default:
         break;
     }
@@ -371,17 +453,25 @@ export class GossipService implements IGossip {
       this.counters.proposalsRejected++;
       this.deps.orphans.markRejected(id);
       log.warn({ block: hex, peer: from, code: e.code, err: e.message }, 'proposal block refused');
+      if (e.meta.causeCode === 'LEDGER_INVALID_LEADER_PROOF' && from !== this.deps.network.peerId) {
+        // Its first deliverer is taken for its author (failing-sources.ts says why): a proof of
+        // leadership that does not verify is made up, and costs the most to find out.
+        this.deps.network.penalize(from, 'major', `gossip proposal ${e.code}: ${e.message}`);
+        return 'reject';
+      }
       this.penalize(from, 'proposal', e);
-      return;
+      return 'reject';
     }
     // The node failed (storage, stopping): the block may be fine, nobody is blamed.
     log.error({ block: hex, code: e.code, err: e.message }, 'proposal block not applied');
+    return 'ignore';
   }
 
   // ---------- incoming transactions ----------
 
-  private async onTxMessage(data: Uint8Array, from: string): Promise<void> {
-    if (this.closed) return;
+  /** The verdict: accepted once it applies on the mempool view; rejected when invalid; else ignored. */
+  private async onTxMessage(data: Uint8Array, from: string): Promise<GossipVerdict | undefined> {
+    if (this.closed) return 'ignore';
     let tx: SignedMantleTx;
     try {
       tx = decodeTxGossip(data);
@@ -389,8 +479,10 @@ export class GossipService implements IGossip {
       if (!(e instanceof WireError)) throw e;
       this.counters.txsRejected++;
       this.deps.logger.debug({ peer: from, err: e.message }, 'undecodable transaction');
-      if (!this.sharedTopic) this.penalize(from, 'transaction', e);
-      return;
+      // On a topic shared with proposals it may be a proposal: not this handler's to judge.
+      if (this.sharedTopic) return undefined;
+      this.txFailed(from, e, true);
+      return 'reject';
     }
     if (
       this.txsInFlight >= this.config.maxPendingTxs ||
@@ -398,7 +490,7 @@ export class GossipService implements IGossip {
     ) {
       this.counters.dropped++;
       this.deps.logger.debug({ peer: from }, 'transaction dropped: too many being admitted');
-      return;
+      return 'ignore';
     }
     this.txsInFlight++;
     this.txBytesInFlight += data.length;
@@ -406,23 +498,38 @@ export class GossipService implements IGossip {
       const r = await this.deps.mempool.add(tx, 'network');
       if (r.outcome === 'added') {
         this.counters.txsAdded++;
-        this.deps.logger.debug({ tx: bytesToHex(r.hash), peer: from }, 'gossiped transaction added');
+        this.deps.logger.debug(
+          { tx: bytesToHex(r.hash), peer: from, applies: r.applies },
+          'gossiped transaction added',
+        );
+        if (r.applies === false) {
+          const what = 'it does not apply on the pending view (it spends what is not there)';
+          this.txFailed(from, { code: 'TX_NOT_APPLICABLE', message: what }, false);
+          return 'ignore';
+        }
+        return 'accept';
       }
+      return 'ignore';
     } catch (e) {
       if (e instanceof LedgerError) {
         this.counters.txsRejected++;
         this.deps.logger.debug({ peer: from, err: e.message }, 'gossiped transaction fails preverification');
-        this.penalize(from, 'transaction', e);
-      } else if (e instanceof MempoolError) {
-        // A full pool is not the sender's doing; a transaction too large for any block is useless data.
-        if (e.code === 'MEMPOOL_ITEM_TOO_LARGE') this.penalize(from, 'transaction', e);
+        this.txFailed(from, e, true);
+        return 'reject';
+      }
+      if (e instanceof MempoolError) {
         this.deps.logger.debug({ peer: from, err: e.message }, 'gossiped transaction not admitted');
-      } else if (!this.closed) {
+        // A full pool is not the sender's doing; a transaction too large for any block is useless data.
+        if (e.code !== 'MEMPOOL_ITEM_TOO_LARGE') return 'ignore';
+        this.txFailed(from, e, true);
+        return 'reject';
+      }
+      if (!this.closed)
         this.deps.logger.warn(
           { peer: from, err: (e as Error).message },
           'admitting a gossiped transaction failed',
         );
-      }
+      return 'ignore';
     } finally {
       this.txsInFlight--;
       this.txBytesInFlight -= data.length;

@@ -33,6 +33,11 @@ export interface GossipCounters {
   proposalsRejected: number;
   /** Blocks handed to chain sync because their parent is unknown. */
   orphansEnqueued: number;
+  /**
+   * Proposals dropped by the cheap checks or a peer's budget, before any proof was verified: a slot
+   * too far ahead, a leader key verified already for the slot, the sender out of budget.
+   */
+  proposalsLimited: number;
   /** Transactions received and added to the mempool. */
   txsAdded: number;
   /** Transactions received and refused (undecodable, failed preverification). */

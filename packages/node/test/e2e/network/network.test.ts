@@ -88,9 +88,15 @@ test('gossip from b reaches c through a; own messages reach own subscribers', as
     'c and b apart',
     () => !c.connectedPeers().includes(b.peerId) && !b.connectedPeers().includes(c.peerId),
   );
-  for (const n of [a, b, c]) n.subscribe(TOPIC, () => {});
-  c.subscribe(TOPIC, (d, from) => atC.push(`${Buffer.from(d).toString()} ${from}`));
-  b.subscribe(TOPIC, (d, from) => atB.push(`${Buffer.from(d).toString()} ${from}`));
+  for (const n of [a, b, c]) n.subscribe(TOPIC, async () => 'accept');
+  c.subscribe(TOPIC, async (d, from) => {
+    atC.push(`${Buffer.from(d).toString()} ${from}`);
+    return 'accept';
+  });
+  b.subscribe(TOPIC, async (d, from) => {
+    atB.push(`${Buffer.from(d).toString()} ${from}`);
+    return 'accept';
+  });
   // mesh warm-up (bounded): b sees a subscribed, and a has c in its mesh
   await until('mesh', () => {
     const pb = libp2pOf(b).services.pubsub;
@@ -158,7 +164,10 @@ function varint(n: number): Uint8Array {
 test('a message in the reference form (from + seqno, no signature) is accepted; a signed one is not', async () => {
   const topic = '/logos-blockchain-test/mempool/1.0.0';
   const got: string[] = [];
-  a.subscribe(topic, (d, from) => got.push(`${Buffer.from(d).toString()} ${from}`));
+  a.subscribe(topic, async (d, from) => {
+    got.push(`${Buffer.from(d).toString()} ${from}`);
+    return 'accept';
+  });
   const from = peerIdFromString(b.peerId).toMultihash().bytes;
   const seqno = new Uint8Array(8).fill(1);
   // The signed message first, then the unsigned one and, later on the same stream, a second unsigned

@@ -27,7 +27,7 @@ const TXS = '/t/mempool/1.0.0';
 test('a transaction leaving Blend at this node is added to the mempool and gossiped, again when already pending', async () => {
   const chain = new FakeChain();
   const mempool = await Mempool.init(
-    { maxPendingTxs: 100, maxPendingBytes: 1 << 24, txTtlMs: 60_000 },
+    { maxPendingTxs: 100, maxPendingBytes: 1 << 24, maxUnappliedTxs: 100, txTtlMs: 60_000 },
     {
       chain,
       proofs: INSECURE_TEST_PROOFS,

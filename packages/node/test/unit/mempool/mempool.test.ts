@@ -21,6 +21,7 @@ import {
   PREFIX_BYTES,
   type TxOrigin,
 } from '../../../src/mempool/index.ts';
+import { UNAPPLIED_TTL_MS } from '../../../src/mempool/mempool.ts';
 import { INCLUDED_KEPT_MS, RecentlyIncluded } from '../../../src/mempool/recently-included.ts';
 import { MemoryKv } from '../../../src/storage/kv.ts';
 import { MempoolStore } from '../../../src/storage/mempool-store.ts';
@@ -30,7 +31,12 @@ import { genesisNotes, KEYS, transfer } from '../../mocks/ledger.ts';
 import { waitUntil } from '../../utils/api-node.ts';
 import { inscriptionsTx } from './inscriptions.ts';
 
-const CONFIG: MempoolConfig = { maxPendingTxs: 1000, maxPendingBytes: 64 * 1024 * 1024, txTtlMs: 60_000 };
+const CONFIG: MempoolConfig = {
+  maxPendingTxs: 1000,
+  maxPendingBytes: 64 * 1024 * 1024,
+  maxUnappliedTxs: 100,
+  txTtlMs: 60_000,
+};
 const quiet = pino({ level: 'silent' });
 
 async function setup(config: MempoolConfig = CONFIG, kv = new MemoryKv(), chain = new FakeChain()) {
@@ -290,6 +296,72 @@ describe('Mempool', () => {
     chain.extend([]);
     assert.equal(m.has(txHash(old.mantle_tx)), false);
     assert.equal(m.has(txHash(young.mantle_tx)), true);
+  });
+
+  test('unapplied: what does not apply is kept apart, at most maxUnapplied, the oldest first out; what applies stays', async () => {
+    const { m, chain, pk, notes, store } = await setup({ ...CONFIG, maxUnappliedTxs: 3 });
+    const s = chain.tip().state;
+    const honest = transfer(s, [notes[0]!], [{ value: 5n, pk }]).tx;
+    assert.equal((await m.add(honest, 'api')).applies, true);
+    // Junk: each spends the output of a transaction that is nowhere.
+    const junk = Array.from({ length: 6 }, (_, i) => {
+      const ghost = transfer(s, [notes[1]!], [{ value: BigInt(i + 1), pk }]);
+      return transfer(s, [ghost.outputs[1]!], [{ value: 1n, pk }]).tx;
+    });
+    for (const j of junk) {
+      const r = await m.add(j, 'network');
+      assert.deepEqual([r.outcome, r.applies], ['added', false]);
+    }
+    assert.deepEqual(
+      junk.map((j) => m.has(txHash(j.mantle_tx))),
+      [false, false, false, true, true, true],
+      'the newest 3 stay',
+    );
+    assert.equal(m.unappliedCount, 3);
+    await waitUntil(() => store.load().txs.length === 4, 1000, 'the dropped ones deleted from storage');
+    const more = transfer(s, [notes[2]!], [{ value: 6n, pk }]).tx;
+    assert.equal((await m.add(more, 'api')).applies, true);
+    assert.deepEqual(hexes(m.view()), [hex(honest), hex(more)]);
+    assert.equal(m.metrics().pending_items, 5);
+  });
+
+  test('unapplied: they leave past their age limit at the next tip change, and whenever this node builds a block', async () => {
+    const { m, chain, pk, notes, clock } = await setup({ ...CONFIG, txTtlMs: null });
+    const s = chain.tip().state;
+    const honest = transfer(s, [notes[0]!], [{ value: 5n, pk }]).tx;
+    const ghost = transfer(s, [notes[1]!], [{ value: 1n, pk }]);
+    const junk = transfer(s, [ghost.outputs[1]!], [{ value: 1n, pk }]).tx;
+    await m.add(honest, 'api');
+    await m.add(junk, 'api');
+    clock.now += UNAPPLIED_TTL_MS - 1;
+    chain.extend([]);
+    assert.equal(m.has(txHash(junk.mantle_tx)), true, 'young enough');
+    clock.now += 1;
+    chain.extend([]);
+    assert.equal(m.has(txHash(junk.mantle_tx)), false, 'too old: gone with the tip change');
+    assert.equal(m.has(txHash(honest.mantle_tx)), true, 'what applies has no such limit');
+    const ghost2 = transfer(s, [notes[1]!], [{ value: 2n, pk }]);
+    const junk2 = transfer(s, [ghost2.outputs[1]!], [{ value: 1n, pk }]).tx;
+    await m.add(junk2, 'api');
+    m.evict([]);
+    assert.equal(m.has(txHash(junk2.mantle_tx)), false, 'gone when a block is built');
+    assert.equal(m.has(txHash(honest.mantle_tx)), true);
+  });
+
+  test('unapplied: a child that came first is released by its parent; its proof is then verified', async () => {
+    const { m, chain, pk, notes } = await setup();
+    const s = chain.tip().state;
+    const parent = transfer(s, [notes[0]!], [{ value: 1_000_000n, pk }]);
+    const child = transfer(s, [parent.outputs[0]!], [{ value: 1n, pk }]).tx;
+    const forgedChild = transfer(s, [{ ...parent.outputs[1]!, sk: 999n }], [{ value: 2n, pk }]).tx;
+    assert.equal((await m.add(child, 'network')).applies, false);
+    assert.equal((await m.add(forgedChild, 'network')).applies, false, 'its proof cannot be checked yet');
+    assert.equal(m.unverifiedCount, 2);
+    assert.equal((await m.add(parent.tx, 'network')).applies, true);
+    await waitUntil(() => m.view().length === 2, 2000, 'the child in the view');
+    await waitUntil(() => !m.has(txHash(forgedChild.mantle_tx)), 2000, 'the forged child dropped');
+    assert.deepEqual(hexes(m.view()), [hex(child), hex(parent.tx)]);
+    assert.equal(m.unverifiedCount, 0);
   });
 
   test('persistence: a restart reloads in FIFO order with the ages; a removed transaction stays removed', async () => {

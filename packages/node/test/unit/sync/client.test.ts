@@ -96,3 +96,32 @@ test('a peer dripping its blocks is cut off and penalized; a peer keeping the pa
   assert.equal(m, 5);
   assert.equal(net.penalties.length, 1, 'no penalty for the peer keeping the pace');
 });
+
+test('one request at a time per peer: a second one fails at once, and races leave a busy peer out', async () => {
+  const net = network({ a: { blocks: 3, gapMs: 20 }, b: { blocks: 1, gapMs: 0 } });
+  const c = client(net);
+  const known = {
+    local_tip: new Uint8Array(32),
+    latest_immutable_block: new Uint8Array(32),
+    additional_blocks: [],
+  } as never;
+  const first = c.downloadBlocks('a', new Uint8Array(32), known);
+  const firstBlock = first.next();
+  assert.equal(c.isBusy('a'), true);
+  await assert.rejects(c.downloadBlocks('a', new Uint8Array(32), known).next(), (e: unknown) => {
+    assert.ok(e instanceof SyncError);
+    assert.match(e.message, /under way already/);
+    return true;
+  });
+  await assert.rejects(c.requestTip('a'), /under way already/);
+  // A race while `a` is busy asks `b` only.
+  const asked = net.maxFrames.length;
+  const raced = [];
+  for await (const b of c.requestBlocksFromPeers(new Uint8Array(32), known)) raced.push(b.peer);
+  assert.deepEqual(raced, ['b']);
+  assert.equal(net.maxFrames.length, asked + 1, 'one request: to b');
+  await firstBlock;
+  for await (const _ of first);
+  assert.equal(c.isBusy('a'), false, 'free again once its download ended');
+  assert.deepEqual(net.penalties, [], 'being asked twice is no fault of the peer');
+});

@@ -21,7 +21,7 @@ test('a full mempool: 500 with the pool text, nothing added (bounded pool, docs/
   const chain = new FakeChain();
   const maxPendingBytes = 64 * 1024 * 1024;
   const mempool = await Mempool.init(
-    { maxPendingTxs: 1, maxPendingBytes, txTtlMs: 60_000 },
+    { maxPendingTxs: 1, maxPendingBytes, maxUnappliedTxs: 1, txTtlMs: 60_000 },
     {
       chain,
       proofs: INSECURE_TEST_PROOFS,

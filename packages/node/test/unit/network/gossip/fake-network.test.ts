@@ -12,7 +12,11 @@ test('gossip reaches every node of a line once, own subscribers included', async
   bus.connect(a, b);
   bus.connect(b, c);
   const got: string[] = [];
-  for (const n of [a, b, c]) n.subscribe('t', (d, from) => got.push(`${n.peerId}<${from}:${d[0]}`));
+  for (const n of [a, b, c])
+    n.subscribe('t', async (d, from) => {
+      got.push(`${n.peerId}<${from}:${d[0]}`);
+      return 'accept';
+    });
   await a.publish('t', new Uint8Array([7]));
   // Wait for the flood to end, not for a fixed time: the deliveries race nothing then.
   await bus.settled();
@@ -23,14 +27,45 @@ test('gossip reaches every node of a line once, own subscribers included', async
   bus.close();
 });
 
+test('a message is forwarded once judged, and only if accepted', async () => {
+  const bus = new FakeNetworkBus();
+  const [a, b, c] = [bus.node('a'), bus.node('b'), bus.node('c')];
+  bus.connect(a, b);
+  bus.connect(b, c);
+  const atC: number[] = [];
+  let release: (v: 'accept' | 'ignore' | 'reject') => void = () => {};
+  b.subscribe('t', (d) =>
+    d[0] === 1 ? new Promise((r) => (release = r)) : Promise.resolve(d[0] === 2 ? 'reject' : 'ignore'),
+  );
+  c.subscribe('t', async (d) => {
+    atC.push(d[0]!);
+    return 'accept';
+  });
+  await a.publish('t', new Uint8Array([1]));
+  await a.publish('t', new Uint8Array([2]));
+  await a.publish('t', new Uint8Array([3]));
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(atC, [], 'nothing forwarded before its verdict, nor rejected or ignored ones');
+  release('accept');
+  await bus.settled();
+  assert.deepEqual(atC, [1]);
+  bus.close();
+});
+
 test('a filter drops a hop', async () => {
   const bus = new FakeNetworkBus();
   const [a, b] = bus.mesh(2);
   let n = 0;
-  b!.subscribe('t', () => n++);
+  b!.subscribe('t', async () => {
+    n++;
+    return 'accept';
+  });
   bus.filter = (_from, to) => to !== b!.peerId;
   let toA = 0;
-  a!.subscribe('t', () => toA++);
+  a!.subscribe('t', async () => {
+    toA++;
+    return 'accept';
+  });
   await a!.publish('t', new Uint8Array([1]));
   await bus.settled();
   assert.equal(toA, 1, 'the publisher still delivers to itself');

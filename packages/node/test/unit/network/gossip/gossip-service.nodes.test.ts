@@ -2,7 +2,8 @@
  * Gossip between whole in-process nodes on the in-memory network: a leader and two followers (one
  * reached only through the other). A leader's blocks reach the followers as proposals and are applied;
  * a transaction submitted to a follower reaches the leader and is included; a forged proposal and
- * garbage on both topics penalise their sender and change nothing; a proposal whose transaction never
+ * garbage on both topics penalise their sender and change nothing (a failed proof of leadership as the
+ * sender's own work); a proposal whose transaction never
  * reached a follower is dropped without blame, and its child is handed to chain sync as an orphan.
  */
 import assert from 'node:assert/strict';
@@ -146,7 +147,11 @@ test('a correctly signed proposal of an invalid block penalises its sender', asy
   netF.inject(BLOCKS, bytes, 'mallory');
   await waitUntil(() => netF.penalties.length > 0, 5_000, 'a penalty');
   assert.equal(netF.penalties[0]!.peer, 'mallory');
-  assert.equal(netF.penalties[0]!.offence, 'relayed', 'the forwarder may not be the author');
+  assert.equal(
+    netF.penalties[0]!.offence,
+    'major',
+    'a proof of leadership that fails: its first deliverer is taken for its author',
+  );
   assert.ok(F.node.sync.isRejected(headerId(header)));
   assert.ok(!F.node.chain.has(headerId(header)));
   netF.penalties.length = 0;

@@ -12,6 +12,7 @@ import { BlockRejected } from '../../../../src/chain/index.ts';
 import { bytesToHex } from '../../../../src/codec/hex.ts';
 import { Ed25519Signer } from '../../../../src/crypto/ed25519.ts';
 import { LedgerError } from '../../../../src/ledger/errors.ts';
+import { Opcode } from '../../../../src/mantle/ops.ts';
 import { type SignedMantleTx, txHash } from '../../../../src/mantle/tx.ts';
 import { GossipService, gossipConfig } from '../../../../src/network/gossip/index.ts';
 import { decodeProposal, encodeProposal, toProposal } from '../../../../src/network/wire/proposal.ts';
@@ -28,15 +29,15 @@ const BLOCKS = '/t/cryptarchia/1.0.0';
 const TXS = '/t/mempool/1.0.0';
 const silent = pino({ level: 'silent' });
 
-function makeBlock(slot: bigint, txs: SignedMantleTx[] = [TX], key = KEY): Block {
+function makeBlock(slot: bigint, txs: SignedMantleTx[] = [TX], key = KEY, parent = filled(32, 1)): Block {
   const header: Header = {
-    parent_block: filled(32, 1),
+    parent_block: parent,
     slot,
     body_root: blockBodyRoot({ uncle_headers: [], transactions: txs }),
     proof_of_leadership: {
       proof: seq(128, 2),
       entropy_contribution: slot,
-      leader_key: KEY.publicKey,
+      leader_key: key.publicKey,
       voucher_cm: 1n,
     },
   };
@@ -230,6 +231,48 @@ test('an invalid block is recorded as rejected and its sender penalised; a node 
   ]);
 });
 
+test('a proof of leadership that fails: its first deliverer is penalised as its author (major)', async () => {
+  const bad = makeBlock(5n);
+  const pol = new BlockRejected(
+    'BLOCK_LEDGER',
+    'InvalidLeaderProof: the proof of leadership does not verify',
+    {
+      cause: new LedgerError('InvalidLeaderProof', 'the proof of leadership does not verify'),
+    },
+  );
+  const s = setup(() => pol);
+  s.chain.put(bad.header.parent_block, { slot: 1n });
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(bad)));
+  await waitUntil(() => s.net.penalties.length === 1, 2_000, 'the penalty');
+  assert.deepEqual(
+    s.net.penalties.map((p) => [p.peer, p.offence]),
+    [[s.peer.peerId, 'major']],
+  );
+  await s.gossip.close();
+});
+
+test('proposals past the cheap checks and budgets are dropped before any proof is verified', async () => {
+  const s = setup();
+  const parent = makeBlock(1n).header.parent_block;
+  s.chain.put(parent, { slot: 1n });
+  const other = new Ed25519Signer(filled(32, 9));
+  // One leader key and slot: the second proposal is dropped (another parent, so another block).
+  const first = makeBlock(5n);
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(first)));
+  await waitUntil(() => s.submitted.length === 1, 2_000, 'the first submitted');
+  const again = makeBlock(5n, [TX], KEY, filled(32, 3));
+  s.chain.put(again.header.parent_block, { slot: 2n, makeTip: false });
+  await s.peer.publish(BLOCKS, encodeProposal(toProposal(again)));
+  await waitUntil(() => s.gossip.counters.proposalsLimited === 1, 2_000, 'dropped');
+  // The budget of proofs of leadership: 16 at once, then 2 a slot.
+  for (let slot = 10n; slot < 40n; slot++)
+    await s.peer.publish(BLOCKS, encodeProposal(toProposal(makeBlock(slot, [TX], other))));
+  await waitUntil(() => s.gossip.counters.proposalsLimited >= 1 + 30 - 16, 5_000, 'the budget spent');
+  assert.equal(s.submitted.length, 1 + 15, 'the burst, less the first');
+  assert.deepEqual(s.net.penalties, [], 'no offence: the peer is only limited');
+  await s.gossip.close();
+});
+
 test('a missing transaction drops the proposal without blame and without recording it', async () => {
   const s = setup();
   s.mempool.pending.clear();
@@ -290,6 +333,31 @@ test('received transactions are added as network ones; a failed preverification 
   await s.peer.publish(TXS, encodeTxGossip(sampleSignedTx()));
   await waitUntil(() => s.net.penalties.length === 1, 2_000, 'a penalty');
   assert.equal(s.net.penalties[0]!.offence, 'relayed');
+  await s.gossip.close();
+});
+
+test('a peer that keeps sending transactions that fail is penalised as their source: past 32, each a minor offence', async () => {
+  const s = setup();
+  s.mempool.applies = false;
+  const tx = (i: number): SignedMantleTx =>
+    sampleSignedTx([
+      { opcode: Opcode.Transfer, payload: { inputs: [BigInt(i + 1)], outputs: [{ value: 1n, pk: 2n }] } },
+    ]);
+  for (let i = 0; i < 32; i++) await s.peer.publish(TXS, encodeTxGossip(tx(i)));
+  await waitUntil(() => s.gossip.counters.txsAdded === 32, 2_000, '32 added');
+  assert.equal(
+    s.net.penalties.length,
+    0,
+    'an honest peer may forward the odd transaction that does not apply',
+  );
+  s.mempool.failWith = new LedgerError('InvalidZkSignature', 'bad');
+  for (let i = 32; i < 36; i++) await s.peer.publish(TXS, encodeTxGossip(tx(i)));
+  await waitUntil(() => s.net.penalties.length === 4, 2_000, 'penalties');
+  assert.deepEqual(
+    s.net.penalties.map((p) => [p.peer, p.offence]),
+    Array.from({ length: 4 }, () => [s.peer.peerId, 'minor']),
+  );
+  assert.match(s.net.penalties[0]!.reason, /keep failing/);
   await s.gossip.close();
 });
 

@@ -1,0 +1,146 @@
+/**
+ * Applying transactions in rounds (F `propose_block`): the indexed rounds give what plain rounds give
+ * (every failure retried in each further round while a round applies something) on random pools of
+ * chains, double spends and junk in shuffled order; and a transaction lacking a note is not tried again
+ * until that note exists, so junk costs one try however many rounds a pool takes.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { bytesToHex } from '../../../src/codec/hex.ts';
+import { executeTx } from '../../../src/ledger/apply.ts';
+import { Draft, type LedgerContext } from '../../../src/ledger/draft.ts';
+import { PROOFS_ALREADY_VERIFIED } from '../../../src/ledger/proof-system.ts';
+import type { LedgerState } from '../../../src/ledger/state.ts';
+import { encodeSignedTx, type SignedMantleTx, txHash } from '../../../src/mantle/tx.ts';
+import { applyInRounds, type RoundItem } from '../../../src/mempool/index.ts';
+import { genesisNotes, KEYS, type Owned, TestChain, transfer } from '../../mocks/ledger.ts';
+
+const item = (tx: SignedMantleTx): RoundItem => ({
+  hash: txHash(tx.mantle_tx),
+  tx,
+  size: encodeSignedTx(tx).length,
+});
+
+/** Plain rounds, as F writes them: the oracle. */
+function plainRounds(state: LedgerState, slot: bigint, items: RoundItem[], ctx: LedgerContext) {
+  let draft = new Draft(state);
+  const applied: RoundItem[] = [];
+  let pending = [...items];
+  let progress = true;
+  while (progress && pending.length > 0) {
+    progress = false;
+    const failed: RoundItem[] = [];
+    for (const it of pending) {
+      const before = draft.state();
+      try {
+        executeTx(draft, ctx, it.tx, slot, { preverified: it.hash, size: BigInt(it.size) });
+        applied.push(it);
+        progress = true;
+      } catch {
+        draft = new Draft(before);
+        failed.push(it);
+      }
+    }
+    pending = failed;
+  }
+  return { applied, never: pending, draft };
+}
+
+/** A deterministic generator (xorshift). */
+function rng(seed: number) {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+}
+
+/** Chains of transfers from genesis notes, double spends, and junk spending notes that never exist. */
+function randomPool(c: TestChain, seed: number): RoundItem[] {
+  const r = rng(seed);
+  const pk = KEYS[1]!.publicKey;
+  const txs: SignedMantleTx[] = [];
+  let spendable: Owned[] = genesisNotes(c.genesis).slice(0, 8);
+  for (let step = 0; step < 40 && spendable.length > 0; step++) {
+    const at = Math.floor(r() * spendable.length);
+    const input = spendable[at]!;
+    const value = 1n + BigInt(Math.floor(r() * 1000));
+    const t = transfer(c.state, [input], [{ value, pk }]);
+    txs.push(t.tx);
+    if (r() < 0.2) {
+      // a double spend of the same input
+      txs.push(transfer(c.state, [input], [{ value: value + 1n, pk }]).tx);
+    }
+    if (r() < 0.3) {
+      // junk: spends an output of a transaction that is never in the pool
+      const ghost = transfer(c.state, [input], [{ value: value + 7n, pk }]);
+      txs.push(transfer(c.state, [ghost.outputs[1]!], [{ value: 1n, pk }]).tx);
+    }
+    spendable.splice(at, 1);
+    spendable = [...spendable, t.outputs[1]!];
+  }
+  // shuffled: children often come before their parents
+  for (let i = txs.length - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [txs[i], txs[j]] = [txs[j]!, txs[i]!];
+  }
+  return txs.map(item);
+}
+
+const hexes = (xs: RoundItem[]) => xs.map((x) => bytesToHex(x.hash));
+
+describe('applyInRounds', () => {
+  test('gives what plain rounds give: the applied order, the never applicable, the state (30 random pools)', () => {
+    const c = new TestChain();
+    const ctx: LedgerContext = { config: c.ctx.config, proofs: PROOFS_ALREADY_VERIFIED };
+    const slot = c.state.slot + 1n;
+    for (let seed = 1; seed <= 30; seed++) {
+      const pool = randomPool(c, seed);
+      const want = plainRounds(c.state, slot, pool, ctx);
+      const got = applyInRounds(new Draft(c.state), slot, pool, () => ctx);
+      assert.deepEqual(hexes(got.applied), hexes(want.applied), `seed ${seed}: applied`);
+      assert.deepEqual(hexes(got.never), hexes(want.never), `seed ${seed}: never`);
+      assert.equal(got.draft.utxos.root(), want.draft.utxos.root(), `seed ${seed}: the state`);
+      assert.ok(want.never.length > 0 && want.applied.length > 10, `seed ${seed}: a pool worth testing`);
+    }
+  });
+
+  test('a transaction lacking a note is tried once until the note exists; others in every round', () => {
+    const c = new TestChain();
+    const ctx: LedgerContext = { config: c.ctx.config, proofs: PROOFS_ALREADY_VERIFIED };
+    const pk = KEYS[1]!.publicKey;
+    const [n0, n1] = genesisNotes(c.genesis);
+    // A chain of 6 in reverse order: 6 rounds that apply one each, and a 7th that applies nothing.
+    const chain: SignedMantleTx[] = [];
+    let note = n0!;
+    for (let i = 0; i < 6; i++) {
+      const t = transfer(c.state, [note], [{ value: 1n, pk }]);
+      chain.push(t.tx);
+      note = t.outputs[1]!;
+    }
+    const junk = Array.from({ length: 50 }, (_, i) => {
+      const ghost = transfer(c.state, [n1!], [{ value: BigInt(i + 1), pk }]);
+      return transfer(c.state, [ghost.outputs[1]!], [{ value: 1n, pk }]).tx;
+    });
+    // A failure of another kind: a transfer spending one note twice.
+    const overdraft = transfer(c.state, [n1!, n1!], [{ value: 1n, pk }]).tx;
+    const items = [...junk, overdraft, ...[...chain].reverse()].map(item);
+    const tries = new Map<string, number>();
+    const out = applyInRounds(new Draft(c.state), c.state.slot + 1n, items, (it) => {
+      const k = bytesToHex(it.hash);
+      tries.set(k, (tries.get(k) ?? 0) + 1);
+      return ctx;
+    });
+    assert.equal(out.applied.length, 6, 'the chain applies');
+    for (const j of junk) assert.equal(tries.get(bytesToHex(txHash(j.mantle_tx))), 1, 'junk tried once');
+    assert.equal(out.waitsFor.size, 50, 'each junk transaction waits for its note');
+    assert.equal(
+      tries.get(bytesToHex(txHash(overdraft.mantle_tx))),
+      7,
+      'a failure of another kind: every round',
+    );
+    assert.equal(out.never.length, 51);
+  });
+});
