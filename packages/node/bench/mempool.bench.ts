@@ -10,8 +10,8 @@
  *   cannot exceed.
  * - `mempool.add_tx_per_s`: the same N transactions through `POST /mempool/add/tx` of a node started
  *   through the command line (Groth16, `mempool.verifier_threads` = W, not leading so nothing is
- *   included meanwhile), 16 concurrent clients; the first 16 warm the node up, the rest are timed from
- *   the first request to the last answer.
+ *   included meanwhile), 16 concurrent clients (BENCH_MEMPOOL_CLIENTS); the first of each client warm
+ *   the node up, the rest are timed from the first request to the last answer.
  * - `mempool.add_ratio_vs_verify`: add / verify bound of the same run (target ≥ 0.8).
  * - `mempool.block_build_ms_1024`: choosing a block from 5,000 applicable candidates (the FIFO pool,
  *   transfers of 5,000 notes): the time to select the first 1,024, median of 5.
@@ -38,7 +38,7 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const N = Number(process.env.BENCH_MEMPOOL_TXS ?? 192);
 
 const W = Number(process.env.BENCH_MEMPOOL_WORKERS ?? availableParallelism());
-const CLIENTS = 16;
+const CLIENTS = Number(process.env.BENCH_MEMPOOL_CLIENTS ?? 16);
 /** Admissions before the timed run (the verify bound warms its curves too). */
 const WARMUP = CLIENTS;
 
