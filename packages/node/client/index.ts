@@ -3,7 +3,7 @@
  * (src/api/definitions.ts): one method per endpoint, typed parameters and results, u64 values as
  * bigint, NDJSON streams as async iterables.
  *
- *   const node = createClient({ baseUrl: 'http://127.0.0.1:8080' });
+ *   const node = createClient({ baseUrl: 'http://127.0.0.1:8080' });   // auth: { bearer } if asked
  *   const { cryptarchia_info } = await node.cryptarchiaInfo();
  *   for await (const line of await node.cryptarchiaBlocksRange({ query: { order: 'ascending' } })) ...
  */
@@ -89,9 +89,16 @@ export class ApiResponseError extends Error {
 
 // ---- the client
 
+/** Credentials for a node whose API asks for them (`api.backend.auth`): a bearer token, or a name and password. */
+export type ClientAuth =
+  | { readonly bearer: string }
+  | { readonly username: string; readonly password: string };
+
 export interface ClientOptions {
   /** e.g. `http://127.0.0.1:8080` */
   readonly baseUrl: string;
+  /** Credentials, sent with every request as its `Authorization` header. */
+  readonly auth?: ClientAuth;
   /** Headers sent with every request (e.g. an authorisation header for a proxy). */
   readonly headers?: Readonly<Record<string, string>>;
   /** A fetch implementation (default: the global one). */
@@ -111,6 +118,16 @@ interface CallArgs {
   query?: Record<string, unknown>;
   body?: unknown;
   signal?: AbortSignal;
+}
+
+/** The `Authorization` header of the credentials. */
+function authHeader(auth: ClientAuth | undefined): Record<string, string> {
+  if (auth === undefined) return {};
+  if ('bearer' in auth) return { authorization: `Bearer ${auth.bearer}` };
+  const pair = new TextEncoder().encode(`${auth.username}:${auth.password}`);
+  let bin = '';
+  for (const b of pair) bin += String.fromCharCode(b);
+  return { authorization: `Basic ${btoa(bin)}` };
 }
 
 function urlOf(base: string, def: RouteDef, args: CallArgs): string {
@@ -134,7 +151,7 @@ async function call(
   args: CallArgs,
 ): Promise<unknown> {
   const doFetch = options.fetch ?? fetch;
-  const headers: Record<string, string> = { ...options.headers };
+  const headers: Record<string, string> = { ...authHeader(options.auth), ...options.headers };
   let body: string | undefined;
   if (def.body && !(def.optionalBody && args.body === undefined)) {
     headers['content-type'] = 'application/json';

@@ -3,6 +3,7 @@
  * parser. The node parses the file and passes the section in; the API reads no other configuration.
  */
 import { ConfigError, int, listenAddress, mapping, only, seconds } from '@logos-ts/shared/config-fields';
+import { type ApiAuthConfig, parseAuth } from './auth.ts';
 
 /** The API server's options: the `api.backend` section. */
 export interface ApiBackendConfig {
@@ -20,10 +21,17 @@ export interface ApiBackendConfig {
   readonly timeout: number;
   readonly max_body_size: number;
   readonly max_concurrent_requests: number;
+  /** Authentication of requests (this node's own); null: none, as the reference. */
+  readonly auth: ApiAuthConfig | null;
 }
 
 export interface ApiServerOptions {
   readonly backend: ApiBackendConfig;
+  /**
+   * `--insecure-api-binding`: serve on an address other machines can reach without authentication
+   * (refused otherwise).
+   */
+  readonly insecureBinding?: boolean;
 }
 
 /** The reference node's defaults of `api.backend`. */
@@ -34,6 +42,7 @@ export const DEFAULT_API_BACKEND: ApiBackendConfig = {
   timeout: 30,
   max_body_size: 10_485_760,
   max_concurrent_requests: 500,
+  auth: null,
 };
 
 /** Parses the `api` section of `user_config.yaml` (missing keys take the defaults). */
@@ -51,6 +60,7 @@ export function parseApiSection(raw: unknown): { readonly backend: ApiBackendCon
       'timeout',
       'max_body_size',
       'max_concurrent_requests',
+      'auth',
     ],
     'api.backend',
   );
@@ -78,6 +88,7 @@ export function parseApiSection(raw: unknown): { readonly backend: ApiBackendCon
         'api.backend.max_concurrent_requests',
         1,
       ),
+      auth: parseAuth(ab.auth),
     },
   };
 }

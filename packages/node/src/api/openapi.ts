@@ -1,6 +1,6 @@
 /** The OpenAPI document, generated from the route table (served at /api-docs/openapi.json). */
 import { API_VERSION } from '../version.ts';
-import { ID_PATH_PARAM, pathParamNames, type RouteDef } from './route-def.ts';
+import { ID_PATH_PARAM, pathParamNames, type RouteDef, routeMutates } from './route-def.ts';
 
 const ERROR_BODY = {
   type: 'object',
@@ -13,7 +13,19 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
   404: 'not found: {code, message}',
 };
 
-export function openApiDocument(routes: readonly { operationId: string; def: RouteDef }[]): object {
+/**
+ * The OpenAPI document of a route table. With `auth` (the node asks for credentials), the schemes it
+ * takes are declared (bearer, basic) and required of every operation (`all`) or of the state-changing
+ * ones (`writes`), so that the Swagger UI offers "Authorize" and sends them.
+ */
+export function openApiDocument(
+  routes: readonly { operationId: string; def: RouteDef }[],
+  auth?: { readonly mode: 'all' | 'writes'; readonly bearer: boolean; readonly basic: boolean },
+): object {
+  const schemes: Record<string, object> = {};
+  if (auth?.bearer) schemes.bearerAuth = { type: 'http', scheme: 'bearer' };
+  if (auth?.basic) schemes.basicAuth = { type: 'http', scheme: 'basic' };
+  const security = Object.keys(schemes).map((k) => ({ [k]: [] }));
   const paths: Record<string, Record<string, object>> = {};
   for (const { operationId, def } of routes) {
     const params: object[] = pathParamNames(def.path).map((name) => ({
@@ -74,6 +86,9 @@ export function openApiDocument(routes: readonly { operationId: string; def: Rou
           }
         : {}),
       responses,
+      ...(auth && (auth.mode === 'all' || routeMutates(def))
+        ? { security, responses: { ...responses, '401': { description: 'credentials missing or wrong' } } }
+        : {}),
     };
   }
   return {
@@ -86,5 +101,6 @@ export function openApiDocument(routes: readonly { operationId: string; def: Rou
         'Unknown paths answer 404 with an empty body; requests running past the API timeout answer 408.',
     },
     paths,
+    ...(auth ? { components: { securitySchemes: schemes } } : {}),
   };
 }

@@ -5,7 +5,8 @@
  * paths; an empty 408 after the API timeout; an empty 400/431 for what is not HTTP at all; CORS for
  * any origin unless `cors_origins` restricts it; at most `max_concurrent_requests` requests handled at
  * once (the others wait, within the timeout); the endpoints gated while Bootstrapping wait for Online.
- * Beyond the reference: the `Host` and `Origin` checks of guard.ts.
+ * Beyond the reference: the `Host` and `Origin` checks of guard.ts, and optional authentication
+ * (auth.ts), without which it serves only on a loopback address unless told otherwise.
  */
 import {
   createServer,
@@ -23,6 +24,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Logger } from 'pino';
 import { Semaphore } from '../util/semaphore.ts';
 import { withProofDeadline } from '../zk/index.ts';
+import { ApiAuth, isLoopbackHost } from './auth.ts';
 import type { ApiServerOptions } from './config.ts';
 import { decodeRequest, parseJsonBody, type RawRequest, unsupportedMediaType } from './decode.ts';
 import { ApiError, Rejection } from './errors.ts';
@@ -74,6 +76,7 @@ export class ApiServer {
   private readonly slots: Semaphore;
   private online: Promise<void> | undefined;
   private readonly guard: RequestGuard;
+  private readonly auth: ApiAuth | undefined;
   private readonly matcher: RouteMatcher;
 
   /** The node's services, given by `serve`; until then every request is held, none is routed. */
@@ -87,6 +90,7 @@ export class ApiServer {
   ) {
     this.slots = new Semaphore(opts.backend.max_concurrent_requests);
     this.guard = new RequestGuard(opts.backend);
+    this.auth = opts.backend.auth ? new ApiAuth(opts.backend.auth) : undefined;
     this.matcher = new RouteMatcher(routes);
     this.app = Fastify({
       logger: false,
@@ -133,6 +137,13 @@ export class ApiServer {
     /** The served routes: the node's table, or another for tests of the server itself. */
     routes: readonly ServerRoute[] = ROUTES,
   ): Promise<ApiServer> {
+    const [host] = splitHostPort(opts.backend.listen_address);
+    if (!isLoopbackHost(host) && !opts.backend.auth && opts.insecureBinding !== true)
+      throw new ConfigError(
+        `api.backend.listen_address: ${opts.backend.listen_address} can be reached from other machines and ` +
+          "the API has no authentication (anyone reaching it could spend this node's funds): set " +
+          'api.backend.auth, or start with --insecure-api-binding to serve it so anyway',
+      );
     const api = new ApiServer(opts, logger, routes);
     try {
       await api.bind();
@@ -156,11 +167,22 @@ export class ApiServer {
     return this.address;
   }
 
+  /** The OpenAPI document of the served routes, with the authentication asked for. */
+  private openApi(): object {
+    const a = this.opts.backend.auth;
+    return openApiDocument(
+      this.routes,
+      a
+        ? { mode: a.mode, bearer: a.bearer_token_hashes.length > 0, basic: a.basic_users.length > 0 }
+        : undefined,
+    );
+  }
+
   /** Swagger UI at /swagger-ui/, its assets served by the node itself (no CDN), on the table's document. */
   private async installSwaggerUi(): Promise<void> {
     await this.app.register(swagger, {
       mode: 'static',
-      specification: { document: openApiDocument(this.routes) as never },
+      specification: { document: this.openApi() as never },
     });
     await this.app.register(swaggerUi, {
       routePrefix: '/swagger-ui',
@@ -172,7 +194,14 @@ export class ApiServer {
   private install(): void {
     const app = this.app;
     app.addHook('onRequest', (req, reply, done) => {
-      if (this.admit(req, reply)) done();
+      if (!this.admit(req, reply)) return;
+      const mutates = (req.routeOptions.config as Partial<RouteConfig> | undefined)?.mutates === true;
+      this.authorized(req, reply, mutates).then(
+        (ok) => {
+          if (ok) done();
+        },
+        (e: unknown) => this.fail(reply, 'auth', e),
+      );
     });
     app.options('*', async (req, reply) => {
       // The preflight of a state-changing route is refused to an origin the route itself refuses.
@@ -191,7 +220,11 @@ export class ApiServer {
       reply
         .code(200)
         .header('access-control-allow-methods', '*')
-        .header('access-control-allow-headers', 'content-type,user-agent')
+        // The reference's list; with authentication, browsers may also send their credentials.
+        .header(
+          'access-control-allow-headers',
+          this.auth ? 'content-type,user-agent,authorization' : 'content-type,user-agent',
+        )
         .send('');
     });
     app.setNotFoundHandler((_req, reply) => {
@@ -253,7 +286,7 @@ export class ApiServer {
         handler: (req, reply) => this.handle(route, req, reply),
       });
     }
-    const doc = JSON.stringify(openApiDocument(this.routes));
+    const doc = JSON.stringify(this.openApi());
     app.get('/api-docs/openapi.json', async (_req, reply) => this.send(reply, { body: doc }));
   }
 
@@ -281,13 +314,49 @@ export class ApiServer {
   }
 
   /**
+   * Whether the request may go on as far as authentication goes: no authentication configured, a
+   * request that needs none (a read in `writes` mode, a CORS preflight, the API's documentation), or
+   * valid credentials; otherwise it is answered 401 with the challenge, and false.
+   */
+  private async authorized(req: FastifyRequest, reply: FastifyReply, mutates: boolean): Promise<boolean> {
+    const auth = this.auth;
+    if (auth === undefined || req.method === 'OPTIONS' || !auth.required(mutates)) return true;
+    const path = (req.raw.url ?? '').split('?')[0]!;
+    if (path === '/api-docs/openapi.json' || path === '/swagger-ui' || path.startsWith('/swagger-ui/'))
+      return true;
+    if (await auth.check(req.headers.authorization)) return true;
+    reply.header('www-authenticate', auth.challenge());
+    this.fail(
+      reply,
+      'auth',
+      new ApiError(401, 'Unauthorized: this request needs credentials (see api.backend.auth)'),
+      true,
+    );
+    return false;
+  }
+
+  /**
    * A request the router could not route (a parameter that does not percent-decode, or is too
    * long): the route its raw path matches runs with the parameter decoded as the reference decodes
    * it, so the parameter's own parser answers; no route matches: an empty 404.
    */
   private unroutable(req: FastifyRequest, reply: FastifyReply): void {
     const m = this.matcher.match(req.raw.url ?? '').find((x) => x.route.def.method === req.raw.method);
-    if (!this.admit(req, reply, m ? routeMutates(m.route.def) : false)) return;
+    const mutates = m ? routeMutates(m.route.def) : false;
+    if (!this.admit(req, reply, mutates)) return;
+    this.authorized(req, reply, mutates).then(
+      (ok) => {
+        if (ok) this.routeUnroutable(req, reply, m);
+      },
+      (e: unknown) => this.fail(reply, 'auth', e),
+    );
+  }
+
+  private routeUnroutable(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    m: ReturnType<RouteMatcher['match']>[number] | undefined,
+  ): void {
     if (!m) {
       reply.code(404).header('content-length', '0').send('');
       return;
@@ -572,7 +641,24 @@ export class ApiServer {
     for (const [req, res] of held) {
       if (!res.writableEnded) this.server.emit('request', req, res);
     }
-    this.logger.info({ address }, 'HTTP API listening');
+    const auth = this.opts.backend.auth;
+    if (auth)
+      this.logger.info(
+        {
+          address,
+          auth: auth.mode,
+          bearer_tokens: auth.bearer_token_hashes.length,
+          basic_users: auth.basic_users.length,
+        },
+        'HTTP API listening, with authentication',
+      );
+    else if (!isLoopbackHost(splitHostPort(address)[0]))
+      this.logger.warn(
+        { address },
+        'HTTP API listening WITHOUT authentication on an address other machines can reach ' +
+          '(--insecure-api-binding): anyone who reaches it can read the wallet and spend its funds',
+      );
+    else this.logger.info({ address }, 'HTTP API listening');
     return address;
   }
 

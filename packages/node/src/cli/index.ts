@@ -3,9 +3,11 @@
  * one, the local devnet; the default command), `devnet` (a local network of several nodes), `sdp`
  * (declarations on a running node), `init` (a new node's config with fresh keys), `version`, and the
  * config-file commands the blockchain module also offers: `config …` (generate, update, migrate,
- * participation data, peer id) and `key …` (list, generate, add, remove).
+ * participation data, peer id), `key …` (list, generate, add, remove) and `auth …` (credentials for the
+ * API's authentication: a bearer token, a password hash).
  */
 import { Command } from 'commander';
+import { addAuthCommand } from './cmds/auth.ts';
 import { addConfigCommand } from './cmds/config.ts';
 import { addDevnetCommand } from './cmds/devnet.ts';
 import { addInitCommand } from './cmds/init.ts';
@@ -36,5 +38,6 @@ export function buildCli(): Command {
   addVersionCommand(program);
   addConfigCommand(program);
   addKeyCommand(program);
+  addAuthCommand(program);
   return program;
 }

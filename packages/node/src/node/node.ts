@@ -92,7 +92,15 @@ export class LogosNode {
     };
 
     // Bound first, served last: requests that come in meanwhile wait for the services.
-    const api = own(await ApiServer.init({ backend: config.api.backend }, log('api')));
+    const api = own(
+      await ApiServer.init(
+        {
+          backend: config.api.backend,
+          ...(opts.insecureApiBinding === true ? { insecureBinding: true } : {}),
+        },
+        log('api'),
+      ),
+    );
     const proofs = own(openProofSystem(opts, log('proofs')));
     const kms = own(KeyStore.init(config.kms, { proofs }));
     const dataDir = resolve(opts.baseDir, config.state.base_folder, config.storage.backend.folder_name);

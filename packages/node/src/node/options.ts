@@ -19,6 +19,8 @@ export interface NodeOptions {
   readonly snapshotInterval?: number;
   /** Start a new chain even if the data folder was used before and lost its chain file. */
   readonly newChain?: boolean;
+  /** `--insecure-api-binding`: serve the API on a non-loopback address without authentication. */
+  readonly insecureApiBinding?: boolean;
   /** Called when the node cannot go on (e.g. its storage failed); the CLI exits. */
   readonly onFatal?: (e: Error) => void;
   /** Overrides the peer-to-peer network (tests: an in-memory one). */

@@ -62,6 +62,10 @@ export function addStartCommand(program: Command): void {
       logLevelOption,
     )
     .option('--new-chain', 'start a new chain in a data folder that was used before but lost its chain file')
+    .option(
+      '--insecure-api-binding',
+      'serve the API without authentication on an address other machines can reach (refused otherwise; see api.backend.auth)',
+    )
     .action(
       async (o: {
         config?: string;
@@ -71,6 +75,7 @@ export function addStartCommand(program: Command): void {
         logFormat?: LogFormat;
         logLevel?: string;
         newChain?: boolean;
+        insecureApiBinding?: boolean;
       }) => {
         // Everything is checked before the node touches its storage.
         const config = o.config ? readConfigFile(o.config) : devnetConfig();
@@ -107,6 +112,7 @@ export function addStartCommand(program: Command): void {
           logger,
           ...(o.circuits ? { circuitsDir: resolve(o.circuits) } : {}),
           ...(o.newChain ? { newChain: true } : {}),
+          ...(o.insecureApiBinding ? { insecureApiBinding: true } : {}),
           ...(o.insecureTestProofs
             ? { proofs: createProofSystem(deployment, { insecureTestProofs: true }) }
             : {}),
