@@ -451,10 +451,9 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
       }
     }
     // The TTL eviction runs with it, once per tip change; so does the age limit of what does not apply.
-    const now2 = this.now();
     const aged: Uint8Array[] = [];
     for (const item of this.pendingView?.unappliedItems() ?? []) {
-      if (now2 - item.insertedAtMs < UNAPPLIED_TTL_MS) continue;
+      if (now - item.insertedAtMs < UNAPPLIED_TTL_MS) continue;
       if (!this.verifying.has(bytesToHex(item.hash))) aged.push(item.hash);
     }
     this.drop([...removal, ...aged]);
@@ -462,10 +461,40 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
       for (const tx of block.transactions) {
         if (included.has(bytesToHex(txHash(tx.mantle_tx)))) continue;
         this.included.remove(txHash(tx.mantle_tx));
-        this.add(tx, 'reorg').catch((e: Error) => {
-          this.deps.logger.debug({ err: e.message }, 'transaction of an abandoned block not re-added');
-        });
+        this.readmit(tx);
       }
     }
+  }
+
+  /**
+   * A transaction of a block that left the canonical chain, pending again at once: its proofs were
+   * verified with the block, so it is not checked again, and it is in the pool before anything else
+   * happens (a block built right after the switch would otherwise evict, as not applicable, the
+   * transactions that spend its outputs). Stored as any addition; shared again (origin `reorg`).
+   * inferred: F re-adds it through its ordinary admission, `MempoolMsg::Add` (docs/design/fidelity.md)
+   */
+  private readmit(tx: SignedMantleTx): void {
+    const hash = txHash(tx.mantle_tx);
+    if (this.pool.has(hash) || this.inFlight.has(bytesToHex(hash))) {
+      this.emit('resubmitted', { hash, tx, origin: 'reorg' });
+      return;
+    }
+    const encoded = encodeSignedTx(tx);
+    try {
+      this.pool.checkRoom(encoded.length);
+    } catch (e) {
+      this.deps.logger.debug({ err: (e as Error).message }, 'transaction of an abandoned block not re-added');
+      return;
+    }
+    const seq = this.deps.store.nextSeq();
+    const at = this.now();
+    this.pool.add(hash, tx, encoded.length, at);
+    this.seqOf.set(bytesToHex(hash), seq);
+    this.deps.store.add(seq, hash, tx, at, encoded).catch((e: Error) => {
+      this.deps.logger.error({ err: e.message }, 'a re-added transaction could not be stored');
+    });
+    // The view is computed again on the new tip, with it.
+    if (this.pendingView) this.pendingView.stale = true;
+    this.emit('added', { hash, tx, origin: 'reorg' });
   }
 }

@@ -1,4 +1,9 @@
-/** The node's status line: consensus state, phase, tip, LIB and the current slot, every 10 s. */
+/**
+ * The node's status line, every 10 s: consensus state, phase, tip, LIB and the current slot, and how
+ * the process fares: its resident memory and the 99th percentile of its event-loop delay since the
+ * last line (how long work waited for the loop).
+ */
+import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { SlotClock } from '../chain/index.ts';
 import type { ConsensusState } from '../consensus/engine.ts';
@@ -21,11 +26,13 @@ export interface NotifierDeps {
 
 export class Notifier {
   private readonly timer: NodeJS.Timeout;
+  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
 
   private constructor(
     private readonly deps: NotifierDeps,
     intervalMs: number,
   ) {
+    this.loop.enable();
     this.timer = setInterval(() => this.log(), intervalMs);
     deps.signal.addEventListener('abort', () => this.close(), { once: true });
   }
@@ -45,12 +52,16 @@ export class Notifier {
         slot: Number(tip.slot),
         lib_height: chain.lib().height,
         current_slot: Number(clock.currentSlot()),
+        rss_mb: Math.round(process.memoryUsage.rss() / (1024 * 1024)),
+        loop_delay_p99_ms: Math.round(this.loop.percentile(99) / 1e5) / 10,
       },
       'status',
     );
+    this.loop.reset();
   }
 
   close(): void {
     clearInterval(this.timer);
+    this.loop.disable();
   }
 }

@@ -262,6 +262,26 @@ describe('Mempool', () => {
     assert.deepEqual(hexes(m.view()), [hex(a)]);
   });
 
+  test("chain: after a reorg, a block built at once keeps what spends an abandoned block's outputs", async () => {
+    const { m, chain, pk, notes } = await setup();
+    const s = chain.tip().state;
+    const genesis = chain.tip().id;
+    const parent = transfer(s, [notes[0]!], [{ value: 1_000_000n, pk }]);
+    await m.add(parent.tx, 'api');
+    chain.extend([parent.tx]);
+    const child = transfer(chain.tip().state, [parent.outputs[0]!], [{ value: 1n, pk }]).tx;
+    assert.equal((await m.add(child, 'wallet')).applies, true);
+    const f1 = chain.extend([], { parent: genesis, makeTip: false });
+    const f2 = chain.extend([], { parent: f1, makeTip: false });
+    chain.switchTo(f2);
+    // The parent is pending again at once (its proofs were verified with its block): a block built
+    // right after the switch does not take the child for a transaction that can never apply.
+    assert.equal(m.has(txHash(parent.tx.mantle_tx)), true);
+    m.evict([]);
+    assert.equal(m.has(txHash(child.mantle_tx)), true);
+    assert.deepEqual(hexes(m.view()), [hex(child), hex(parent.tx)]);
+  });
+
   test('chain: the abandoned blocks are re-inserted even when the switch deletes them (a reorg k deep)', async () => {
     const { m, chain, pk, notes } = await setup();
     const s = chain.tip().state;
