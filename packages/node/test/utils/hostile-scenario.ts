@@ -176,7 +176,10 @@ export async function runHostileScenario(opts: {
     let honestIncluded = 0;
     await until(
       'the honest transfers included',
-      async () => (honestIncluded = await included()) === admitted.length,
+      async () => {
+        honestIncluded = await included();
+        return honestIncluded === admitted.length;
+      },
       60_000,
     ).catch(() => {});
 
