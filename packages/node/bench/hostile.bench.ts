@@ -16,6 +16,7 @@ function scenario(): Promise<HostileFigures> {
   run ??= runHostileScenario({
     baselineMs: Number(process.env.BENCH_HOSTILE_BASELINE_S ?? 60) * 1000,
     attackMs: Number(process.env.BENCH_HOSTILE_ATTACK_S ?? 180) * 1000,
+    ...(process.env.BENCH_HOSTILE_LOG_LEVEL ? { logLevel: process.env.BENCH_HOSTILE_LOG_LEVEL } : {}),
   }).then((f) => {
     console.log(
       `# hostile: attacks ${JSON.stringify(f.attacks)}; bans of attackers per node ${f.bansOfAttackers.join('/')}, ` +

@@ -394,12 +394,21 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
    * inferred: F has no view; it evicts what its rounds left (docs/design/fidelity.md)
    */
   evict(hashes: Iterable<Uint8Array>): void {
-    this.drop(hashes);
+    const never = [...hashes].filter((h) => this.pool.has(h));
+    if (never.length > 0)
+      this.deps.logger.debug(
+        { txs: never.map(bytesToHex) },
+        'pending transactions that never applied evicted',
+      );
+    this.drop(never);
     const apart = [...this.currentView().unappliedItems()]
       .filter((p) => !this.verifying.has(bytesToHex(p.hash)))
       .map((p) => p.hash);
     if (apart.length > 0) {
-      this.deps.logger.debug({ txs: apart.length }, 'pending transactions that do not apply evicted');
+      this.deps.logger.debug(
+        { txs: apart.map(bytesToHex) },
+        'pending transactions that do not apply evicted',
+      );
       this.drop(apart);
     }
   }

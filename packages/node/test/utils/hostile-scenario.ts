@@ -1,5 +1,6 @@
 /**
- * Three honest node processes on loopback (fast test deployment, insecure test proofs) with honest
+ * Three honest node processes on loopback (fast test deployment with 1,000-slot epochs, insecure test
+ * proofs) with honest
  * transfers submitted all along, first left alone (`baselineMs`), then attacked (`attackMs`) by
  * hostile peers (hostile-peer.ts): junk transactions and forged proposals at node 0, oversized and
  * truncated chain-sync frames and a lying chain-sync server at node 1, connection churn and junk
@@ -40,7 +41,14 @@ export interface HostileFigures {
   readonly honestAdmitted: number;
   readonly honestIncluded: number;
   /** Admitted honest transfers not included: origin node, seconds after the attack began, status per node. */
-  readonly notIncluded: readonly { node: number; atS: number; hash: string; status: string[] }[];
+  readonly notIncluded: readonly {
+    node: number;
+    atS: number;
+    hash: string;
+    status: string[];
+    /** The nodes' log lines naming it. */
+    lines: string[];
+  }[];
   /** `peer banned` lines per node of peers that are not honest nodes. */
   readonly bansOfAttackers: readonly number[];
   /** Ban lines of honest nodes (by any node). */
@@ -62,9 +70,17 @@ export async function runHostileScenario(opts: {
   readonly baselineMs: number;
   readonly attackMs: number;
   readonly log?: (line: string) => void;
+  /** The nodes' log level (default info). */
+  readonly logLevel?: string;
 }): Promise<HostileFigures> {
   const log = opts.log ?? (() => {});
-  const net = await SimCluster.create({ nodes: 3 });
+  // k = 50: 1,000-slot epochs, longer than the run. At an epoch's change the storage price moves, and
+  // an honest transfer priced at the old one (the wallet pays the exact fee) rightly never applies.
+  const net = await SimCluster.create({
+    nodes: 3,
+    k: 50,
+    ...(opts.logLevel ? { logLevel: opts.logLevel } : {}),
+  });
   const peers: HostilePeer[] = [];
   try {
     const nodes = net.nodes as [SimNode, SimNode, SimNode];
@@ -193,11 +209,17 @@ export async function runHostileScenario(opts: {
           ),
         ),
       );
+      const lines = nodes.flatMap((n) =>
+        n.logs
+          .filter((l) => JSON.stringify(l).includes(h.hash!))
+          .map((l) => `${n.name} ${JSON.stringify(l)}`),
+      );
       notIncluded.push({
         node: h.node.index,
         atS: Math.round((h.at - att.from) / 1000),
         hash: h.hash!,
         status,
+        lines,
       });
     }
     const honestIds = new Set(nodes.map((n) => n.peerId));
