@@ -15,15 +15,15 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { WitnessCalculatorBuilder } from 'circom_runtime';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import ts from 'typescript';
 import { FR_MODULUS } from '../../src/crypto/field.ts';
 import { zkPublicKey } from '../../src/crypto/zk-keys.ts';
 import { ZKSIGN_MAX_KEYS } from '../../src/ledger/proof-system.ts';
 import { SHIPPED_CIRCUITS_DIR } from '../../src/zk/circuit-folder.ts';
 import { zkSignPublic } from '../../src/zk/groth16-system.ts';
+import { CHROMIUM, launchChromium } from './chromium.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PACKAGES = fileURLToPath(new URL('../../../', import.meta.url));
 /** URL prefix → source folder of the modules the page may load. */
 const SOURCES: Record<string, string> = {
@@ -115,19 +115,7 @@ test('a proof made in headless Chromium verifies under the circuit key (snarkjs 
     existsSync(CHROMIUM),
     `a Chromium at ${CHROMIUM} (Debian's chromium package; CHROMIUM_PATH to choose another)`,
   );
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
   const page = await browser.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));

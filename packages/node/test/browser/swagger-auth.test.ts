@@ -6,13 +6,13 @@
  */
 import { after, before, test } from 'node:test';
 import { pino } from 'pino';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { hashToken } from '../../src/api/auth.ts';
 import { ApiServer } from '../../src/api/server.ts';
 import { devnetConfig } from '../../src/node/devnet.ts';
 import { apiContext } from '../mocks/api-context.ts';
+import { launchChromium } from './chromium.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TOKEN = 'swagger-ui-test-token-6d1f0c2a9b8e7d6c5b4a';
 
 let server: ApiServer;
@@ -27,17 +27,7 @@ before(async () => {
   };
   server = await ApiServer.init({ backend }, pino({ level: 'silent' }));
   base = `http://${await server.serve(apiContext())}`;
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();

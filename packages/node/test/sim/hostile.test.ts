@@ -98,6 +98,25 @@ async function peerOf(
   );
 }
 
+/** A new peer of node 0 (`peerOf`), started and connected, once it sees node 0 on the block topic. */
+async function joinedPeer(
+  n0: SimNode,
+  names: Parameters<typeof peerOf>[1] & { block_topic: string },
+): Promise<LogosLibp2p> {
+  const n0Id = peerIdFromString(n0.peerId);
+  const peer = await peerOf(n0Id, names);
+  await new Promise((r) => setTimeout(r, 1500)); // past node 0's one-second inbound rate window
+  await peer.start();
+  await peer.dial(multiaddr(n0.p2pAddress), { signal: AbortSignal.timeout(5000) });
+  await until(
+    'the new peer sees node 0 on the block topic',
+    () => peer.services.pubsub.getSubscribers(names.block_topic).some((p) => p.equals(n0Id)),
+    10_000,
+    () => n0.tail(10),
+  );
+  return peer;
+}
+
 test('a hostile peer is penalized for each bad input, then banned; the node stays up', async () => {
   const [n0, n1] = net.nodes as [SimNode, SimNode];
   const deployment = parseDeployment(readFileSync(join(net.dir, 'net', 'deployment.yaml'), 'utf8'));
@@ -427,22 +446,12 @@ test('a hostile peer is penalized for each bad input, then banned; the node stay
 test('gossip garbage is not forwarded by an honest node: its neighbours never see it', async () => {
   const [n0, n1] = net.nodes as [SimNode, SimNode];
   const names = parseDeployment(readFileSync(join(net.dir, 'net', 'deployment.yaml'), 'utf8')).network;
-  const n0Id = peerIdFromString(n0.peerId);
-  const relay = await peerOf(n0Id, names);
+  const ofNode0 = () => n1.logs.filter((l) => l.msg.startsWith('peer') && l.peer === n0.peerId).length;
+  const node0Before = ofNode0();
+  const relay = await joinedPeer(n0, names);
   try {
-    await new Promise((r) => setTimeout(r, 1500)); // past node 0's one-second inbound rate window
     const ofRelay = () =>
       n0.logs.filter((l) => l.msg === 'peer penalized' && l.peer === relay.peerId.toString()).length;
-    const ofNode0 = () => n1.logs.filter((l) => l.msg.startsWith('peer') && l.peer === n0.peerId).length;
-    const node0Before = ofNode0();
-    await relay.start();
-    await relay.dial(multiaddr(n0.p2pAddress), { signal: AbortSignal.timeout(5000) });
-    await until(
-      'the second hostile peer sees node 0 on the block topic',
-      () => relay.services.pubsub.getSubscribers(names.block_topic).some((p) => p.equals(n0Id)),
-      10_000,
-      () => n0.tail(10),
-    );
     for (let i = 0; i < 16; i++) {
       const sent = await relay.services.pubsub
         .publish(names.block_topic, concat(Uint8Array.of(7), randomBytes(400)))
@@ -479,21 +488,11 @@ test('gossip garbage is not forwarded by an honest node: its neighbours never se
 test('a peer that makes up proofs of leadership is banned after two', async () => {
   const [n0, n1] = net.nodes as [SimNode, SimNode];
   const names = parseDeployment(readFileSync(join(net.dir, 'net', 'deployment.yaml'), 'utf8')).network;
-  const n0Id = peerIdFromString(n0.peerId);
-  const forger = await peerOf(n0Id, names);
+  const ofNode0 = () => n1.logs.filter((l) => l.msg.startsWith('peer') && l.peer === n0.peerId).length;
+  const node0Before = ofNode0();
+  const forger = await joinedPeer(n0, names);
   try {
-    await new Promise((r) => setTimeout(r, 1500)); // past node 0's one-second inbound rate window
     const me = forger.peerId.toString();
-    const ofNode0 = () => n1.logs.filter((l) => l.msg.startsWith('peer') && l.peer === n0.peerId).length;
-    const node0Before = ofNode0();
-    await forger.start();
-    await forger.dial(multiaddr(n0.p2pAddress), { signal: AbortSignal.timeout(5000) });
-    await until(
-      'the forger sees node 0 on the block topic',
-      () => forger.services.pubsub.getSubscribers(names.block_topic).some((p) => p.equals(n0Id)),
-      10_000,
-      () => n0.tail(10),
-    );
     const majors = () =>
       n0.logs.filter((l) => l.msg === 'peer penalized' && l.peer === me && l.offence === 'major');
     for (let i = 0; i < 2; i++) {

@@ -174,6 +174,17 @@ export class HostilePeer {
     return undefined;
   }
 
+  /**
+   * Runs `round` with a connected node until `signal` aborts, then waits `pauseMs` (what `round`
+   * returns: its own pace); a refused connection (the target's inbound rate per address) waits 1 s.
+   */
+  private async repeat(signal: AbortSignal, round: (node: LogosLibp2p) => Promise<number>): Promise<void> {
+    while (!signal.aborted) {
+      const node = await this.connected(signal);
+      await sleep(node ? await round(node) : 1000, signal);
+    }
+  }
+
   /** Answers the target's chain-sync requests with lies: a far tip, then a drip of garbage blocks. */
   private async lie(stream: Stream): Promise<void> {
     try {
@@ -215,13 +226,8 @@ export class HostilePeer {
   }
 
   /** Junk transactions at `perSecond` to the target (gossip). */
-  async junk(perSecond: number, signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      const node = await this.connected(signal);
-      if (!node) {
-        await sleep(1000, signal); // refused for now (the target's inbound rate per address)
-        continue;
-      }
+  junk(perSecond: number, signal: AbortSignal): Promise<void> {
+    return this.repeat(signal, async (node) => {
       const t0 = Date.now();
       for (let i = 0; i < perSecond && !signal.aborted; i++) {
         try {
@@ -231,19 +237,14 @@ export class HostilePeer {
           break; // not connected any more
         }
       }
-      await sleep(Math.max(0, 1000 - (Date.now() - t0)), signal);
-    }
+      return Math.max(0, 1000 - (Date.now() - t0));
+    });
   }
 
   /** Forged proposals at `perSecond`: alternately on the target's tip (a bad proof) and on a random parent. */
-  async proposals(perSecond: number, signal: AbortSignal): Promise<void> {
+  proposals(perSecond: number, signal: AbortSignal): Promise<void> {
     let n = 0;
-    while (!signal.aborted) {
-      const node = await this.connected(signal);
-      if (!node) {
-        await sleep(1000, signal); // refused for now (the target's inbound rate per address)
-        continue;
-      }
+    return this.repeat(signal, async (node) => {
       const tip = await this.tipHeader().catch(() => undefined);
       if (tip) {
         const onTip = n++ % 2 === 0;
@@ -269,8 +270,8 @@ export class HostilePeer {
           // not connected any more
         }
       }
-      await sleep(1000 / perSecond, signal);
-    }
+      return 1000 / perSecond;
+    });
   }
 
   private async tipHeader(): Promise<{ id: Uint8Array; header: Header }> {
@@ -290,14 +291,9 @@ export class HostilePeer {
   }
 
   /** Chain-sync requests with an oversized length prefix or a truncated frame, every `everyMs`. */
-  async badFrames(everyMs: number, signal: AbortSignal): Promise<void> {
+  badFrames(everyMs: number, signal: AbortSignal): Promise<void> {
     let n = 0;
-    while (!signal.aborted) {
-      const node = await this.connected(signal);
-      if (!node) {
-        await sleep(1000, signal); // refused for now (the target's inbound rate per address)
-        continue;
-      }
+    return this.repeat(signal, async (node) => {
       try {
         const s = await node.dialProtocol(this.targetId, this.names.chain_sync_protocol_name, {
           signal: AbortSignal.timeout(3000),
@@ -312,8 +308,8 @@ export class HostilePeer {
       } catch {
         // refused
       }
-      await sleep(everyMs, signal);
-    }
+      return everyMs;
+    });
   }
 
   /** Connection churn: a new identity dials the target and hangs up, every `everyMs`. */

@@ -43,6 +43,13 @@ function network(peers: Record<string, { blocks: number; gapMs: number }>) {
   };
 }
 
+/** What the downloads here say they know: nothing. */
+const KNOWN = {
+  local_tip: new Uint8Array(32),
+  latest_immutable_block: new Uint8Array(32),
+  additional_blocks: [],
+} as never;
+
 const client = (net: ReturnType<typeof network>) =>
   new SyncClient(
     net as never,
@@ -76,15 +83,10 @@ test('a peer dripping its blocks is cut off and penalized; a peer keeping the pa
   // 40 ms a frame against 60 ms + 10 ms a block: too slow from the third block on.
   const net = network({ slow: { blocks: 5, gapMs: 40 }, fast: { blocks: 5, gapMs: 1 } });
   const c = client(net);
-  const known = {
-    local_tip: new Uint8Array(32),
-    latest_immutable_block: new Uint8Array(32),
-    additional_blocks: [],
-  } as never;
   let n = 0;
   await assert.rejects(
     (async () => {
-      for await (const _ of c.downloadBlocks('slow', new Uint8Array(32), known)) n++;
+      for await (const _ of c.downloadBlocks('slow', new Uint8Array(32), KNOWN)) n++;
     })(),
     (e: unknown) => e instanceof SyncError && /too slow/.test(e.message),
   );
@@ -92,7 +94,7 @@ test('a peer dripping its blocks is cut off and penalized; a peer keeping the pa
   assert.equal(net.penalties.length, 1);
   assert.match(net.penalties[0]!.reason, /too slow/);
   let m = 0;
-  for await (const _ of c.downloadBlocks('fast', new Uint8Array(32), known)) m++;
+  for await (const _ of c.downloadBlocks('fast', new Uint8Array(32), KNOWN)) m++;
   assert.equal(m, 5);
   assert.equal(net.penalties.length, 1, 'no penalty for the peer keeping the pace');
 });
@@ -100,15 +102,10 @@ test('a peer dripping its blocks is cut off and penalized; a peer keeping the pa
 test('one request at a time per peer: a second one fails at once, and races leave a busy peer out', async () => {
   const net = network({ a: { blocks: 3, gapMs: 20 }, b: { blocks: 1, gapMs: 0 } });
   const c = client(net);
-  const known = {
-    local_tip: new Uint8Array(32),
-    latest_immutable_block: new Uint8Array(32),
-    additional_blocks: [],
-  } as never;
-  const first = c.downloadBlocks('a', new Uint8Array(32), known);
+  const first = c.downloadBlocks('a', new Uint8Array(32), KNOWN);
   const firstBlock = first.next();
   assert.equal(c.isBusy('a'), true);
-  await assert.rejects(c.downloadBlocks('a', new Uint8Array(32), known).next(), (e: unknown) => {
+  await assert.rejects(c.downloadBlocks('a', new Uint8Array(32), KNOWN).next(), (e: unknown) => {
     assert.ok(e instanceof SyncError);
     assert.match(e.message, /under way already/);
     return true;
@@ -117,7 +114,7 @@ test('one request at a time per peer: a second one fails at once, and races leav
   // A race while `a` is busy asks `b` only.
   const asked = net.maxFrames.length;
   const raced = [];
-  for await (const b of c.requestBlocksFromPeers(new Uint8Array(32), known)) raced.push(b.peer);
+  for await (const b of c.requestBlocksFromPeers(new Uint8Array(32), KNOWN)) raced.push(b.peer);
   assert.deepEqual(raced, ['b']);
   assert.equal(net.maxFrames.length, asked + 1, 'one request: to b');
   await firstBlock;
