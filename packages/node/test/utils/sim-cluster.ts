@@ -246,6 +246,8 @@ export class SimCluster {
         '--deployment',
         prepared.deploymentPath,
         ...(o.insecureTestProofs === false ? [] : ['--insecure-test-proofs']),
+        // A node on its own (namespace) address serves its API there, reached by the test alone.
+        ...(hostOf(i) === '127.0.0.1' ? [] : ['--insecure-api-binding']),
         ...(o.extraArgs?.(i) ?? []),
         '--log-format',
         'json',
