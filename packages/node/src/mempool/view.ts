@@ -99,10 +99,7 @@ export class PendingView {
     } finally {
       this.draft.created = null;
     }
-    this.unpark(key);
-    this.applied.add(key);
-    this.version++;
-    return { applied: true, released: this.release(created) };
+    return { applied: true, released: this.markApplied(key, created) };
   }
 
   /**
@@ -112,6 +109,11 @@ export class PendingView {
   adopt(item: PendingTx, after: Draft, created: readonly bigint[]): PendingTx[] {
     const key = bytesToHex(item.hash);
     this.draft = after;
+    return this.markApplied(key, created);
+  }
+
+  /** A transaction now in the view: the state changed; those that waited for its notes are returned. */
+  private markApplied(key: string, created: readonly bigint[]): PendingTx[] {
     this.unpark(key);
     this.applied.add(key);
     this.version++;
