@@ -435,6 +435,39 @@ test('a hostile peer is penalized for each bad input, then banned; the node stay
   evil = undefined;
 });
 
+/** The first test's hostile peer, if its test ended early: its libp2p redials node 0 in a loop. */
+async function stopEvil(): Promise<void> {
+  await Promise.resolve(evil?.stop()).catch(() => {});
+  evil = undefined;
+}
+
+/**
+ * Runs `attack` from a new peer joined to node 0 alone (the first test's peer stopped first), then
+ * checks that node 1, which receives only what node 0 judged valid, penalized node 0 for none of it.
+ */
+async function attackNode0Alone(
+  attack: (n0: SimNode, peer: LogosLibp2p, topic: string) => Promise<void>,
+): Promise<void> {
+  await stopEvil();
+  const [n0, n1] = net.nodes as [SimNode, SimNode];
+  const names = parseDeployment(readFileSync(join(net.dir, 'net', 'deployment.yaml'), 'utf8')).network;
+  const ofNode0 = () => n1.logs.filter((l) => l.msg.startsWith('peer') && l.peer === n0.peerId).length;
+  const node0Before = ofNode0();
+  const peer = await joinedPeer(n0, names);
+  try {
+    await attack(n0, peer, names.block_topic);
+    await new Promise((r) => setTimeout(r, 1000)); // node 1's log lines come through a pipe
+    assert.equal(ofNode0(), node0Before, 'node 1 received none of it through node 0: no penalty, no ban');
+    assert.ok(
+      n1.running &&
+        (await n1.get<{ connected_peers: string[] }>('/network/info')).connected_peers.includes(n0.peerId),
+      'node 1 stays connected to node 0',
+    );
+  } finally {
+    await peer.stop();
+  }
+}
+
 /**
  * A gossip offence is charged to the peer that delivered the message first, and most gossip offences
  * count only up to the relay cap, below the ban: a reference node forwards what it has not judged yet.
@@ -443,25 +476,13 @@ test('a hostile peer is penalized for each bad input, then banned; the node stay
  * against it without banning it, and forwards none, so node 1 never sees them. Runs after the test
  * above, on the same cluster.
  */
-/** The first test's hostile peer, if its test ended early: its libp2p redials node 0 in a loop. */
-async function stopEvil(): Promise<void> {
-  await Promise.resolve(evil?.stop()).catch(() => {});
-  evil = undefined;
-}
-
-test('gossip garbage is not forwarded by an honest node: its neighbours never see it', async () => {
-  await stopEvil();
-  const [n0, n1] = net.nodes as [SimNode, SimNode];
-  const names = parseDeployment(readFileSync(join(net.dir, 'net', 'deployment.yaml'), 'utf8')).network;
-  const ofNode0 = () => n1.logs.filter((l) => l.msg.startsWith('peer') && l.peer === n0.peerId).length;
-  const node0Before = ofNode0();
-  const relay = await joinedPeer(n0, names);
-  try {
+test('gossip garbage is not forwarded by an honest node: its neighbours never see it', () =>
+  attackNode0Alone(async (n0, relay, topic) => {
     const ofRelay = () =>
       n0.logs.filter((l) => l.msg === 'peer penalized' && l.peer === relay.peerId.toString()).length;
     for (let i = 0; i < 16; i++) {
       const sent = await relay.services.pubsub
-        .publish(names.block_topic, concat(Uint8Array.of(7), randomBytes(400)))
+        .publish(topic, concat(Uint8Array.of(7), randomBytes(400)))
         .then(
           () => true,
           () => false,
@@ -475,16 +496,7 @@ test('gossip garbage is not forwarded by an honest node: its neighbours never se
       30_000,
       () => n0.tail(10),
     );
-    await new Promise((r) => setTimeout(r, 1000)); // node 1's log lines come through a pipe
-    assert.equal(ofNode0(), node0Before, 'node 1 received none of it through node 0: no penalty, no ban');
-    assert.ok(
-      n1.running &&
-        (await n1.get<{ connected_peers: string[] }>('/network/info')).connected_peers.includes(n0.peerId),
-    );
-  } finally {
-    await relay.stop();
-  }
-});
+  }));
 
 /**
  * A proof of leadership that does not verify is made up: its first deliverer is taken for its author
@@ -492,14 +504,8 @@ test('gossip garbage is not forwarded by an honest node: its neighbours never se
  * node 0's tip under its own key with a proof that is not one; node 0 bans it after the second, and
  * node 1, which never receives them (node 0 forwards only what it judged valid), blames nobody.
  */
-test('a peer that makes up proofs of leadership is banned after two', async () => {
-  await stopEvil();
-  const [n0, n1] = net.nodes as [SimNode, SimNode];
-  const names = parseDeployment(readFileSync(join(net.dir, 'net', 'deployment.yaml'), 'utf8')).network;
-  const ofNode0 = () => n1.logs.filter((l) => l.msg.startsWith('peer') && l.peer === n0.peerId).length;
-  const node0Before = ofNode0();
-  const forger = await joinedPeer(n0, names);
-  try {
+test('a peer that makes up proofs of leadership is banned after two', () =>
+  attackNode0Alone(async (n0, forger, topic) => {
     const me = forger.peerId.toString();
     const majors = () =>
       n0.logs.filter((l) => l.msg === 'peer penalized' && l.peer === me && l.offence === 'major');
@@ -522,7 +528,7 @@ test('a peer that makes up proofs of leadership is banned after two', async () =
         references: [],
         signature: ed25519Sign(key, encodeHeader(h)),
       });
-      await forger.services.pubsub.publish(names.block_topic, bytes);
+      await forger.services.pubsub.publish(topic, bytes);
       await until(
         `node 0 penalizes forged proof ${i + 1}`,
         () => majors().length > i || (i === 1 && ofMe0(n0, me).length > 0),
@@ -537,12 +543,7 @@ test('a peer that makes up proofs of leadership is banned after two', async () =
       () => n0.tail(10),
     );
     assert.match(String(ofMe0(n0, me)[0]!.reason), /proof of leadership/, 'the ban says why');
-    await new Promise((r) => setTimeout(r, 1000)); // node 1's log lines come through a pipe
-    assert.equal(ofNode0(), node0Before, 'node 1 received none of it: it blames nobody');
-  } finally {
-    await forger.stop();
-  }
-});
+  }));
 
 const ofMe0 = (n: SimNode, peer: string) =>
   n.logs.filter((l) => l.msg.startsWith('peer banned') && l.peer === peer);

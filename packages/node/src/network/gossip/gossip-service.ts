@@ -106,12 +106,15 @@ export class GossipService implements IGossip {
    * decode as one kind is no fault of its sender (it may be of the other kind).
    */
   private readonly sharedTopic: boolean;
+  /** The clock (ms since the epoch); tests move it. */
+  private readonly now: () => number;
 
   private constructor(
     private readonly config: GossipConfig,
     private readonly deps: GossipDeps,
   ) {
     this.sharedTopic = config.blockTopic === config.txTopic;
+    this.now = deps.now ?? Date.now;
     this.gate = new ProposalGate(
       proposalGateSettings(config.slotMs, config.futureBlockRetries * config.futureBlockRetryDelayMs),
     );
@@ -270,7 +273,7 @@ export class GossipService implements IGossip {
    */
   private txFailed(peer: string, e: { code: string; message: string }, invalid: boolean): void {
     if (peer === this.deps.network.peerId) return;
-    if (this.failing.failed(peer, (this.deps.now ?? Date.now)())) {
+    if (this.failing.failed(peer, this.now())) {
       this.deps.network.penalize(peer, 'minor', `gossip transactions keep failing: ${e.code}: ${e.message}`);
     } else if (invalid) this.penalize(peer, 'transaction', e);
   }
@@ -381,7 +384,7 @@ export class GossipService implements IGossip {
     }
     // 6. Applied by the chain, a block from a future slot being tried again. A block whose parent is
     // here has its proof of leadership verified: that takes from the sender's budget.
-    const now = (this.deps.now ?? Date.now)();
+    const now = this.now();
     if (this.deps.chain.has(block.header.parent_block)) {
       if (!this.gate.takePol(from, now)) {
         return this.limited(hex, from, 'the sender is out of its budget of proofs of leadership');
@@ -420,7 +423,7 @@ export class GossipService implements IGossip {
     const hex = bytesToHex(id);
     switch (e.code) {
       case 'BLOCK_PARENT_MISSING': {
-        if (!this.gate.takeOrphan(from, (this.deps.now ?? Date.now)())) {
+        if (!this.gate.takeOrphan(from, this.now())) {
           return this.limited(hex, from, 'the sender is out of its budget of orphans');
         }
         const queued = this.deps.orphans.enqueue(id, block.header.parent_block);
