@@ -2,8 +2,8 @@
  * Groth16 verification off the event loop: a pool of worker threads, each holding the circuits'
  * prepared verification keys and its own WebAssembly curve. Requests arriving within a short window
  * (1 ms) are collected and sent as one message per worker, spread so that every worker gets a share
- * and none holds more than 32 proofs or 2 messages (one being verified, one waiting): the others wait
- * in the pool for the next answer, and go together. A worker verifies the proofs of one circuit in a
+ * and none holds more than 32 proofs or 2 messages (one being verified, one waiting; the second only
+ * once 8 proofs wait): the others wait in the pool for the next answer, and go together. A worker verifies the proofs of one circuit in a
  * message as one batch (`WasmGroth16.verifyBatch`), so proofs requested while the workers are busy
  * (those of the next blocks during sync) are checked as larger batches, which cost less per proof;
  * each answer is one boolean per proof. A worker that dies fails its requests (never answers true)
@@ -40,6 +40,12 @@ const MAX_IN_FLIGHT = 32;
  * main thread; requests beyond wait in the pool and are sent together, as one larger batch.
  */
 const MAX_MESSAGES_IN_FLIGHT = 2;
+/**
+ * Proofs waiting before a worker that is busy gets its second message: fewer wait for the next worker
+ * to finish (a worker with nothing gets them at once), so that requests that arrive one by one (API
+ * admissions) join into larger batches instead of trailing the current one in batches of one or two.
+ */
+const MIN_SECOND_MESSAGE = 8;
 
 export class VerifierPoolError extends LogosError {
   constructor(message: string) {
@@ -171,7 +177,11 @@ export class VerifierPool {
     this.timer = undefined;
     if (this.queue.length === 0) return;
     const order = this.slots
-      .filter((s) => s.inFlight.size < MAX_MESSAGES_IN_FLIGHT)
+      .filter(
+        (s) =>
+          s.inFlight.size === 0 ||
+          (s.inFlight.size < MAX_MESSAGES_IN_FLIGHT && this.queue.length >= MIN_SECOND_MESSAGE),
+      )
       .sort((a, b) => a.load - b.load);
     const share = Math.ceil(this.queue.length / Math.max(1, order.length));
     for (const slot of order) {

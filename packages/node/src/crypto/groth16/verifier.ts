@@ -425,10 +425,10 @@ export class WasmGroth16 {
    * Verifies many proofs of one key at once; one boolean per item, in order, each `true` iff that
    * proof verifies (the contract of {@link verify}, item by item). Malformed items are `false` and stay
    * out of the batch. The well-formed ones are checked together with a random linear combination
-   * (random 128-bit rᵢ from `random`, a CSPRNG by default):
+   * (rᵢ from `random`, a CSPRNG by default, summing to 1: see `batchHolds`):
    *   Π e(−rᵢ·Aᵢ, Bᵢ) · e((Σrᵢ)·α, β) · e(Σ rᵢ·vk_xᵢ, γ) · e(Σ rᵢ·Cᵢ, δ) == 1,
-   * the vk_x folded into one MSM over IC (scalars Σrᵢ and Σ rᵢ·sᵢⱼ) and the Cᵢ into one MSM: n + 3
-   * Miller loops and one final exponentiation. A failing batch is split in halves until each bad
+   * the vk_x folded into one MSM over IC (scalars Σrᵢ and Σ rᵢ·sᵢⱼ), the Cᵢ into one MSM and e(α, β)
+   * precomputed: n + 2 Miller loops and one final exponentiation. A failing batch is split in halves until each bad
    * proof stands alone, so the result names exactly the proofs that do not verify.
    */
   verifyBatch(
@@ -468,7 +468,16 @@ export class WasmGroth16 {
     return results;
   }
 
-  /** Whether the random linear combination of the (well-formed) items' equations holds. */
+  /**
+   * Whether the random linear combination of the (well-formed) items' equations holds. The
+   * coefficients sum to 1: r₁…rₙ₋₁ random 128-bit, rₙ = 1 − Σ the others (mod r), so the α·β term is
+   * e(α, β) itself, its Miller loop precomputed with the key (one multiplication instead of a scalar
+   * multiplication and a Miller loop). Soundness holds on that hyperplane: for error exponents eᵢ of
+   * the items, Σ rᵢ·eᵢ = Σᵢ₍ₙ rᵢ·(eᵢ − eₙ) + eₙ vanishes with probability at most 2⁻¹²⁸ unless every
+   * eᵢ = eₙ, and then it equals eₙ, which is 0 only if every item verifies. A single item thus gets
+   * the plain verification equation. Should rₙ come out 0 (or the coefficients be fixed by a test), rₙ
+   * is drawn too and the α·β term is computed as e((Σrᵢ)·α, β).
+   */
   private batchHolds(
     vk: PreparedVerifyingKey,
     group: readonly BatchItem[],
@@ -478,8 +487,7 @@ export class WasmGroth16 {
     const k = this.key(vk);
     const n = group.length;
     const nPub = vk.nPublic;
-    // Random 128-bit coefficients, never 0.
-    const rs = group.map(() => {
+    const draw = (): bigint => {
       let r = 0n;
       while (r === 0n) {
         const bytes = random(16);
@@ -487,7 +495,12 @@ export class WasmGroth16 {
         for (let i = 0; i < 16; i++) r = (r << 8n) | BigInt(bytes[i]!);
       }
       return r;
-    });
+    };
+    const rs = group.map(draw);
+    let rest = 0n;
+    for (let i = 0; i < n - 1; i++) rest += rs[i]!;
+    const last = (((1n - rest) % FR_ORDER) + FR_ORDER) % FR_ORDER;
+    if (last !== 0n) rs[n - 1] = last;
     let sumR = 0n;
     for (const r of rs) sumR += r;
     sumR %= FR_ORDER;
@@ -504,14 +517,19 @@ export class WasmGroth16 {
       if (it.a.is0() || it.b === null) continue;
       const { x, y } = it.a.toAffine();
       this.putG1Jac(this.pA, x, y === 0n ? 0n : this.q - y);
-      const rLen = this.putScalar(this.pSixU2Scratch, rs[i]!);
-      ex.g1m_timesScalar!(this.pA, this.pSixU2Scratch, rLen, this.pTmp);
+      let pA = this.pA;
+      if (rs[i] !== 1n) {
+        const rLen = this.putScalar(this.pSixU2Scratch, rs[i]!);
+        ex.g1m_timesScalar!(this.pA, this.pSixU2Scratch, rLen, this.pTmp);
+        pA = this.pTmp;
+      }
       this.putG2Jac(this.pB, it.b.x, it.b.y);
       ex.bn128_prepareG2!(this.pB, this.pPreQ);
-      this.millerInto(this.pTmp, this.pPreQ);
+      this.millerInto(pA, this.pPreQ);
     }
-    // e((Σrᵢ)·α, β)
-    if (sumR !== 0n) {
+    // e((Σrᵢ)·α, β): e(α, β) when the coefficients sum to 1.
+    if (sumR === 1n) ex.ftm_mul!(this.pF, k.pAlphaBeta, this.pF);
+    else if (sumR !== 0n) {
       const len = this.putScalar(this.pSixU2Scratch, sumR);
       ex.g1m_timesScalar!(k.pAlpha, this.pSixU2Scratch, len, this.pTmp);
       this.millerInto(this.pTmp, k.pPreBeta);
@@ -522,18 +540,31 @@ export class WasmGroth16 {
     for (let j = 0; j < nPub; j++) this.putScalar(icScalars + 32 * (j + 1), t[j]! % FR_ORDER);
     ex.g1m_multiexpAffine!(k.pIc, icScalars, 32, nPub + 1, this.pAcc);
     if (!ex.g1m_isZero!(this.pAcc)) this.millerInto(this.pAcc, k.pPreGamma);
-    // e(Σ rᵢ·Cᵢ, δ): one MSM over the Cᵢ not at infinity.
+    // e(Σ rᵢ·Cᵢ, δ): one MSM over the Cᵢ not at infinity with a 128-bit coefficient, plus the one
+    // with the full-size rₙ on its own.
     const cs = group.map((it, i) => [it.c, rs[i]!] as const).filter(([c]) => !c.is0());
-    if (cs.length > 0) {
-      const bases = this.buffer('cBases', G1_AFF * cs.length);
-      const scalars = this.buffer('cScalars', 16 * cs.length);
-      cs.forEach(([c, r], i) => {
+    const small = cs.filter(([, r]) => r < 1n << 128n);
+    const large = cs.filter(([, r]) => r >= 1n << 128n);
+    ex.g1m_zero!(this.pAcc2);
+    if (small.length > 0) {
+      const bases = this.buffer('cBases', G1_AFF * small.length);
+      const scalars = this.buffer('cScalars', 16 * small.length);
+      small.forEach(([c, r], i) => {
         this.putG1(bases + G1_AFF * i, c, false);
         this.putScalar16(scalars + 16 * i, r);
       });
-      ex.g1m_multiexpAffine!(bases, scalars, 16, cs.length, this.pAcc2);
-      if (!ex.g1m_isZero!(this.pAcc2)) this.millerInto(this.pAcc2, k.pPreDelta);
+      ex.g1m_multiexpAffine!(bases, scalars, 16, small.length, this.pAcc2);
     }
+    let acc = this.pAcc2;
+    let other = this.pAcc; // free again: its Miller loop is done
+    for (const [c, r] of large) {
+      this.putG1(this.pC, c, true);
+      const len = this.putScalar(this.pSixU2Scratch, r);
+      ex.g1m_timesScalar!(this.pC, this.pSixU2Scratch, len, this.pTmp);
+      ex.g1m_add!(acc, this.pTmp, other);
+      [acc, other] = [other, acc];
+    }
+    if (!ex.g1m_isZero!(acc)) this.millerInto(acc, k.pPreDelta);
     ex.bn128_finalExponentiation!(this.pF, this.pF);
     return ex.ftm_eq!(this.pF, this.curve.tm.pOneT) !== 0;
   }

@@ -133,6 +133,25 @@ test('the coefficients cannot be predicted from the inputs: errors that cancel u
   assert.deepEqual(await verifyBatch(KEY.vk, items), [false, false], 'random ones are not');
 });
 
+test('coefficients summing to 1: the same error in every proof, and an error in the last proof alone, are caught', async () => {
+  const w = await wasmVerifier();
+  // Every proof off by the same D: Σ rᵢ·D = D, whatever the coefficients on that hyperplane.
+  const same = Array.from({ length: 5 }, () => {
+    const publicInputs = statement();
+    return { publicInputs, proof: KEY.prove(publicInputs, 777n) };
+  });
+  assert.deepEqual(await verifyBatch(KEY.vk, same), Array(5).fill(false));
+  // Only the last one (whose coefficient is 1 − Σ the others) is off.
+  const items = valid(7);
+  items[6] = { publicInputs: items[6]!.publicInputs, proof: KEY.prove(items[6]!.publicInputs, 5n) };
+  assert.deepEqual(bad(await verifyBatch(KEY.vk, items)), [6]);
+  // One item alone gets the plain equation, coefficient 1, whatever the random source gives.
+  const one = valid(1);
+  const zero = () => new Uint8Array(16).fill(0xff);
+  assert.deepEqual(w.verifyBatch(KEY.vk, one, zero), [true]);
+  assert.deepEqual(w.verifyBatch(KEY.vk, [same[0]!], zero), [false]);
+});
+
 test("the toy circuit's snarkjs proofs verify as a batch; a mixed-up input is named", async () => {
   const dir = new URL('../../../spec/vectors/groth16/', import.meta.url);
   const read = (n: string): unknown => JSON.parse(readFileSync(new URL(n, dir), 'utf8'));
