@@ -15,6 +15,9 @@
  * - `mempool.add_ratio_vs_verify`: add / verify bound of the same run (target ≥ 0.8).
  * - `mempool.block_build_ms_1024`: choosing a block from 5,000 applicable candidates (the FIFO pool,
  *   transfers of 5,000 notes): the time to select the first 1,024, median of 5.
+ * - `mempool.view_new_tip_ms_5000`: the mempool's view computed on a new tip with the same 5,000
+ *   pending transfers (what the first admission, `/mempool/view` or block after a tip change pays on
+ *   the event loop; admissions in between cost only what they touch), median of 5.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,8 +28,11 @@ import { fileURLToPath } from 'node:url';
 import { stringifyJson } from '@logos-ts/shared/json';
 import { childExecArgv } from '@logos-ts/shared/runtime';
 import { selectTransactions } from '../src/leader/block-builder.ts';
+import { Draft } from '../src/ledger/draft.ts';
 import { PROOFS_ALREADY_VERIFIED } from '../src/ledger/proof-system.ts';
-import { type SignedMantleTx, signedMantleTx, txHash, txHashToFr } from '../src/mantle/tx.ts';
+import { encodeSignedTx, type SignedMantleTx, signedMantleTx, txHash, txHashToFr } from '../src/mantle/tx.ts';
+import type { PendingTx } from '../src/mempool/pool.ts';
+import { PendingView } from '../src/mempool/view.ts';
 import { SHIPPED_CIRCUITS_DIR } from '../src/zk/circuit-folder.ts';
 import { Groth16ProofSystem } from '../src/zk/groth16-system.ts';
 import { VerifierPool, withVerifierPool } from '../src/zk/verifier-pool.ts';
@@ -174,8 +180,8 @@ async function addRate(): Promise<number> {
   }
 }
 
-function blockBuildMs(): number {
-  // 5,000 notes: a first block splits the 20 devnet genesis notes into 250 notes each.
+/** 5,000 applicable transfers on a test chain (a first block splits the 20 devnet genesis notes into 250 each). */
+function fiveThousandTransfers(): { c: TestChain; candidates: SignedMantleTx[] } {
   const c = new TestChain();
   const pk = KEYS[0]!.publicKey;
   const splits = genesisNotes(c.genesis).map((n) =>
@@ -188,6 +194,11 @@ function blockBuildMs(): number {
   c.apply(splits.map((x) => x.tx));
   const notes = splits.flatMap((x) => x.outputs.slice(0, 250));
   const candidates = notes.map((n) => transfer(c.state, [n], [{ value: 1n, pk: KEYS[3]!.publicKey }]).tx);
+  return { c, candidates };
+}
+
+function blockBuildMs(): number {
+  const { c, candidates } = fiveThousandTransfers();
   const ctx = { config: c.ctx.config, proofs: PROOFS_ALREADY_VERIFIED };
   const times: number[] = [];
   for (let r = 0; r < 5; r++) {
@@ -195,6 +206,27 @@ function blockBuildMs(): number {
     const sel = selectTransactions(c.state, ctx, c.state.slot + 1n, candidates);
     times.push(performance.now() - t0);
     if (sel.txs.length !== 1024) throw new Error(`selected ${sel.txs.length}, want 1024`);
+  }
+  return median(times);
+}
+
+function viewNewTipMs(): number {
+  const { c, candidates } = fiveThousandTransfers();
+  const ctx = { config: c.ctx.config, proofs: PROOFS_ALREADY_VERIFIED };
+  const items: PendingTx[] = candidates.map((tx) => ({
+    hash: txHash(tx.mantle_tx),
+    tx,
+    size: encodeSignedTx(tx).length,
+    insertedAtMs: 0,
+  }));
+  const slot = c.state.slot + 1n;
+  const times: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const t0 = performance.now();
+    const { view } = PendingView.compute(r, new Draft(c.state), slot, items, ctx, () => true);
+    times.push(performance.now() - t0);
+    if (view.applied.size !== items.length)
+      throw new Error(`${view.applied.size} applied, want ${items.length}`);
   }
   return median(times);
 }
@@ -226,4 +258,5 @@ export const figures: Figure[] = [
     },
   },
   { name: 'mempool.block_build_ms_1024', unit: 'ms', measure: () => blockBuildMs() },
+  { name: 'mempool.view_new_tip_ms_5000', unit: 'ms', measure: () => viewNewTipMs() },
 ];

@@ -78,6 +78,25 @@ export function frFromBytesModOrder(bytes: Uint8Array): Fr {
   return leBytesToBigint(bytes) % FR_MODULUS;
 }
 
+const hashFrs = new WeakMap<Uint8Array, { readonly bytes: Uint8Array; readonly fr: Fr }>();
+
+/**
+ * {@link frFromBytesModOrder} of a hash (a transaction's, an op's), kept per byte array and checked
+ * against a copy of its bytes: a pending transaction is executed again and again (the mempool's view on
+ * each new tip, block building), each time asking for its hash and its ops' ids as field elements.
+ */
+export function hashFr(bytes: Uint8Array): Fr {
+  const known = hashFrs.get(bytes);
+  if (known !== undefined && known.bytes.length === bytes.length) {
+    let same = true;
+    for (let i = 0; i < bytes.length && same; i++) same = known.bytes[i] === bytes[i];
+    if (same) return known.fr;
+  }
+  const fr = frFromBytesModOrder(bytes);
+  hashFrs.set(bytes, { bytes: bytes.slice(), fr });
+  return fr;
+}
+
 /** Fr as the little-endian integer of an ASCII tag, as the reference derives its domain constants. */
 export function frFromAscii(tag: string): Fr {
   return fr(leBytesToBigint(new TextEncoder().encode(tag)));

@@ -4,7 +4,7 @@
  * changes, so a failed block or transaction is simply dropped.
  */
 import { bytesToHex } from '../codec/hex.ts';
-import { type Fr, frFromBytesModOrder } from '../crypto/field.ts';
+import { type Fr, hashFr } from '../crypto/field.ts';
 import { type Note, noteId } from '../mantle/note.ts';
 import type { PMap } from '../util/pmap.ts';
 import { fail, NoteNotFound } from './errors.ts';
@@ -132,7 +132,7 @@ export class Draft {
     this.notes = this.notes.set(id, {
       note,
       index,
-      origin: frFromBytesModOrder(opId),
+      origin: hashFr(opId),
       output_index: outputIndex,
       channel,
       locked_by: null,

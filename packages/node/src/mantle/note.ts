@@ -6,7 +6,7 @@
 import { bytesToHex } from '../codec/hex.ts';
 import { hashArray } from '../codec/primitives.ts';
 import { type Codec, fr, struct, u32, u64 } from '../codec/schema.ts';
-import { type Fr, frFromAscii, frFromBytesModOrder } from '../crypto/field.ts';
+import { type Fr, frFromAscii, hashFr } from '../crypto/field.ts';
 import { digest } from '../crypto/poseidon2/index.ts';
 
 export interface Note {
@@ -33,22 +33,51 @@ export const utxo: Codec<Utxo> = struct<Utxo>('a utxo {op_id, output_index, note
 export const NOTE_ID_V1: Fr = frFromAscii('NOTE_ID_V1');
 
 /**
- * Ids computed lately, by everything they are a function of. A pending transaction is applied again
- * and again (the mempool's view after every block, block building), and each of its outputs costs a
- * Poseidon2 digest; the ids do not change, so the recent ones are kept. Bounded: the oldest entries
- * leave first.
+ * Ids computed lately. A pending transaction is applied again and again (the mempool's view on each new
+ * tip, block building), and a block brings transactions seen pending before, each output costing a
+ * Poseidon2 digest. Two memories: by note object (the same decoded transaction applied again; a hit
+ * counts only if the op id, the output index and the note's fields are still the same), and, for
+ * another object of the same note (a block's copy of a transaction), by everything the id is a
+ * function of, bounded (the oldest entries leave first).
  */
+const idsByNote = new WeakMap<
+  Note,
+  {
+    readonly opId: Uint8Array;
+    readonly index: number;
+    readonly value: bigint;
+    readonly pk: Fr;
+    readonly id: Fr;
+  }
+>();
 const RECENT_IDS_MAX = 1 << 16;
 const recentIds = new Map<string, Fr>();
 
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
+
 /** Note id = Poseidon2 digest [NOTE_ID_V1, op_id mod p, output_index, value, pk]. */
 export function noteId(opId: Uint8Array, outputIndex: number, n: Note): Fr {
+  const mine = idsByNote.get(n);
+  if (
+    mine !== undefined &&
+    mine.index === outputIndex &&
+    mine.value === n.value &&
+    mine.pk === n.pk &&
+    sameBytes(mine.opId, opId)
+  )
+    return mine.id;
   const key = `${bytesToHex(opId)}:${outputIndex}:${n.value}:${n.pk}`;
-  const known = recentIds.get(key);
-  if (known !== undefined) return known;
-  const id = digest([NOTE_ID_V1, frFromBytesModOrder(opId), BigInt(outputIndex), n.value, n.pk]);
-  if (recentIds.size >= RECENT_IDS_MAX) recentIds.delete(recentIds.keys().next().value!);
-  recentIds.set(key, id);
+  let id = recentIds.get(key);
+  if (id === undefined) {
+    id = digest([NOTE_ID_V1, hashFr(opId), BigInt(outputIndex), n.value, n.pk]);
+    if (recentIds.size >= RECENT_IDS_MAX) recentIds.delete(recentIds.keys().next().value!);
+    recentIds.set(key, id);
+  }
+  idsByNote.set(n, { opId: opId.slice(), index: outputIndex, value: n.value, pk: n.pk, id });
   return id;
 }
 

@@ -385,7 +385,29 @@ export function encodePayload(v: Op): Uint8Array {
 
 const OPERATION_ID_V1 = tag('OPERATION_ID_V1');
 
-/** Op id = Blake2b256("OPERATION_ID_V1" ‖ payload bytes). */
+/**
+ * Ids of transfer payloads computed lately, by payload object, each with the content it came from: a
+ * pending transfer is executed again and again (the mempool's view on each new tip, block building)
+ * and its id costs an encoding and a digest. A hit counts only if the content is still the same, so a
+ * payload changed since gets its id computed again.
+ */
+const transferIds = new WeakMap<TransferOp, { readonly content: bigint[]; readonly id: Uint8Array }>();
+
+function transferContent(op: TransferOp): bigint[] {
+  const c: bigint[] = [BigInt(op.inputs.length), ...op.inputs];
+  for (const n of op.outputs) c.push(n.value, n.pk);
+  return c;
+}
+
+/** Op id = Blake2b256("OPERATION_ID_V1" ‖ payload bytes). The bytes returned must not be changed. */
 export function opId(v: Op): Uint8Array {
-  return blake2b256(OPERATION_ID_V1, encodePayload(v));
+  if (v.opcode !== 0) return blake2b256(OPERATION_ID_V1, encodePayload(v));
+  const op = v.payload as TransferOp;
+  const content = transferContent(op);
+  const known = transferIds.get(op);
+  if (known && known.content.length === content.length && known.content.every((x, i) => x === content[i]))
+    return known.id;
+  const id = blake2b256(OPERATION_ID_V1, encodePayload(v));
+  transferIds.set(op, { content, id });
+  return id;
 }

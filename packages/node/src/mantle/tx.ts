@@ -13,7 +13,7 @@ import { DecodeError, EncodeError, within } from '../codec/errors.ts';
 import { bytesToHex } from '../codec/hex.ts';
 import { type Codec, decode, expected, vec } from '../codec/schema.ts';
 import { blake2b256, tag } from '../crypto/blake2b.ts';
-import { type Fr, frFromBytesModOrder } from '../crypto/field.ts';
+import { type Fr, hashFr } from '../crypto/field.ts';
 import { OPCODE_NAMES, type Op, op } from './ops.ts';
 import { type OpProof, PROOF_TYPE_OF, proofFromJson, proofToJson, readProof, writeProof } from './proofs.ts';
 
@@ -117,7 +117,7 @@ export function txHash(tx: MantleTx): Uint8Array {
 
 /** The tx hash as the public input of ZK proofs: `Fr::from_le_bytes_mod_order(hash)`. */
 export function txHashToFr(hash: Uint8Array): Fr {
-  return frFromBytesModOrder(hash);
+  return hashFr(hash);
 }
 
 export function encodeSignedTx(tx: SignedMantleTx): Uint8Array {
