@@ -15,9 +15,11 @@
  * - `mempool.add_ratio_vs_verify`: add / verify bound of the same run (target ≥ 0.8).
  * - `mempool.block_build_ms_1024`: choosing a block from 5,000 applicable candidates (the FIFO pool,
  *   transfers of 5,000 notes): the time to select the first 1,024, median of 5.
- * - `mempool.view_new_tip_ms_5000`: the mempool's view computed on a new tip with the same 5,000
- *   pending transfers (what the first admission, `/mempool/view` or block after a tip change pays on
- *   the event loop; admissions in between cost only what they touch), median of 5.
+ * - `mempool.view_new_tip_ms_5000`: the mempool's view computed in full on a new tip with the same
+ *   5,000 pending transfers (what a tip change costs when the view cannot be moved: a reorg, an epoch
+ *   change, a block with transactions the view lacks, competing spends), median of 5.
+ * - `mempool.view_moved_ms_5000`: the same view moved onto a block of 100 of its transactions
+ *   (`PendingView.rebase`, what an ordinary new tip costs), median of 5.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +31,7 @@ import { stringifyJson } from '@logos-ts/shared/json';
 import { childExecArgv } from '@logos-ts/shared/runtime';
 import { selectTransactions } from '../src/leader/block-builder.ts';
 import { Draft } from '../src/ledger/draft.ts';
+import { advanceEpoch } from '../src/ledger/epoch.ts';
 import { PROOFS_ALREADY_VERIFIED } from '../src/ledger/proof-system.ts';
 import { encodeSignedTx, type SignedMantleTx, signedMantleTx, txHash, txHashToFr } from '../src/mantle/tx.ts';
 import type { PendingTx } from '../src/mempool/pool.ts';
@@ -223,10 +226,48 @@ function viewNewTipMs(): number {
   const times: number[] = [];
   for (let r = 0; r < 5; r++) {
     const t0 = performance.now();
-    const { view } = PendingView.compute(r, new Draft(c.state), slot, items, ctx, () => true);
+    const { view } = PendingView.compute(
+      r,
+      new Uint8Array(32),
+      new Draft(c.state),
+      slot,
+      items,
+      ctx,
+      () => true,
+    );
     times.push(performance.now() - t0);
     if (view.applied.size !== items.length)
       throw new Error(`${view.applied.size} applied, want ${items.length}`);
+  }
+  return median(times);
+}
+
+function viewMovedMs(): number {
+  const { c, candidates } = fiveThousandTransfers();
+  const ctx = { config: c.ctx.config, proofs: PROOFS_ALREADY_VERIFIED };
+  const items: PendingTx[] = candidates.map((tx) => ({
+    hash: txHash(tx.mantle_tx),
+    tx,
+    size: encodeSignedTx(tx).length,
+    insertedAtMs: 0,
+  }));
+  const parent = c.state;
+  const parentTip = c.tip;
+  const block = candidates.slice(0, 100);
+  c.apply(block);
+  const slot = c.state.slot + 1n;
+  const included = items.slice(0, 100);
+  const times: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const start = new Draft(parent);
+    advanceEpoch(start, c.ctx.config, parent.slot + 1n);
+    const { view } = PendingView.compute(r, parentTip, start, parent.slot + 1n, items, ctx, () => true);
+    const t0 = performance.now();
+    const next = new Draft(c.state);
+    advanceEpoch(next, c.ctx.config, slot);
+    const moved = view.rebase(r + 1, c.tip, next, slot, included);
+    times.push(performance.now() - t0);
+    if (!moved || view.applied.size !== items.length - 100) throw new Error('the view did not move');
   }
   return median(times);
 }
@@ -259,4 +300,5 @@ export const figures: Figure[] = [
   },
   { name: 'mempool.block_build_ms_1024', unit: 'ms', measure: () => blockBuildMs() },
   { name: 'mempool.view_new_tip_ms_5000', unit: 'ms', measure: () => viewNewTipMs() },
+  { name: 'mempool.view_moved_ms_5000', unit: 'ms', measure: () => viewMovedMs() },
 ];

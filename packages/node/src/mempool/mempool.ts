@@ -18,8 +18,8 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { IChain, ProcessedBlock } from '../chain/index.ts';
-import { bytesToHex } from '../codec/hex.ts';
-import { executeTx } from '../ledger/apply.ts';
+import { bytesEqual, bytesToHex } from '../codec/hex.ts';
+import { executeTx, type TxOutcome } from '../ledger/apply.ts';
 import { DeferredProofChecks } from '../ledger/deferred-proofs.ts';
 import { Draft, type LedgerContext } from '../ledger/draft.ts';
 import { advanceEpoch } from '../ledger/epoch.ts';
@@ -191,15 +191,15 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     const trial = new Draft(view.state());
     const created: bigint[] = [];
     trial.created = created;
-    let applies = false;
+    let outcome: TxOutcome | undefined;
     try {
-      executeTx(trial, this.ctx(checks), tx, view.slot, { preverified: hash, size: BigInt(size) });
-      applies = true;
+      outcome = executeTx(trial, this.ctx(checks), tx, view.slot, { preverified: hash, size: BigInt(size) });
     } catch {
       // Not applicable on the view (yet): admitted apart, without a ledger check, as the reference does.
     } finally {
       trial.created = null;
     }
+    const applies = outcome !== undefined;
     const seen = view.version;
     await checks.settle(this.deps.proofs);
     if (this.closed) throw new Error('the mempool is closed');
@@ -221,7 +221,8 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     const item = this.pool.get(hash)!;
     const v = this.currentView(); // computed again if the tip changed meanwhile (the item with it)
     if (!v.applied.has(key) && !v.isUnapplied(key)) {
-      if (applies && v === view && v.version === seen) this.placeAll(v, view.adopt(item, trial, created));
+      if (outcome && v === view && v.version === seen)
+        this.placeAll(v, view.adopt(item, trial, created, outcome));
       else this.placeAll(v, [item]);
     }
     this.emit('added', { hash, tx, origin });
@@ -271,6 +272,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     advanceEpoch(draft, this.deps.chain.config, slot);
     const { view, held } = PendingView.compute(
       this.deps.chain.headVersion,
+      tip.id,
       draft,
       slot,
       this.pool.view(),
@@ -448,6 +450,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
    */
   private reconcile(b: ProcessedBlock): void {
     if (this.closed || b.applied.length === 0) return;
+    this.rebaseView(b);
     const included = new Set<string>();
     const removal: Uint8Array[] = [];
     const now = this.now();
@@ -473,6 +476,27 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
         this.readmit(tx);
       }
     }
+  }
+
+  /**
+   * A block that extends the view's tip: the view moves onto it at the cost of what the block changed,
+   * when it can (view.ts `rebase`); otherwise it is computed again when next asked for.
+   */
+  private rebaseView(b: ProcessedBlock): void {
+    const v = this.pendingView;
+    if (!v || v.stale || b.reverted.length > 0 || b.applied.length !== 1) return;
+    const block = b.applied[0]!;
+    const tip = this.deps.chain.tip();
+    if (!bytesEqual(block.header.parent_block, v.tip) || !bytesEqual(tip.id, b.id)) return;
+    const slot = tip.slot + 1n;
+    const start = new Draft(tip.state);
+    advanceEpoch(start, this.deps.chain.config, slot);
+    const included = block.transactions.map((tx) => ({ hash: txHash(tx.mantle_tx), tx }));
+    if (v.rebase(this.deps.chain.headVersion, tip.id, start, slot, included))
+      this.deps.logger.debug(
+        { block: bytesToHex(b.id), txs: included.length },
+        'mempool view moved to the new tip',
+      );
   }
 
   /**

@@ -15,7 +15,7 @@
  * retried in every further round, as the reference does. Junk spending notes that never exist is thus
  * tried once, not once per round.
  */
-import { executeTx } from '../ledger/apply.ts';
+import { executeTx, type TxOutcome } from '../ledger/apply.ts';
 import { Draft, type LedgerContext } from '../ledger/draft.ts';
 import { NoteNotFound } from '../ledger/errors.ts';
 import type { SignedMantleTx } from '../mantle/tx.ts';
@@ -32,6 +32,8 @@ export interface RoundsResult<T extends RoundItem> {
   readonly applied: T[];
   /** The execution gas of each applied transaction (same order as `applied`). */
   readonly gas: bigint[];
+  /** The outcome of each applied transaction (same order as `applied`). */
+  readonly outcomes: TxOutcome[];
   /** Never applicable on this state, in the given order. */
   readonly never: T[];
   /** Of `never`, those that lack a note: the note each waits for. */
@@ -93,6 +95,7 @@ export function applyInRounds<T extends RoundItem>(
   let draft = start;
   const applied: T[] = [];
   const gasOf: bigint[] = [];
+  const outcomes: TxOutcome[] = [];
   /** Positions waiting for a note, by note. */
   const waiting = new Map<bigint, number[]>();
   const noteOf = new Map<number, bigint>();
@@ -110,12 +113,12 @@ export function applyInRounds<T extends RoundItem>(
       const before = draft.state();
       const created: bigint[] = [];
       draft.created = created;
-      let gas: bigint;
+      let outcome: TxOutcome;
       try {
-        gas = executeTx(draft, ctxFor(item), item.tx, slot, {
+        outcome = executeTx(draft, ctxFor(item), item.tx, slot, {
           preverified: item.hash,
           size: BigInt(item.size),
-        }).executionGas;
+        });
       } catch (e) {
         draft = new Draft(before);
         if (e instanceof NoteNotFound) {
@@ -134,7 +137,8 @@ export function applyInRounds<T extends RoundItem>(
         continue;
       }
       applied.push(item);
-      gasOf.push(gas);
+      gasOf.push(outcome.executionGas);
+      outcomes.push(outcome);
       progress = true;
       for (const note of created) {
         const released = waiting.get(note);
@@ -166,5 +170,5 @@ export function applyInRounds<T extends RoundItem>(
   for (const i of out) never.push(list[i]!);
   const order = new Map(list.map((x, i) => [x, i]));
   never.sort((a, b) => order.get(a)! - order.get(b)!);
-  return { applied, gas: gasOf, never, waitsFor, draft };
+  return { applied, gas: gasOf, outcomes, never, waitsFor, draft };
 }

@@ -206,6 +206,34 @@ describe('Mempool', () => {
     await waitUntil(() => store.load().txs.length === 1, 1000, 'the removal stored');
   });
 
+  test('chain: a block of transactions the view applied moves the view onto it; a block with others does not', async () => {
+    const lines: { msg: string }[] = [];
+    const logger = pino({ level: 'debug' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const chain = new FakeChain();
+    const m = await Mempool.init(CONFIG, {
+      chain,
+      proofs: INSECURE_TEST_PROOFS,
+      store: new MempoolStore(new MemoryKv()),
+      logger,
+    });
+    const pk = KEYS[1]!.publicKey;
+    const notes = genesisNotes(chain.genesis);
+    const s = chain.tip().state;
+    const a = transfer(s, [notes[0]!], [{ value: 5n, pk }]);
+    const child = transfer(s, [a.outputs[1]!], [{ value: 1n, pk }]).tx;
+    const b = transfer(s, [notes[1]!], [{ value: 6n, pk }]).tx;
+    for (const tx of [a.tx, child, b]) await m.add(tx, 'api');
+    const moved = () => lines.filter((l) => l.msg === 'mempool view moved to the new tip').length;
+    chain.extend([a.tx]);
+    assert.equal(moved(), 1, 'moved, not computed again');
+    assert.deepEqual(hexes(m.view()), [hex(child), hex(b)]);
+    // A block with a transaction the view never held: computed again on the next use.
+    const c = transfer(chain.tip().state, [notes[2]!], [{ value: 7n, pk }]).tx;
+    chain.extend([c]);
+    assert.equal(moved(), 1);
+    assert.deepEqual(hexes(m.view()), [hex(child), hex(b)]);
+  });
+
   test('proposals: a transaction a canonical block included still resolves its reference for 10 minutes', async () => {
     const { m, chain, pk, notes, clock } = await setup();
     const s = chain.tip().state;

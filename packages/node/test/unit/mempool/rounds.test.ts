@@ -13,7 +13,8 @@ import { PROOFS_ALREADY_VERIFIED } from '../../../src/ledger/proof-system.ts';
 import type { LedgerState } from '../../../src/ledger/state.ts';
 import { encodeSignedTx, type SignedMantleTx, txHash } from '../../../src/mantle/tx.ts';
 import { applyInRounds, type RoundItem } from '../../../src/mempool/index.ts';
-import { genesisNotes, KEYS, type Owned, TestChain, transfer } from '../../mocks/ledger.ts';
+import { genesisNotes, KEYS, TestChain, transfer } from '../../mocks/ledger.ts';
+import { randomPool } from '../../utils/random-pool.ts';
 
 const item = (tx: SignedMantleTx): RoundItem => ({
   hash: txHash(tx.mantle_tx),
@@ -46,52 +47,6 @@ function plainRounds(state: LedgerState, slot: bigint, items: RoundItem[], ctx: 
   return { applied, never: pending, draft };
 }
 
-/** A deterministic generator (xorshift). */
-function rng(seed: number) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
-
-/** Chains of transfers from genesis notes, double spends, and junk spending notes that never exist. */
-function randomPool(c: TestChain, seed: number): RoundItem[] {
-  const r = rng(seed);
-  const pk = KEYS[1]!.publicKey;
-  const txs: SignedMantleTx[] = [];
-  let spendable: Owned[] = genesisNotes(c.genesis).slice(0, 8);
-  for (let step = 0; step < 40 && spendable.length > 0; step++) {
-    const at = Math.floor(r() * spendable.length);
-    const input = spendable[at]!;
-    const value = 1n + BigInt(Math.floor(r() * 1000));
-    // Now and then two inputs (of the same owner: the devnet key of the first).
-    const second = spendable.find((o, k) => k !== at && o.sk === input.sk && r() < 0.3);
-    const t = transfer(c.state, second ? [input, second] : [input], [{ value, pk }]);
-    txs.push(t.tx);
-    if (second) spendable.splice(spendable.indexOf(second), 1);
-    if (r() < 0.2) {
-      // a double spend of the same input
-      txs.push(transfer(c.state, [input], [{ value: value + 1n, pk }]).tx);
-    }
-    if (r() < 0.3) {
-      // junk: spends an output of a transaction that is never in the pool
-      const ghost = transfer(c.state, [input], [{ value: value + 7n, pk }]);
-      txs.push(transfer(c.state, [ghost.outputs[1]!], [{ value: 1n, pk }]).tx);
-    }
-    spendable.splice(spendable.indexOf(input), 1);
-    spendable = [...spendable, t.outputs[1]!];
-  }
-  // shuffled: children often come before their parents
-  for (let i = txs.length - 1; i > 0; i--) {
-    const j = Math.floor(r() * (i + 1));
-    [txs[i], txs[j]] = [txs[j]!, txs[i]!];
-  }
-  return txs.map(item);
-}
-
 const hexes = (xs: RoundItem[]) => xs.map((x) => bytesToHex(x.hash));
 
 describe('applyInRounds', () => {
@@ -101,7 +56,7 @@ describe('applyInRounds', () => {
     const slot = c.state.slot + 1n;
     let worth = 0;
     for (let seed = 1; seed <= 60; seed++) {
-      const pool = randomPool(c, seed);
+      const pool = randomPool(c, seed).map(item);
       const want = plainRounds(c.state, slot, pool, ctx);
       const got = applyInRounds(new Draft(c.state), slot, pool, () => ctx);
       assert.deepEqual(hexes(got.applied), hexes(want.applied), `seed ${seed}: applied`);
