@@ -213,7 +213,8 @@ function blockBuildMs(): number {
   return median(times);
 }
 
-function viewNewTipMs(): number {
+/** The 5,000 transfers as pending transactions, with the ledger context to apply them. */
+function fiveThousandPending() {
   const { c, candidates } = fiveThousandTransfers();
   const ctx = { config: c.ctx.config, proofs: PROOFS_ALREADY_VERIFIED };
   const items: PendingTx[] = candidates.map((tx) => ({
@@ -222,6 +223,11 @@ function viewNewTipMs(): number {
     size: encodeSignedTx(tx).length,
     insertedAtMs: 0,
   }));
+  return { c, candidates, ctx, items };
+}
+
+function viewNewTipMs(): number {
+  const { c, candidates, ctx, items } = fiveThousandPending();
   const slot = c.state.slot + 1n;
   const times: number[] = [];
   for (let r = 0; r < 5; r++) {
@@ -243,14 +249,7 @@ function viewNewTipMs(): number {
 }
 
 function viewMovedMs(): number {
-  const { c, candidates } = fiveThousandTransfers();
-  const ctx = { config: c.ctx.config, proofs: PROOFS_ALREADY_VERIFIED };
-  const items: PendingTx[] = candidates.map((tx) => ({
-    hash: txHash(tx.mantle_tx),
-    tx,
-    size: encodeSignedTx(tx).length,
-    insertedAtMs: 0,
-  }));
+  const { c, candidates, ctx, items } = fiveThousandPending();
   const parent = c.state;
   const parentTip = c.tip;
   const block = candidates.slice(0, 100);
