@@ -227,7 +227,7 @@ function fiveThousandPending() {
 }
 
 function viewNewTipMs(): number {
-  const { c, candidates, ctx, items } = fiveThousandPending();
+  const { c, ctx, items } = fiveThousandPending();
   const slot = c.state.slot + 1n;
   const times: number[] = [];
   for (let r = 0; r < 5; r++) {
