@@ -13,6 +13,10 @@
  *   included meanwhile), 16 concurrent clients (BENCH_MEMPOOL_CLIENTS); the first of each client warm
  *   the node up, the rest are timed from the first request to the last answer.
  * - `mempool.add_ratio_vs_verify`: add / verify bound of the same run (target ≥ 0.8).
+ * - `mempool.verify_cpu_ms_per_tx`, `mempool.add_cpu_ms_per_tx`: CPU time (all threads) per
+ *   transaction of the verify bound (the bench process with its verifier threads), and of the
+ *   admission run (the node process, from /proc, plus the load generator): where the cores are shared
+ *   by everything, the ratio above cannot exceed their quotient.
  * - `mempool.block_build_ms_1024`: choosing a block from 5,000 applicable candidates (the FIFO pool,
  *   transfers of 5,000 notes): the time to select the first 1,024, median of 5.
  * - `mempool.view_new_tip_ms_5000`: the mempool's view computed in full on a new tip with the same
@@ -22,7 +26,7 @@
  *   (`PendingView.rebase`, what an ordinary new tip costs), median of 5.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,7 +62,20 @@ const getProven = () => {
   return proven;
 };
 
-async function verifyBound(): Promise<number> {
+interface Measured {
+  readonly rate: number;
+  /** CPU time (all threads) per transaction, ms. */
+  readonly cpuMsPerTx: number;
+}
+
+/** CPU time (user + system, all threads) of a process so far, ms; from /proc (Linux). */
+function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10; // clock ticks of 10 ms (USER_HZ 100)
+}
+
+async function verifyBound(): Promise<Measured> {
   const { s, txs } = await getProven();
   const zk = new Groth16ProofSystem({ circuits: SHIPPED_CIRCUITS_DIR });
   const pool = await VerifierPool.start({ verificationKeys: zk.verificationKeys(), size: W });
@@ -72,20 +89,22 @@ async function verifyBound(): Promise<number> {
     });
     await Promise.all(jobs.slice(0, W).map((j) => proofs.verifyZkSign(j.st, j.sig))); // warm the curves
     const rates: number[] = [];
+    const cpu0 = process.cpuUsage();
     for (let r = 0; r < 3; r++) {
       const t0 = performance.now();
       const ok = await Promise.all(jobs.map((j) => proofs.verifyZkSign(j.st, j.sig)));
       rates.push((txs.length * 1000) / (performance.now() - t0));
       if (ok.some((x) => !x)) throw new Error('a bench proof does not verify');
     }
-    return median(rates);
+    const cpu = process.cpuUsage(cpu0);
+    return { rate: median(rates), cpuMsPerTx: (cpu.user + cpu.system) / 1000 / (3 * txs.length) };
   } finally {
     await pool.close();
     await zk.close();
   }
 }
 
-async function addRate(): Promise<number> {
+async function addRate(): Promise<Measured> {
   const { s, txs } = await getProven();
   const dir = mkdtempSync(join(tmpdir(), 'logos-bench-mempool-'));
   writeFileSync(join(dir, 'bench.yaml'), s.yaml);
@@ -165,6 +184,8 @@ async function addRate(): Promise<number> {
     // Warm-up, as the verify bound has: the first WARMUP transactions (one per client) are not timed.
     await Promise.all(bodies.slice(0, WARMUP).map(post));
     let next = WARMUP;
+    const nodeCpu0 = processCpuMs(p.pid!);
+    const ownCpu0 = process.cpuUsage();
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
@@ -172,10 +193,12 @@ async function addRate(): Promise<number> {
       }),
     );
     const rate = ((txs.length - WARMUP) * 1000) / (performance.now() - t0);
+    const own = process.cpuUsage(ownCpu0);
+    const cpuMs = processCpuMs(p.pid!) - nodeCpu0 + (own.user + own.system) / 1000;
     agent.destroy();
     const m = JSON.parse(await (await fetch(`${base}/mantle/metrics`)).text()) as { pending_items: number };
     if (m.pending_items !== txs.length) throw new Error(`${m.pending_items} pending, want ${txs.length}`);
-    return rate;
+    return { rate, cpuMsPerTx: cpuMs / (txs.length - WARMUP) };
   } finally {
     p.kill('SIGTERM');
     await exited;
@@ -275,27 +298,47 @@ function viewMovedMs(): number {
  * The verify bound measured right before and right after the admission run (their mean), so that the
  * ratio compares the two under the same load of the machine.
  */
-let paired: Promise<{ verify: number; add: number }> | undefined;
-function pairedRun(): Promise<{ verify: number; add: number }> {
+let paired: Promise<{ verify: Measured; add: Measured }> | undefined;
+function pairedRun(): Promise<{ verify: Measured; add: Measured }> {
   paired ??= (async () => {
     const before = await verifyBound();
     const add = await addRate();
     const after = await verifyBound();
-    return { verify: (before + after) / 2, add };
+    return {
+      verify: {
+        rate: (before.rate + after.rate) / 2,
+        cpuMsPerTx: (before.cpuMsPerTx + after.cpuMsPerTx) / 2,
+      },
+      add,
+    };
   })();
   return paired;
 }
 
 export const figures: Figure[] = [
-  { name: 'mempool.verify_bound_tx_per_s', unit: 'tx/s', measure: async () => (await pairedRun()).verify },
-  { name: 'mempool.add_tx_per_s', unit: 'tx/s', measure: async () => (await pairedRun()).add },
+  {
+    name: 'mempool.verify_bound_tx_per_s',
+    unit: 'tx/s',
+    measure: async () => (await pairedRun()).verify.rate,
+  },
+  { name: 'mempool.add_tx_per_s', unit: 'tx/s', measure: async () => (await pairedRun()).add.rate },
   {
     name: 'mempool.add_ratio_vs_verify',
     unit: 'ratio',
     measure: async () => {
       const r = await pairedRun();
-      return r.add / r.verify;
+      return r.add.rate / r.verify.rate;
     },
+  },
+  {
+    name: 'mempool.verify_cpu_ms_per_tx',
+    unit: 'ms',
+    measure: async () => (await pairedRun()).verify.cpuMsPerTx,
+  },
+  {
+    name: 'mempool.add_cpu_ms_per_tx',
+    unit: 'ms',
+    measure: async () => (await pairedRun()).add.cpuMsPerTx,
   },
   { name: 'mempool.block_build_ms_1024', unit: 'ms', measure: () => blockBuildMs() },
   { name: 'mempool.view_new_tip_ms_5000', unit: 'ms', measure: () => viewNewTipMs() },

@@ -192,10 +192,12 @@ test('Continuous wallet funding survives natural forks without reusing in-flight
       );
       await waitIncluded(n1, topup.hash, 240_000);
       // F: 200 payments of 100 from the node's wallet, each retried every second for up to 600 s until
-      // included; here 20 (the same loop, a tenth of the count).
+      // included, then all finalized within 900 s; here 20 (the same loop, a tenth of the count), each
+      // within 120 s and all finalized within 180 s (100 ms slots: hundreds of blocks), so that a stuck
+      // run fails at once and says which payment stayed where.
       const hashes: string[] = [];
       for (let i = 0; i < 20; i++) {
-        const end = Date.now() + 600_000;
+        const end = Date.now() + 120_000;
         for (;;) {
           const p = await prepare(n1, { outputs: [{ pk: pkOf(names[1]!), value: 100 }], funding: [funding] });
           const r = await submit(n1, p.signed);
@@ -208,11 +210,22 @@ test('Continuous wallet funding survives natural forks without reusing in-flight
             hashes.push(p.hash);
             break;
           }
-          assert.ok(Date.now() < end, `payment ${i} not included in 600 s`);
+          assert.ok(Date.now() < end, `payment ${i} not included in 120 s`);
         }
       }
       // All finalized: in a block at or below NODE_1's immutable block.
-      await waitUntil(() => finalized(n1, hashes), 900_000, 'every payment finalized', 50);
+      await waitUntil(() => finalized(n1, hashes), 180_000, 'every payment finalized', 50).catch(
+        async (e) => {
+          const where = await Promise.all(
+            hashes.map(async (h) => {
+              if (!(await finalized(n1, [h])))
+                return `${h.slice(0, 8)}: ${isIncluded(n1, h) ? 'included' : (await isPending(n1, h)) ? 'pending' : 'gone'}`;
+              return undefined;
+            }),
+          );
+          throw new Error(`${(e as Error).message}; not finalized: ${where.filter(Boolean).join(', ')}`);
+        },
+      );
     } finally {
       bus2.close();
     }
