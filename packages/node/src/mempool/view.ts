@@ -183,8 +183,8 @@ export class PendingView {
   /**
    * Moves the view onto a new tip whose block extends the view's tip, if the block changed only what
    * the view already holds (see the header); `start` is the new tip's state advanced to `slot`,
-   * `included` the keys of the block's transactions. Answers false, changing nothing, when the view
-   * must be computed again instead.
+   * `included` the block's transactions. Answers false, changing nothing, when the view must be
+   * computed again instead.
    */
   rebase(
     head: number,
