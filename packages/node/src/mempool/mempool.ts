@@ -258,9 +258,10 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
 
   /**
    * The view on top of the current tip, computed again when the tip changed and the view could not be
-   * moved onto it (`rebaseView`), or a transaction it includes left the pool: the pending transactions applied in FIFO order in rounds, as F's block
-   * proposal does (the specification's "can be included on top of the current tip"; F's view lists
-   * every pending transaction). Those whose proofs are not verified yet are verified when they apply.
+   * moved onto it (`rebaseView`), or a transaction it includes left the pool: the pending transactions
+   * applied in FIFO order in rounds, as F's block proposal does (the specification's "can be included
+   * on top of the current tip"; F's view lists every pending transaction). Those whose proofs are not
+   * verified yet are verified when they apply.
    * inferred: the rounds and the exclusion of transactions whose proofs are not verified yet (docs/design/fidelity.md)
    */
   private currentView(): PendingView {
