@@ -76,7 +76,7 @@ export function selectTransactions(
   let n = 0;
   for (; n < out.applied.length; n++) {
     const size = out.applied[n]!.size;
-    const txGas = out.gas[n]!;
+    const txGas = out.outcomes[n]!.executionGas;
     if (!fitsInBlock(n, bytes, size) || gas + txGas > MAX_BLOCK_EXECUTION_GAS) break;
     bytes += size;
     gas += txGas;

@@ -3,7 +3,7 @@
  * was created (op id, output index) and what it holds.
  */
 
-import { bytesToHex } from '../codec/hex.ts';
+import { bytesEqual, bytesToHex } from '../codec/hex.ts';
 import { hashArray } from '../codec/primitives.ts';
 import { type Codec, fr, struct, u32, u64 } from '../codec/schema.ts';
 import { type Fr, frFromAscii, hashFr } from '../crypto/field.ts';
@@ -53,12 +53,6 @@ const idsByNote = new WeakMap<
 const RECENT_IDS_MAX = 1 << 16;
 const recentIds = new Map<string, Fr>();
 
-const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-};
-
 /** Note id = Poseidon2 digest [NOTE_ID_V1, op_id mod p, output_index, value, pk]. */
 export function noteId(opId: Uint8Array, outputIndex: number, n: Note): Fr {
   const mine = idsByNote.get(n);
@@ -67,7 +61,7 @@ export function noteId(opId: Uint8Array, outputIndex: number, n: Note): Fr {
     mine.index === outputIndex &&
     mine.value === n.value &&
     mine.pk === n.pk &&
-    sameBytes(mine.opId, opId)
+    bytesEqual(mine.opId, opId)
   )
     return mine.id;
   const key = `${bytesToHex(opId)}:${outputIndex}:${n.value}:${n.pk}`;

@@ -451,17 +451,17 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
    */
   private reconcile(b: ProcessedBlock): void {
     if (this.closed || b.applied.length === 0) return;
-    this.rebaseView(b);
+    const joined = b.applied.map((block) =>
+      block.transactions.map((tx) => ({ hash: txHash(tx.mantle_tx), tx })),
+    );
+    this.rebaseView(b, joined);
     const included = new Set<string>();
     const removal: Uint8Array[] = [];
     const now = this.now();
-    for (const block of b.applied) {
-      for (const tx of block.transactions) {
-        const h = txHash(tx.mantle_tx);
-        included.add(bytesToHex(h));
-        removal.push(h);
-        this.included.add(h, tx, now);
-      }
+    for (const { hash, tx } of joined.flat()) {
+      included.add(bytesToHex(hash));
+      removal.push(hash);
+      this.included.add(hash, tx, now);
     }
     // The TTL eviction runs with it, once per tip change; so does the age limit of what does not apply.
     const aged: Uint8Array[] = [];
@@ -472,8 +472,9 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     this.drop([...removal, ...aged]);
     for (const block of b.reverted) {
       for (const tx of block.transactions) {
-        if (included.has(bytesToHex(txHash(tx.mantle_tx)))) continue;
-        this.included.remove(txHash(tx.mantle_tx));
+        const hash = txHash(tx.mantle_tx);
+        if (included.has(bytesToHex(hash))) continue;
+        this.included.remove(hash);
         this.readmit(tx);
       }
     }
@@ -481,9 +482,13 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
 
   /**
    * A block that extends the view's tip: the view moves onto it at the cost of what the block changed,
-   * when it can (view.ts `rebase`); otherwise it is computed again when next asked for.
+   * when it can (view.ts `rebase`); otherwise it is computed again when next asked for. `joined` holds
+   * the transactions, with their hashes, of each block in `b.applied`.
    */
-  private rebaseView(b: ProcessedBlock): void {
+  private rebaseView(
+    b: ProcessedBlock,
+    joined: readonly (readonly { hash: Uint8Array; tx: SignedMantleTx }[])[],
+  ): void {
     const v = this.pendingView;
     if (!v || v.stale || b.reverted.length > 0 || b.applied.length !== 1) return;
     const block = b.applied[0]!;
@@ -492,7 +497,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     const slot = tip.slot + 1n;
     const start = new Draft(tip.state);
     advanceEpoch(start, this.deps.chain.config, slot);
-    const included = block.transactions.map((tx) => ({ hash: txHash(tx.mantle_tx), tx }));
+    const included = joined[0]!;
     if (v.rebase(this.deps.chain.headVersion, tip.id, start, slot, included))
       this.deps.logger.debug(
         { block: bytesToHex(b.id), txs: included.length },

@@ -30,9 +30,7 @@ export interface RoundItem {
 export interface RoundsResult<T extends RoundItem> {
   /** Applied, in application order. */
   readonly applied: T[];
-  /** The execution gas of each applied transaction (same order as `applied`). */
-  readonly gas: bigint[];
-  /** The outcome of each applied transaction (same order as `applied`). */
+  /** The outcome of each applied transaction, its execution gas with it (same order as `applied`). */
   readonly outcomes: TxOutcome[];
   /** Never applicable on this state, in the given order. */
   readonly never: T[];
@@ -94,7 +92,6 @@ export function applyInRounds<T extends RoundItem>(
   const list = [...items];
   let draft = start;
   const applied: T[] = [];
-  const gasOf: bigint[] = [];
   const outcomes: TxOutcome[] = [];
   /** Positions waiting for a note, by note. */
   const waiting = new Map<bigint, number[]>();
@@ -137,7 +134,6 @@ export function applyInRounds<T extends RoundItem>(
         continue;
       }
       applied.push(item);
-      gasOf.push(outcome.executionGas);
       outcomes.push(outcome);
       progress = true;
       for (const note of created) {
@@ -170,5 +166,5 @@ export function applyInRounds<T extends RoundItem>(
   for (const i of out) never.push(list[i]!);
   const order = new Map(list.map((x, i) => [x, i]));
   never.sort((a, b) => order.get(a)! - order.get(b)!);
-  return { applied, gas: gasOf, outcomes, never, waitsFor, draft };
+  return { applied, outcomes, never, waitsFor, draft };
 }

@@ -176,8 +176,7 @@ export class PendingView {
 
   /** Records the notes an applied transaction spends. */
   private noteSpends(item: PendingTx): void {
-    for (const op of item.tx.mantle_tx.ops)
-      if (op.opcode === Opcode.Transfer) for (const n of op.payload.inputs) this.spent.add(n);
+    for (const n of transferInputs(item)) this.spent.add(n);
   }
 
   /**
@@ -199,10 +198,7 @@ export class PendingView {
     for (const k of keys) if (!this.applied.has(k)) return false;
     // A transaction apart for want of a note that an applied transaction (not the block's) spends
     // competes with it: which of them applies on the new tip depends on the rounds, so they are run.
-    const onChain = new Set<bigint>();
-    for (const i of included)
-      for (const op of i.tx.mantle_tx.ops)
-        if (op.opcode === Opcode.Transfer) for (const n of op.payload.inputs) onChain.add(n);
+    const onChain = new Set(included.flatMap(transferInputs));
     for (const n of this.waiting.keys()) if (this.spent.has(n) && !onChain.has(n)) return false;
     const execPrice = start.gas.execution_base_gas_price;
     const storagePrice = start.gas.storage_gas_price;
@@ -276,4 +272,9 @@ export class PendingView {
     }
     return out;
   }
+}
+
+/** The notes a transaction's transfers spend. */
+function transferInputs(item: Pick<PendingTx, 'tx'>): bigint[] {
+  return item.tx.mantle_tx.ops.flatMap((op) => (op.opcode === Opcode.Transfer ? op.payload.inputs : []));
 }

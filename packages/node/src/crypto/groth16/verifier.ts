@@ -428,8 +428,8 @@ export class WasmGroth16 {
    * (rᵢ from `random`, a CSPRNG by default, summing to 1: see `batchHolds`):
    *   Π e(−rᵢ·Aᵢ, Bᵢ) · e((Σrᵢ)·α, β) · e(Σ rᵢ·vk_xᵢ, γ) · e(Σ rᵢ·Cᵢ, δ) == 1,
    * the vk_x folded into one MSM over IC (scalars Σrᵢ and Σ rᵢ·sᵢⱼ), the Cᵢ into one MSM and e(α, β)
-   * precomputed: n + 2 Miller loops and one final exponentiation. A failing batch is split in halves until each bad
-   * proof stands alone, so the result names exactly the proofs that do not verify.
+   * precomputed: n + 2 Miller loops and one final exponentiation. A failing batch is split in halves
+   * until each bad proof stands alone, so the result names exactly the proofs that do not verify.
    */
   verifyBatch(
     vk: PreparedVerifyingKey,
@@ -543,8 +543,8 @@ export class WasmGroth16 {
     // e(Σ rᵢ·Cᵢ, δ): one MSM over the Cᵢ not at infinity with a 128-bit coefficient, plus the one
     // with the full-size rₙ on its own.
     const cs = group.map((it, i) => [it.c, rs[i]!] as const).filter(([c]) => !c.is0());
-    const small = cs.filter(([, r]) => r < 1n << 128n);
-    const large = cs.filter(([, r]) => r >= 1n << 128n);
+    const full = cs.find(([, r]) => r >= 1n << 128n); // rₙ's item, the only full-size coefficient
+    const small = cs.filter((x) => x !== full);
     ex.g1m_zero!(this.pAcc2);
     if (small.length > 0) {
       const bases = this.buffer('cBases', G1_AFF * small.length);
@@ -556,13 +556,12 @@ export class WasmGroth16 {
       ex.g1m_multiexpAffine!(bases, scalars, 16, small.length, this.pAcc2);
     }
     let acc = this.pAcc2;
-    let other = this.pAcc; // free again: its Miller loop is done
-    for (const [c, r] of large) {
-      this.putG1(this.pC, c, true);
-      const len = this.putScalar(this.pSixU2Scratch, r);
+    if (full) {
+      this.putG1(this.pC, full[0], true);
+      const len = this.putScalar(this.pSixU2Scratch, full[1]);
       ex.g1m_timesScalar!(this.pC, this.pSixU2Scratch, len, this.pTmp);
-      ex.g1m_add!(acc, this.pTmp, other);
-      [acc, other] = [other, acc];
+      ex.g1m_add!(this.pAcc2, this.pTmp, this.pAcc); // pAcc is free again: its Miller loop is done
+      acc = this.pAcc;
     }
     if (!ex.g1m_isZero!(acc)) this.millerInto(acc, k.pPreDelta);
     ex.bn128_finalExponentiation!(this.pF, this.pF);
