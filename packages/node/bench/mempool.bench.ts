@@ -255,15 +255,9 @@ function viewNewTipMs(): number {
   const times: number[] = [];
   for (let r = 0; r < 5; r++) {
     const t0 = performance.now();
-    const { view } = PendingView.compute(
-      r,
-      new Uint8Array(32),
-      new Draft(c.state),
-      slot,
-      items,
-      ctx,
-      () => true,
-    );
+    const start = new Draft(c.state); // as the mempool computes it: the tip advanced to the next slot
+    advanceEpoch(start, c.ctx.config, slot);
+    const { view } = PendingView.compute(r, c.tip, start, slot, items, ctx, () => true);
     times.push(performance.now() - t0);
     if (view.applied.size !== items.length)
       throw new Error(`${view.applied.size} applied, want ${items.length}`);

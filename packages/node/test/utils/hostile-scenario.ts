@@ -1,7 +1,7 @@
 /**
  * Three honest node processes on loopback (fast test deployment with 1,000-slot epochs, insecure test
- * proofs) with honest
- * transfers submitted all along, first left alone (`baselineMs`), then attacked (`attackMs`) by
+ * proofs) with honest transfers submitted all along, first left alone (`baselineMs`), then attacked
+ * (`attackMs`) by
  * hostile peers (hostile-peer.ts): junk transactions and forged proposals at node 0, oversized and
  * truncated chain-sync frames and a lying chain-sync server at node 1, connection churn and junk
  * transactions at node 2. Measured for each phase: the chain's growth (blocks a second), the latency
