@@ -84,6 +84,7 @@ export class BlockchainModule {
       deployment: dp,
       config,
       baseDir,
+      configFile: path,
       logger: log,
       onFatal: (e) => {
         log.error({ err: e.message }, 'fatal node error; the node stops');

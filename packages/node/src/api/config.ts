@@ -32,6 +32,11 @@ export interface ApiServerOptions {
    * (refused otherwise).
    */
   readonly insecureBinding?: boolean;
+  /**
+   * Told of each request answered: its method, endpoint (the route template, `unmatched` when no
+   * route matched), status and duration (the node's metrics).
+   */
+  readonly onAnswered?: (method: string, endpoint: string, status: number, seconds: number) => void;
 }
 
 /** The reference node's defaults of `api.backend`. */

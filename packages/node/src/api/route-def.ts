@@ -62,6 +62,8 @@ export interface RouteDef {
    * route only from an origin listed in `cors_origins` (see guard.ts).
    */
   readonly mutates?: boolean;
+  /** Answered only to a client on the loopback interface (this host); others get 403. */
+  readonly loopbackOnly?: boolean;
 }
 
 /** The names of the `{name}` parameters of a path, in order. */

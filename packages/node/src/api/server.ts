@@ -22,12 +22,14 @@ import { ConfigError } from '@logos-ts/shared/config-fields';
 import { LogosError } from '@logos-ts/shared/errors';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { listenFailure, splitHostPort } from '../util/listen.ts';
 import { Semaphore } from '../util/semaphore.ts';
 import { withProofDeadline } from '../zk/index.ts';
 import { ApiAuth, isLoopbackHost } from './auth.ts';
 import type { ApiServerOptions } from './config.ts';
 import { decodeRequest, parseJsonBody, type RawRequest, unsupportedMediaType } from './decode.ts';
 import { ApiError, Rejection } from './errors.ts';
+import { installExplorer, isExplorerPath } from './explorer.ts';
 import { RequestGuard } from './guard.ts';
 import { ROUTES } from './impl/index.ts';
 import { openApiDocument } from './openapi.ts';
@@ -193,6 +195,14 @@ export class ApiServer {
 
   private install(): void {
     const app = this.app;
+    const onAnswered = this.opts.onAnswered;
+    if (onAnswered)
+      app.addHook('onResponse', (req, reply, done) => {
+        const url = req.routeOptions.url;
+        const endpoint = url === undefined ? 'unmatched' : url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+        onAnswered(req.method, endpoint, reply.statusCode, reply.elapsedTime / 1000);
+        done();
+      });
     app.addHook('onRequest', (req, reply, done) => {
       if (!this.admit(req, reply)) return;
       const mutates = (req.routeOptions.config as Partial<RouteConfig> | undefined)?.mutates === true;
@@ -288,6 +298,7 @@ export class ApiServer {
     }
     const doc = JSON.stringify(this.openApi());
     app.get('/api-docs/openapi.json', async (_req, reply) => this.send(reply, { body: doc }));
+    installExplorer(app);
   }
 
   /**
@@ -315,14 +326,19 @@ export class ApiServer {
 
   /**
    * Whether the request may go on as far as authentication goes: no authentication configured, a
-   * request that needs none (a read in `writes` mode, a CORS preflight, the API's documentation), or
-   * valid credentials; otherwise it is answered 401 with the challenge, and false.
+   * request that needs none (a read in `writes` mode, a CORS preflight, the API's documentation, the
+   * explorer's files), or valid credentials; otherwise it is answered 401 with the challenge, and false.
    */
   private async authorized(req: FastifyRequest, reply: FastifyReply, mutates: boolean): Promise<boolean> {
     const auth = this.auth;
     if (auth === undefined || req.method === 'OPTIONS' || !auth.required(mutates)) return true;
     const path = (req.raw.url ?? '').split('?')[0]!;
-    if (path === '/api-docs/openapi.json' || path === '/swagger-ui' || path.startsWith('/swagger-ui/'))
+    if (
+      path === '/api-docs/openapi.json' ||
+      path === '/swagger-ui' ||
+      path.startsWith('/swagger-ui/') ||
+      isExplorerPath(path)
+    )
       return true;
     if (await auth.check(req.headers.authorization)) return true;
     reply.header('www-authenticate', auth.challenge());
@@ -389,6 +405,17 @@ export class ApiServer {
     rawParams?: Readonly<Record<string, string>>,
   ): Promise<void> | undefined {
     const { def } = route;
+    if (
+      def.loopbackOnly === true &&
+      !isLoopbackHost((req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''))
+    ) {
+      this.fail(
+        reply,
+        route.operationId,
+        new ApiError(403, 'this endpoint answers only on the loopback interface'),
+      );
+      return undefined;
+    }
     let args: RouteArgs;
     try {
       const raw: RawRequest = {
@@ -679,23 +706,6 @@ export class ApiServer {
   }
 }
 
-/** Why a listen address cannot be bound, in words. */
-function listenFailure(e: NodeJS.ErrnoException): string {
-  switch (e.code) {
-    case 'EADDRINUSE':
-      return 'the address is already in use';
-    case 'EADDRNOTAVAIL':
-      return 'the address is not one of this machine';
-    case 'EACCES':
-      return 'permission denied';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'the host name does not resolve';
-    default:
-      return e.message;
-  }
-}
-
 /** `p`, or the signal's reason once it aborts first. */
 function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
@@ -704,10 +714,4 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', abort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
   });
-}
-
-function splitHostPort(s: string): [string, number] {
-  const i = s.lastIndexOf(':');
-  const host = s.slice(0, i).replace(/^\[|\]$/g, '');
-  return [host, Number(s.slice(i + 1))];
 }

@@ -13,6 +13,7 @@ import type { IPow } from '../pow/index.ts';
 import type { IWallet } from '../wallet/index.ts';
 import type { Infer, Schema } from './json-schema.ts';
 import type { PathParam, QueryParam, RouteDef } from './route-def.ts';
+import type { KeysReloaded } from './routes/admin.ts';
 import type { ChainPhase } from './routes/cryptarchia.ts';
 
 export type Phase = Infer<typeof ChainPhase>;
@@ -22,6 +23,8 @@ export interface ApiContext {
   readonly build: { readonly commit: string | null; readonly tag: string | null };
   /** Replaces the log filter: target (module) → level; `*` is the default level. */
   setLogFilter(filters: Readonly<Record<string, string>>): void;
+  /** Reads the node's keys from its config again and applies them (absent: the node cannot). */
+  reloadKeys?(): Infer<typeof KeysReloaded>;
   readonly chain: IChain;
   readonly clock: SlotClock;
   readonly deployment: Deployment;

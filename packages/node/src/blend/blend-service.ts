@@ -26,6 +26,7 @@
  * inferred: the service keeps no state across a restart (docs/design/fidelity.md "Blend service state across
  * restarts").
  */
+
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { multiaddr } from '@multiformats/multiaddr';
@@ -52,6 +53,7 @@ import {
   type ProposalRelay,
   toProposal,
 } from '../network/index.ts';
+import type { Meter } from '../util/meter.ts';
 import type { BlendSection } from './config.ts';
 import {
   activityProof,
@@ -97,6 +99,8 @@ export interface BlendServiceConfig {
 }
 
 export interface BlendDeps {
+  /** Counts the messages sent and received (absent: not counted). */
+  readonly meter?: Meter;
   readonly chain: IChain;
   readonly clock: SlotClock;
   readonly mempool: IMempool;
@@ -639,6 +643,7 @@ export class BlendService implements IBlend, ProposalPublisher {
 
   private async onMessage(bytes: Uint8Array, from: string, epoch: number): Promise<void> {
     this.traffic.received++;
+    this.deps.meter?.count('blend_messages_received_total');
     const ce =
       this.core?.processor.epoch === epoch
         ? this.core
@@ -660,20 +665,23 @@ export class BlendService implements IBlend, ProposalPublisher {
       if (ce === null) continue;
       const info = ce.scheduler.onRound(round);
       if (info === null) continue;
-      for (const d of info.dataMessages) this.send(d, ce);
+      for (const d of info.dataMessages) this.send(d, ce, 'publish');
       const { processed, cover } = roundComponents(info.releaseType);
       for (const p of processed) {
-        if (p.kind === 'message') this.send(p.bytes, ce);
+        if (p.kind === 'message') this.send(p.bytes, ce, 'forward');
         else this.dispatcher.dispatch(p.type, p.body);
       }
       if (cover && ce === this.core) await this.sendCover(ce);
     }
   }
 
-  /** Floods a message of a core epoch to that epoch's core peers. */
-  private send(bytes: Uint8Array, ce: CoreEpoch): void {
+  /** Floods a message of a core epoch to that epoch's core peers (`publish`: own; `forward`: relayed). */
+  private send(bytes: Uint8Array, ce: CoreEpoch, action: 'publish' | 'forward'): void {
     const swarm = this.swarmOf(ce);
-    if (swarm !== null && swarm.publish(bytes) > 0) this.traffic.sent++;
+    if (swarm !== null && swarm.publish(bytes) > 0) {
+      this.traffic.sent++;
+      this.deps.meter?.count('blend_messages_sent_total', 1, { action });
+    }
   }
 
   /**
@@ -711,7 +719,7 @@ export class BlendService implements IBlend, ProposalPublisher {
     const out = await ce.processor.unwrap(bytes);
     if (out.kind === 'not-for-us') {
       if (data && ce.scheduler instanceof EpochMessageScheduler) ce.scheduler.queueDataMessage(bytes);
-      else this.send(bytes, ce);
+      else this.send(bytes, ce, 'publish');
       return;
     }
     scheduleUnwrapped(ce, out);
@@ -736,6 +744,9 @@ export class BlendService implements IBlend, ProposalPublisher {
     const peers = state.membership
       .chooseRemoteNodes(this.config.blend.edge.replication_factor, new Set(), this.rng)
       .map((m) => ({ peerId: m.peerId, addresses: m.locators.map((l) => multiaddr(l)) }));
-    if ((await this.swarm.sendAsEdge(bytes, peers)) > 0) this.traffic.sent++;
+    if ((await this.swarm.sendAsEdge(bytes, peers)) > 0) {
+      this.traffic.sent++;
+      this.deps.meter?.count('blend_messages_sent_total', 1, { action: 'publish' });
+    }
   }
 }

@@ -18,6 +18,7 @@
  * On start it rebuilds the tree and the states from storage (restore.ts); what it reads of stored
  * blocks for the API and the other services is reads.ts.
  */
+
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Block } from '../block/block.ts';
@@ -36,6 +37,7 @@ import { epochSchedule } from '../ledger/parameters.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
 import type { LedgerState } from '../ledger/state.ts';
 import type { ChainStore, ChainUpdate } from '../storage/chain-store.ts';
+import { type Meter, NO_METER, secondsSince } from '../util/meter.ts';
 import { blockUpdate, genesisUpdate, processedBlock, SnapshotSchedule } from './blocks/import-block.ts';
 import { checkBlockTime, type PreparedBlock, prepareBlock } from './blocks/verify-block.ts';
 import type { SlotClock } from './clock.ts';
@@ -71,7 +73,12 @@ export interface ChainServiceDeps {
   readonly logger: Logger;
   /** Aborting refuses new blocks (as `close` does). */
   readonly signal?: AbortSignal;
+  /** Times block application and storage commits, counts refused blocks (absent: not counted). */
+  readonly meter?: Meter;
 }
+
+/** Refusals of a block already known or of a chain that stops: not counted as failed applications. */
+const NOT_FAILURES = new Set(['BLOCK_ALREADY_APPLIED', 'BLOCK_ALREADY_SEEN', 'BLOCK_CHAIN_CLOSED']);
 
 /** A block between the prepare and the finish stages. */
 interface InFlight {
@@ -129,11 +136,14 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
    */
   private head!: { readonly tip: BlockNode; readonly state: LedgerState; readonly lib: BlockNode };
 
+  private readonly meter: Meter;
+
   private constructor(
     private readonly opts: ChainServiceOptions,
     private readonly deps: ChainServiceDeps,
   ) {
     super();
+    this.meter = deps.meter ?? NO_METER;
     deps.signal?.addEventListener('abort', () => (this.closed = true), { once: true });
     const d = opts.deployment;
     this.genesis = buildGenesis(
@@ -163,6 +173,11 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
 
   get config() {
     return this.opts.deployment.ledger;
+  }
+
+  /** Fork tips other than the tip's (forks above the LIB beside the canonical chain). */
+  forkCount(): number {
+    return Math.max(0, this.engine.forkTips().length - 1);
   }
 
   get consensusState(): ConsensusState {
@@ -307,7 +322,14 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
       return Promise.reject(new BlockRejected('BLOCK_CHAIN_CLOSED', 'the chain service is stopping'));
     const prepared = this.prepQueue.then(() => this.prepare(block, opts.own === true));
     this.prepQueue = prepared.catch(() => {});
-    return prepared.then((p) => p.done);
+    const done = prepared.then((p) => p.done);
+    done.catch((e: { code?: string }) => {
+      const code = e.code ?? '';
+      if (NOT_FAILURES.has(code)) return;
+      const reason = code === 'BLOCK_PARENT_MISSING' ? 'parent_missing' : 'other';
+      this.meter.count('consensus_apply_block_failed_total', 1, { reason });
+    });
+    return done;
   }
 
   // ---------- orphans ----------
@@ -510,9 +532,12 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
       applied: change.applied.flatMap((n) => (n.id === hex ? [block] : this.reads.storedBlock(n.id))),
       reverted: change.reverted.flatMap((n) => this.reads.storedBlock(n.id)),
     };
+    const committing = performance.now();
     try {
       await this.deps.store.commit(update);
+      this.meter.observe('storage_request_duration_seconds', secondsSince(committing));
     } catch (e) {
+      this.meter.count('storage_request_failed_total');
       // The block tree already holds the block; storage no longer matches it. Nothing sensible can
       // follow: stop accepting blocks and let the node shut down (a restart replays storage).
       this.failed = e as Error;
@@ -527,6 +552,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
       );
     }
     this.publishHead();
+    this.meter.observe('consensus_apply_block_seconds', secondsSince(t0));
     const processed = processedBlock(block, id, height, r, this.head, canonical);
     if (!own) {
       this.deps.logger.info(

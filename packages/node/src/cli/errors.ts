@@ -1,7 +1,12 @@
 /** Errors of the node's command line (refusals before any work; printed as `error: <message>`, exit 1). */
 import { LogosError } from '@logos-ts/shared/errors';
 
-export type CliErrorCode = 'CLI_FILE_EXISTS' | 'CLI_SELF_CHECK_FAILED' | 'CLI_BAD_INPUT';
+export type CliErrorCode =
+  | 'CLI_FILE_EXISTS'
+  | 'CLI_SELF_CHECK_FAILED'
+  | 'CLI_BAD_INPUT'
+  /** The files were changed, but the running node refused to read its keys again. */
+  | 'CLI_RELOAD_REFUSED';
 
 export class CliError extends LogosError<{ readonly path?: string }> {
   constructor(code: CliErrorCode, message: string, meta: { readonly path?: string } = {}) {

@@ -3,15 +3,15 @@
  * one, the local devnet; the default command), `devnet` (a local network of several nodes), `sdp`
  * (declarations on a running node), `init` (a new node's config with fresh keys), `version`, and the
  * config-file commands the blockchain module also offers: `config …` (generate, update, migrate,
- * participation data, peer id), `key …` (list, generate, add, remove) and `auth …` (credentials for the
- * API's authentication: a bearer token, a password hash).
+ * participation data, peer id), `keys …` (list, generate, add, remove; also `key`) and `auth …`
+ * (credentials for the API's authentication: a bearer token, a password hash).
  */
 import { Command } from 'commander';
 import { addAuthCommand } from './cmds/auth.ts';
 import { addConfigCommand } from './cmds/config.ts';
 import { addDevnetCommand } from './cmds/devnet.ts';
 import { addInitCommand } from './cmds/init.ts';
-import { addKeyCommand } from './cmds/key.ts';
+import { addKeysCommand } from './cmds/keys.ts';
 import { addSdpCommand } from './cmds/sdp.ts';
 import { addStartCommand, banner } from './cmds/start.ts';
 import { addVersionCommand } from './cmds/version.ts';
@@ -24,7 +24,12 @@ export function buildCli(): Command {
   // Without a command, `start` runs; a word that names no command is an error, not an argument of start.
   program.hook('preSubcommand', (cmd, sub) => {
     const first = cmd.args[0];
-    if (first !== undefined && !first.startsWith('-') && first !== sub.name()) {
+    if (
+      first !== undefined &&
+      !first.startsWith('-') &&
+      first !== sub.name() &&
+      !sub.aliases().includes(first)
+    ) {
       const names = cmd.commands.map((c) => c.name());
       cmd.error(`error: unknown command '${first}' (commands: ${names.join(', ')}, help)`, {
         code: 'commander.unknownCommand',
@@ -37,7 +42,7 @@ export function buildCli(): Command {
   addInitCommand(program);
   addVersionCommand(program);
   addConfigCommand(program);
-  addKeyCommand(program);
+  addKeysCommand(program);
   addAuthCommand(program);
   return program;
 }

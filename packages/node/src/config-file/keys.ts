@@ -1,11 +1,13 @@
 /**
- * The blockchain module's key calls on a node's files (operator.md §2.2), also the node's `key` and
+ * The blockchain module's key calls on a node's files (operator.md §2.2), also the node's `keys` and
  * `config peer-id` commands: `get_peer_id(cfg)` (the libp2p Ed25519 peer id `12D3Koo…` of
  * `network.backend.swarm.node_key`), and `generate_key`, `add_key`, `remove_key`, which keep
  * `keystore.yaml` (keys by title, §2.3) and the config's `kms.backend.keys` (keys by id = hex of the
  * public key) in step; `readKeystore` and `listKeys` read a keystore (the list without secrets).
- * Files are rewritten with mode 600 through a temporary file, their comments and layout kept; errors
- * never quote a file (it holds secret keys).
+ * Files are rewritten with mode 600 through a temporary file, their comments and layout kept (the
+ * keystore first, put back when the config cannot be written); errors never quote a file (it holds
+ * secret keys). The node's own `keys` command also keeps `wallet.known_keys` in step for ZK keys and
+ * checks the config it writes (`KeyFileOptions`); the module's calls do neither.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -19,7 +21,7 @@ import { bytesToHex, hexToBytesOrUndefined } from '../codec/hex.ts';
 import { ed25519PublicKey } from '../crypto/ed25519.ts';
 import { FR_MODULUS, frToBytes, leBytesToBigint } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
-import { keyTags } from '../node/config.ts';
+import { keyTags, parseUserConfig } from '../node/config.ts';
 import { readConfigFile } from '../node/load.ts';
 import { type NewKey, newEd25519Key, newZkKey } from '../node/new-config.ts';
 import { ConfigFileError } from './errors.ts';
@@ -131,6 +133,38 @@ function save(path: string, doc: Document): void {
   writeFileAtomic(path, doc.toString(), false);
 }
 
+/**
+ * Writes the keystore, then the config; when the config cannot be written, the keystore's previous
+ * text is put back, so that the two files never disagree.
+ */
+function saveBoth(
+  keystorePath: string,
+  ks: Document,
+  before: string,
+  configPath: string,
+  cfg: Document,
+): void {
+  save(keystorePath, ks);
+  try {
+    save(configPath, cfg);
+  } catch (e) {
+    writeFileAtomic(keystorePath, before, false);
+    throw e;
+  }
+}
+
+/** How the node's `keys` command edits the files, beyond what the module's calls do. */
+export interface KeyFileOptions {
+  /** A ZK key is also added to (and removed from) `wallet.known_keys`, under its id: the wallet tracks it. */
+  readonly trackZk?: boolean;
+  /** The config is parsed as the node parses it before anything is written; a config it would refuse is not. */
+  readonly checkConfig?: boolean;
+}
+
+function checkConfig(configPath: string, cfg: Document, opts: KeyFileOptions): void {
+  if (opts.checkConfig === true) parseUserConfig(cfg.toString(), configPath);
+}
+
 export const quoted = (s: string) => {
   const n = new Scalar(s);
   n.type = 'QUOTE_SINGLE';
@@ -153,8 +187,14 @@ export function mapAt(doc: Document, path: string[]): YAMLMap {
 }
 
 /** Adds a key under `title` to the keystore and the config's key store; returns its id. */
-export function addKeyToFiles(configPath: string, keystorePath: string, key: NewKey): string {
+export function addKeyToFiles(
+  configPath: string,
+  keystorePath: string,
+  key: NewKey,
+  opts: KeyFileOptions = {},
+): string {
   const ks = load(keystorePath, 'keystore');
+  const before = ks.toString();
   const cfg = load(configPath, 'user configuration file');
   const pub = mapAt(ks, ['public_keys']);
   if (pub.has(key.title)) throw new ArgumentError(`A key titled ${key.title} exists in the keystore.`);
@@ -162,39 +202,76 @@ export function addKeyToFiles(configPath: string, keystorePath: string, key: New
   mapAt(ks, ['secret_keys']).set(key.title, tagged(key));
   const kms = mapAt(cfg, ['kms', 'backend', 'keys']);
   if (!kms.has(key.id)) kms.set(quoted(key.id), tagged(key));
-  save(keystorePath, ks);
-  save(configPath, cfg);
+  if (opts.trackZk === true && key.kind === 'Zk') {
+    const known = mapAt(cfg, ['wallet', 'known_keys']);
+    if (!known.has(key.id)) known.set(quoted(key.id), quoted(key.id));
+  }
+  checkConfig(configPath, cfg, opts);
+  saveBoth(keystorePath, ks, before, configPath, cfg);
   return key.id;
 }
 
-/** Removes the key titled `title` from the keystore and the config's key store. */
-export function removeKeyFromFiles(configPath: string, keystorePath: string, name: string): void {
+/**
+ * Removes the key titled `title` from the keystore and the config's key store (and, with `trackZk`,
+ * from `wallet.known_keys`); returns its id.
+ */
+export function removeKeyFromFiles(
+  configPath: string,
+  keystorePath: string,
+  name: string,
+  opts: KeyFileOptions = {},
+): string {
   const ks = load(keystorePath, 'keystore');
+  const before = ks.toString();
   const cfg = load(configPath, 'user configuration file');
   const id = ks.getIn(['public_keys', name]);
   if (typeof id !== 'string') throw new ArgumentError(`No key titled ${name} in the keystore.`);
   ks.deleteIn(['public_keys', name]);
   ks.deleteIn(['secret_keys', name]);
   cfg.deleteIn(['kms', 'backend', 'keys', id]);
-  save(keystorePath, ks);
-  save(configPath, cfg);
+  if (opts.trackZk === true && isMap(cfg.getIn(['wallet', 'known_keys'])))
+    cfg.deleteIn(['wallet', 'known_keys', id]);
+  checkConfig(configPath, cfg, opts);
+  saveBoth(keystorePath, ks, before, configPath, cfg);
+  return id;
 }
 
 /** `generate_key(cfg, keystore, type, title)`. */
-export function generateKey(cwd: string, cfg: Json, keystore: Json, type: Json, name: Json): string {
+export function generateKey(
+  cwd: string,
+  cfg: Json,
+  keystore: Json,
+  type: Json,
+  name: Json,
+  opts: KeyFileOptions = {},
+): string {
   const kind = keyType(type);
   const t = title(name);
   const key = kind === 'Zk' ? newZkKey(t) : newEd25519Key(t);
-  return addKeyToFiles(resolve(cwd, text(cfg)), resolve(cwd, text(keystore)), key);
+  return addKeyToFiles(resolve(cwd, text(cfg)), resolve(cwd, text(keystore)), key, opts);
 }
 
 /** `add_key(cfg, keystore, type, key_hex, title)`. */
-export function addKey(cwd: string, cfg: Json, keystore: Json, type: Json, keyHex: Json, name: Json): string {
+export function addKey(
+  cwd: string,
+  cfg: Json,
+  keystore: Json,
+  type: Json,
+  keyHex: Json,
+  name: Json,
+  opts: KeyFileOptions = {},
+): string {
   const key = keyFromSecret(keyType(type), title(name), text(keyHex));
-  return addKeyToFiles(resolve(cwd, text(cfg)), resolve(cwd, text(keystore)), key);
+  return addKeyToFiles(resolve(cwd, text(cfg)), resolve(cwd, text(keystore)), key, opts);
 }
 
-/** `remove_key(cfg, keystore, title)`. */
-export function removeKey(cwd: string, cfg: Json, keystore: Json, name: Json): void {
-  removeKeyFromFiles(resolve(cwd, text(cfg)), resolve(cwd, text(keystore)), title(name));
+/** `remove_key(cfg, keystore, title)`; returns the id of the removed key. */
+export function removeKey(
+  cwd: string,
+  cfg: Json,
+  keystore: Json,
+  name: Json,
+  opts: KeyFileOptions = {},
+): string {
+  return removeKeyFromFiles(resolve(cwd, text(cfg)), resolve(cwd, text(keystore)), title(name), opts);
 }

@@ -2,4 +2,4 @@
 export { DEFAULT_KMS, type KeyKind, type KmsSection, keyId, parseKmsSection } from './config.ts';
 export { KmsError, type KmsErrorCode } from './errors.ts';
 export { type IKms, MAX_ZK_SIGNING_KEYS } from './interface.ts';
-export { KeyStore, type KeyStoreDeps, zkKeyId } from './key-store.ts';
+export { type KeyChanges, KeyStore, type KeyStoreDeps, zkKeyId } from './key-store.ts';

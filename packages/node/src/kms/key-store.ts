@@ -7,6 +7,7 @@
  * id (the leader's keys through `wallet.known_keys`, the voucher master key, the Blend keys). Ed25519
  * signs in-process (node:crypto); a ZK signature is a Groth16 proof made by the proof system's prover
  * process. Secrets are never logged nor put in an error message; the store serialises as a placeholder.
+ * A running node replaces its keys with those of a store loaded from its edited config (`adopt`).
  */
 
 import { ConfigError } from '@logos-ts/shared/config-fields';
@@ -16,6 +17,7 @@ import { type Fr, frFromBytes, frToBytes } from '../crypto/field.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
+import type { Meter } from '../util/meter.ts';
 import type { KmsSection } from './config.ts';
 import { KmsError } from './errors.ts';
 import { type IKms, MAX_ZK_SIGNING_KEYS } from './interface.ts';
@@ -23,10 +25,19 @@ import { type IKms, MAX_ZK_SIGNING_KEYS } from './interface.ts';
 export interface KeyStoreDeps {
   /** Makes the ZK signatures (`proveZkSign`). */
   readonly proofs: Pick<ProofSystem, 'proveZkSign'>;
+  /** Counts the signatures asked, made and failed (absent: not counted). */
+  readonly meter?: Meter;
 }
 
 /** The key id of a ZK public key: hex of its 32-byte little-endian form. */
 export const zkKeyId = (pk: Fr): string => bytesToHex(frToBytes(pk));
+
+/** The key ids a change of the key store added, removed, or kept with another secret key. */
+export interface KeyChanges {
+  readonly added: string[];
+  readonly removed: string[];
+  readonly changed: string[];
+}
 
 export class KeyStore implements IKms {
   /** Key id → signer. */
@@ -37,13 +48,16 @@ export class KeyStore implements IKms {
   readonly #zkPks = new Map<Fr, Fr>();
   readonly #proofs: KeyStoreDeps['proofs'];
 
-  private constructor(proofs: KeyStoreDeps['proofs']) {
+  readonly #meter: Meter | undefined;
+
+  private constructor(proofs: KeyStoreDeps['proofs'], meter?: Meter) {
     this.#proofs = proofs;
+    this.#meter = meter;
   }
 
   /** Loads the configured keys; throws `ConfigError` naming the key id of a key whose secret is malformed. */
   static init(config: KmsSection, deps: KeyStoreDeps): KeyStore {
-    const store = new KeyStore(deps.proofs);
+    const store = new KeyStore(deps.proofs, deps.meter);
     for (const [id, key] of Object.entries(config.backend.keys)) {
       const path = `kms.backend.keys.${id}`;
       let bytes: Uint8Array;
@@ -63,6 +77,38 @@ export class KeyStore implements IKms {
       }
     }
     return store;
+  }
+
+  /**
+   * Takes the keys of `next` (a store loaded from the edited config) in place of its own; returns the
+   * ids that changed. Signing calls made from then on use the new keys; `next` is left empty.
+   */
+  adopt(next: KeyStore): KeyChanges {
+    const before = this.#secretsById();
+    const after = next.#secretsById();
+    this.#ed25519.clear();
+    this.#zk.clear();
+    this.#zkPks.clear();
+    for (const [id, s] of next.#ed25519) this.#ed25519.set(id, s);
+    for (const [id, sk] of next.#zk) this.#zk.set(id, sk);
+    next.close();
+    const added: string[] = [];
+    const changed: string[] = [];
+    for (const [id, secret] of after) {
+      const was = before.get(id);
+      if (was === undefined) added.push(id);
+      else if (was !== secret) changed.push(id);
+    }
+    const removed = [...before.keys()].filter((id) => !after.has(id));
+    return { added, removed, changed };
+  }
+
+  /** Key id → what tells its key from another (the Ed25519 public key, the ZK secret); never leaves the class. */
+  #secretsById(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const [id, s] of this.#ed25519) out.set(id, `e:${bytesToHex(s.publicKey)}`);
+    for (const [id, sk] of this.#zk) out.set(id, `z:${sk.toString(16)}`);
+    return out;
   }
 
   close(): void {
@@ -106,6 +152,36 @@ export class KeyStore implements IKms {
   // The refusals read as F's wallet reports a KMS failure (`WalletServiceError::KmsApi` around
   // `KmsServiceApi::sign` / `sign_multiple`, `services/key-management-system/src/api.rs`).
   signEd25519(msg: Uint8Array, pk: Uint8Array): Uint8Array {
+    return this.#counted('single', () => this.#signEd25519(msg, pk));
+  }
+
+  async signZk(msg: Fr, pks: readonly Fr[]): Promise<ZkSignature> {
+    return this.#counted('multi', () => this.#signZk(msg, pks));
+  }
+
+  /** Counts a signature asked of the store, and whether it was made (F's KMS metrics, by strategy). */
+  #counted<T>(strategy: 'single' | 'multi', sign: () => T): T {
+    const m = this.#meter;
+    m?.count('kms_sign_requests_total', 1, { strategy });
+    const done = (ok: boolean) =>
+      m?.count(ok ? 'kms_sign_success_total' : 'kms_sign_failures_total', 1, { strategy });
+    let r: T;
+    try {
+      r = sign();
+    } catch (e) {
+      done(false);
+      throw e;
+    }
+    if (r instanceof Promise)
+      r.then(
+        () => done(true),
+        () => done(false),
+      );
+    else done(true);
+    return r;
+  }
+
+  #signEd25519(msg: Uint8Array, pk: Uint8Array): Uint8Array {
     const signer = this.#ed25519Of(pk);
     if (!signer)
       throw new KmsError('KMS_KEY_NOT_FOUND', 'KMS API error: Failed to get signature.', {
@@ -114,7 +190,7 @@ export class KeyStore implements IKms {
     return signer.sign(msg);
   }
 
-  async signZk(msg: Fr, pks: readonly Fr[]): Promise<ZkSignature> {
+  async #signZk(msg: Fr, pks: readonly Fr[]): Promise<ZkSignature> {
     // F `sign_zksig` bounds the keys first (`ZkPublicKeys::try_from_iter`, whose error counts one past
     // the bound whatever the length); the HTTP endpoint refuses more while decoding its body.
     if (pks.length > MAX_ZK_SIGNING_KEYS)

@@ -21,6 +21,9 @@
  * UTXO root, so a proof made long before its slot is most often made for nothing. A win is proved once
  * it is within `AHEAD_MARGIN` times the recent proving time of now (at least `MIN_AHEAD_SLOTS`
  * slots), enough for the proof to be ready at the slot while the tip it was made on rarely changes.
+ *
+ * The keys may change while running (`setKeys`, when the node reloads its keys): the next slot is
+ * played with the new ones, and proofs made ahead for notes of a key no longer held are dropped.
  */
 import type { Logger } from 'pino';
 import type { LeadershipWin, ProposalPublisher } from '../blend/index.ts';
@@ -138,9 +141,11 @@ export class LeaderService {
   private stopped = true;
   /** Set by `close`: production failures from then on are the stop's doing. */
   private closed = false;
-  private readonly keys: Map<Fr, Fr>;
-  private readonly ownByEpoch = new WeakMap<EpochState, OwnedNote[]>();
-  private readonly winsByEpoch = new WeakMap<EpochState, Map<bigint, OwnedNote[]>>();
+  private keys: Map<Fr, Fr>;
+  /** Whether the proof backend proves leadership (a leader that cannot plays with no keys). */
+  private readonly canProve: boolean;
+  private ownByEpoch = new WeakMap<EpochState, OwnedNote[]>();
+  private winsByEpoch = new WeakMap<EpochState, Map<bigint, OwnedNote[]>>();
   private readonly epochStates = new WeakMap<LedgerState, Map<number, EpochState>>();
   private lastSlotTried = -1n;
   /** Proofs made ahead, by slot (the next `AHEAD_WINS` wins). */
@@ -167,7 +172,18 @@ export class LeaderService {
     private readonly opts: LeaderOptions,
     private readonly deps: LeaderDeps,
   ) {
+    this.canProve = deps.proofs.cannotProve?.('pol') === undefined;
     this.keys = new Map(opts.secretKeys.map((sk) => [zkPublicKey(sk), sk]));
+  }
+
+  /** Plays with `secretKeys` from the next slot on (the wins found with the previous keys are forgotten). */
+  setKeys(secretKeys: readonly Fr[]): void {
+    if (!this.canProve) return;
+    this.keys = new Map(secretKeys.map((sk) => [zkPublicKey(sk), sk]));
+    this.ownByEpoch = new WeakMap();
+    this.winsByEpoch = new WeakMap();
+    if (!this.stopped && !this.closed && this.deps.chain.consensusState === 'Online')
+      void this.prepareAhead();
   }
 
   /**

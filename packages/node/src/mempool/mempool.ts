@@ -15,6 +15,7 @@
  * A transaction that applies releases those that waited for a note it creates (nothing else is tried
  * again): admission costs what it touches, not the size of the pool.
  */
+
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { IChain, ProcessedBlock } from '../chain/index.ts';
@@ -28,6 +29,7 @@ import { preverifyTx } from '../ledger/preverify.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
 import { encodeSignedTx, type SignedMantleTx, txHash } from '../mantle/tx.ts';
 import type { MempoolStore } from '../storage/mempool-store.ts';
+import type { Meter } from '../util/meter.ts';
 import type { MempoolConfig } from './config.ts';
 import type { AddResult, IMempool, MempoolEvents, MempoolMetrics, TxOrigin } from './interface.ts';
 import { type PendingTx, TxPool } from './pool.ts';
@@ -43,6 +45,8 @@ export interface MempoolDeps {
   readonly signal?: AbortSignal;
   /** The clock (ms since the epoch); tests move it. */
   readonly now?: () => number;
+  /** Counts the transactions that leave (absent: not counted). */
+  readonly meter?: Meter;
 }
 
 /**
@@ -424,6 +428,7 @@ export class Mempool extends EventEmitter<MempoolEvents> implements IMempool {
     const list = [...hashes];
     const gone = [...list.filter((h) => this.pool.has(h)), ...this.pool.remove(list, this.now())];
     if (gone.length === 0) return;
+    this.deps.meter?.count('mempool_transactions_removed_total', gone.length);
     const seqs: bigint[] = [];
     for (const h of gone) {
       const key = bytesToHex(h);

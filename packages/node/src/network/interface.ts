@@ -103,4 +103,6 @@ export interface INetwork extends Pick<EventEmitter<NetworkEvents>, 'on' | 'once
   /** Dials a multiaddr; resolves with the peer id once connected. */
   dial(addr: string): Promise<string>;
   info(): NetworkInfo;
+  /** Peers banned now and peers with offences not yet decayed (absent: the network keeps no scores). */
+  peerScores?(): { readonly banned: number; readonly penalized: number };
 }

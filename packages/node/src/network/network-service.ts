@@ -8,6 +8,7 @@
  * peer (scoring.ts, beyond the reference) that bans repeat offenders through a connection gater; the
  * gater also holds back redials to a peer that drops this node's connections at once (redial.ts).
  */
+
 import { EventEmitter } from 'node:events';
 import { TopicValidatorResult } from '@libp2p/gossipsub';
 import type { Connection, PeerId, Stream } from '@libp2p/interface';
@@ -15,6 +16,7 @@ import { peerIdFromString } from '@libp2p/peer-id';
 import { multiaddr } from '@multiformats/multiaddr';
 import type { Logger } from 'pino';
 import { deadline, within } from '../util/abort.ts';
+import { type Meter, NO_METER } from '../util/meter.ts';
 import type { NetworkSection } from './config.ts';
 import { withDeadline } from './deadline.ts';
 import { DiscoveredPeers } from './discovered-peers.ts';
@@ -89,6 +91,8 @@ export interface NetworkServiceConfig {
 export interface NetworkServiceDeps {
   readonly logger: Logger;
   readonly signal: AbortSignal;
+  /** Counts dial failures, penalties and bans (absent: not counted). */
+  readonly meter?: Meter;
 }
 
 /**
@@ -129,6 +133,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     private readonly redial: RedialBackoff,
     private readonly log: Logger,
     private readonly backoffScale: number,
+    private readonly meter: Meter,
   ) {
     super();
   }
@@ -167,7 +172,14 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
         `network.backend.swarm: cannot listen on udp ${swarm.host}:${swarm.port}: ${(e as Error).message}`,
       );
     }
-    const svc = new NetworkService(node, scores, redial, log, config.backoffScale ?? 1);
+    const svc = new NetworkService(
+      node,
+      scores,
+      redial,
+      log,
+      config.backoffScale ?? 1,
+      deps.meter ?? NO_METER,
+    );
     svc.wire();
     log.info(
       {
@@ -413,9 +425,16 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
     return this.discovered.list();
   }
 
+  /** Peers banned now and peers with offences not yet decayed. */
+  peerScores(): { readonly banned: number; readonly penalized: number } {
+    return this.scores.counts(Date.now());
+  }
+
   penalize(peer: string, offence: Offence, reason: string): void {
     const now = Date.now();
     const { score, banned } = this.scores.penalize(peer, offence, now);
+    this.meter.count('logos_peer_penalties_total', 1, { offence });
+    if (banned) this.meter.count('logos_peer_bans_total');
     const rounded = Math.round(score * 100) / 100;
     this.log.info({ peer, offence, reason, score: rounded }, 'peer penalized');
     if (!banned) return;
@@ -452,6 +471,7 @@ export class NetworkService extends EventEmitter<NetworkEvents> implements INetw
       this.discovered.seen(p);
       return p;
     } catch (e) {
+      this.meter.count('network_dial_failures_total');
       const peer = /\/p2p\/([^/]+)$/.exec(addr)?.[1];
       if (peer !== undefined) this.discovered.unreachable(peer);
       if (e instanceof DnsLookupFailed)

@@ -84,6 +84,15 @@ export class PeerScores {
     return true;
   }
 
+  /** Peers banned now, and peers whose score has not decayed below 0.01 (for the metrics). */
+  counts(now: number): { readonly banned: number; readonly penalized: number } {
+    let banned = 0;
+    for (const until of this.bans.values()) if (until > now) banned++;
+    let penalized = 0;
+    for (const e of this.scores.values()) if (this.decayed(e, now) >= 0.01) penalized++;
+    return { banned, penalized };
+  }
+
   /** Forgets scores that decayed below 0.01 and expired bans, so the maps stay small. */
   private prune(now: number): void {
     if (this.scores.size < 1024) return;

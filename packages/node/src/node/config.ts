@@ -12,7 +12,8 @@
  * This file composes the sections: each service parses its own in its `config.ts` (`api/`, `chain/` for
  * `cryptarchia`, `storage/` for `state` and `storage`, `wallet/` for `wallet` and `kms`, `mempool/` for
  * `mempool`, `ops/` for `sdp` and the key ids of `blend`, a section of this node's own, `network/` for
- * `network`, `pow/` for `pow`, `zk/` for `proofs`, a section of this node's own).
+ * `network`, `pow/` for `pow`, `zk/` for `proofs`, a section of this node's own, `metrics/` for
+ * `metrics`, another).
  */
 
 import {
@@ -33,6 +34,7 @@ import { type BlendSection, DEFAULT_BLEND, parseBlendSection } from '../blend/in
 import { type CryptarchiaSection, DEFAULT_CRYPTARCHIA, parseCryptarchiaSection } from '../chain/index.ts';
 import { DEFAULT_KMS, type KmsSection, parseKmsSection } from '../kms/index.ts';
 import { DEFAULT_MEMPOOL, type MempoolSection, parseMempoolSection } from '../mempool/index.ts';
+import { DEFAULT_METRICS, type MetricsSection, parseMetricsSection } from '../metrics/index.ts';
 import { DEFAULT_NETWORK, type NetworkSection, parseNetworkSection } from '../network/index.ts';
 import { DEFAULT_SDP, parseSdpSection, type SdpSection } from '../ops/index.ts';
 import { checkTargetsTracked, DEFAULT_POW, type PowSection, parsePowSection } from '../pow/index.ts';
@@ -64,6 +66,8 @@ export interface UserConfig {
   readonly network: NetworkSection;
   readonly pow: PowSection;
   readonly proofs: ProofsSection;
+  /** The Prometheus endpoint (this node's own section). */
+  readonly metrics: MetricsSection;
   readonly tracing: { readonly level: string };
 }
 
@@ -81,6 +85,7 @@ export const DEFAULT_CONFIG: UserConfig = {
   network: DEFAULT_NETWORK,
   pow: DEFAULT_POW,
   proofs: DEFAULT_PROOFS,
+  metrics: DEFAULT_METRICS,
   tracing: { level: 'INFO' },
 };
 
@@ -137,6 +142,7 @@ const TOP = [
   'pow',
   'mempool',
   'proofs',
+  'metrics',
 ];
 
 /** Reads the `!Zk <hex>` and `!Ed25519 <hex>` tags of the reference keystore. */
@@ -210,6 +216,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
   const network = parseNetworkSection(root.network);
   const pow = parsePowSection(root.pow);
   const proofs = parseProofsSection(root.proofs);
+  const metrics = parseMetricsSection(root.metrics);
   // Before anything starts: a target the wallet does not track stops the node.
   checkTargetsTracked(pow, Object.values(wallet.known_keys));
 
@@ -233,6 +240,7 @@ export function parseUserConfig(text: string, source = 'user_config.yaml'): User
     network,
     pow,
     proofs,
+    metrics,
     tracing: { level },
   };
 }

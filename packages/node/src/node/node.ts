@@ -1,11 +1,11 @@
 /**
  * The node: the one place where services are built, in order, each with its settings and its
  * dependencies (a child logger and the node's abort signal among them), and closed in reverse.
- * API socket (bound, not serving yet) → proof backend (circuits folder checked) → key store (keys
+ * API socket (bound, not serving yet) → metrics listener (bound, read once the services exist) → proof backend (circuits folder checked) → key store (keys
  * checked) → storage (locked data directory) → network (listening, dialling its initial peers) →
  * verifier threads → chain (genesis or replay) → chain sync and bootstrap phases (IBD) → mempool (the
  * stored pending transactions) → gossip → wallet → transaction-building operations → Blend → proof of
- * work (miner, claims) → API (serving) → leader → status line.
+ * work (miner, claims) → API (serving) → leader → the metrics' readings → status line.
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
  */
 import { resolve } from 'node:path';
@@ -16,6 +16,7 @@ import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { KeyStore } from '../kms/index.ts';
 import { LeaderService, leaderOptions } from '../leader/index.ts';
 import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
+import { MetricsService } from '../metrics/index.ts';
 import {
   deploymentProtocols,
   GossipService,
@@ -29,7 +30,9 @@ import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase, SyncService } from '../sync/index.ts';
 import { leaderKeys, Wallet } from '../wallet/index.ts';
 import { buildInfo } from './build-info.ts';
+import { reloadKeys as reloadKeyFiles } from './keys.ts';
 import { type LogModule, ModuleLoggers } from './logger.ts';
+import { metricsSources } from './metrics-sources.ts';
 import { Notifier } from './notifier.ts';
 import type { NodeOptions } from './options.ts';
 import { openProofSystem, openVerifier } from './proofs.ts';
@@ -92,17 +95,20 @@ export class LogosNode {
     };
 
     // Bound first, served last: requests that come in meanwhile wait for the services.
+    const metrics = own(await MetricsService.init(config.metrics, { logger: log('node') }));
+    const meter = metrics.meter;
     const api = own(
       await ApiServer.init(
         {
           backend: config.api.backend,
           ...(opts.insecureApiBinding === true ? { insecureBinding: true } : {}),
+          onAnswered: (m, e, s, t) => metrics.httpAnswered(m, e, s, t),
         },
         log('api'),
       ),
     );
-    const proofs = own(openProofSystem(opts, log('proofs')));
-    const kms = own(KeyStore.init(config.kms, { proofs }));
+    const proofs = own(openProofSystem(opts, log('proofs'), meter));
+    const kms = own(KeyStore.init(config.kms, { proofs, meter }));
     const dataDir = resolve(opts.baseDir, config.state.base_folder, config.storage.backend.folder_name);
     const store = own(
       await openStore(dataDir, {
@@ -116,7 +122,7 @@ export class LogosNode {
       own(
         await NetworkService.init(
           { network: config.network, protocols: deploymentProtocols(deployment.network) },
-          { logger: log('network'), signal },
+          { logger: log('network'), signal, meter },
         ),
       );
 
@@ -137,12 +143,12 @@ export class LogosNode {
           stateRecordingIntervalMs: boot.offline_grace_period.state_recording_interval * 1000,
           ...(opts.snapshotInterval ? { snapshotInterval: opts.snapshotInterval } : {}),
         },
-        { store: store.chain, proofs: verifier, clock, logger: log('chain'), signal },
+        { store: store.chain, proofs: verifier, clock, logger: log('chain'), signal, meter },
       ),
     );
     chain.on('fatal', fatal('node', 'fatal chain error; the node stops'));
     // What most services take: the chain, the clock, their logger and the node's abort signal.
-    const on = (m: LogModule) => ({ chain, clock, logger: log(m), signal });
+    const on = (m: LogModule) => ({ chain, clock, logger: log(m), signal, meter });
     log('node').info({ ...chain.summary(), data_dir: dataDir, api: api.listening }, 'chain ready');
 
     const sync: SyncService = own(
@@ -194,7 +200,15 @@ export class LogosNode {
           blend: config.blend,
           kmsKeys: config.kms.backend.keys,
         },
-        { chain, proofs, wallet, vouchers: store.wallet, declarations: store.sdp, logger: log('ops') },
+        {
+          chain,
+          proofs,
+          wallet,
+          vouchers: store.wallet,
+          declarations: store.sdp,
+          logger: log('ops'),
+          meter,
+        },
       ),
     );
     // The mix network: proposals and dispersed transactions go through it when the epoch's Blend
@@ -231,7 +245,11 @@ export class LogosNode {
 
     const services = { chain, clock, deployment, mempool, wallet, ops, pow, network, blend };
     const setLogFilter = (f: Readonly<Record<string, string>>) => loggers.replaceFilter(f);
-    await api.serve({ ...services, build: buildInfo(), phase: () => phases.phase, setLogFilter });
+    // The keys read again from the config while running (keys.ts); the leader gets them once it runs.
+    const running: { leader?: LeaderService } = {};
+    const reloadKeys = () =>
+      reloadKeyFiles(opts.configFile, { kms, wallet, proofs, leader: running.leader, logger: log('node') });
+    await api.serve({ ...services, build: buildInfo(), phase: () => phases.phase, setLogFilter, reloadKeys });
     // Serving stops before the services it reads close (the first close, of the bound socket, is then a no-op).
     stops.push(() => api.close());
     const leader = own(
@@ -241,6 +259,26 @@ export class LogosNode {
         txs: mempool,
         publisher: blend,
       }),
+    );
+    running.leader = leader;
+    metrics.watch(
+      metricsSources({
+        chain,
+        clock,
+        deployment,
+        network,
+        sync,
+        mempool,
+        blend,
+        proofs,
+        leader,
+        gossip,
+        phases,
+      }),
+      {
+        onBlock: (f) => chain.on('block', (b) => f(b.block.transactions.length)),
+        onTxAdded: (f) => mempool.on('added', () => f()),
+      },
     );
     own(Notifier.init({ ...on('node'), phases }));
 

@@ -10,6 +10,8 @@ export interface NodeOptions {
   readonly config: UserConfig;
   /** Directory the relative paths of the config are resolved against. */
   readonly baseDir: string;
+  /** The config file `config` was read from: a running node reads its keys from it again (node/keys.ts). */
+  readonly configFile?: string;
   readonly logger: Logger;
   /** Overrides the proof backend (tests). */
   readonly proofs?: ProofSystem;

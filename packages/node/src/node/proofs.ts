@@ -4,10 +4,12 @@
  * checks blocks and transactions on worker threads; and the roles a backend that cannot prove a circuit
  * leaves off, said once at start.
  */
+
 import { ConfigError } from '@logos-ts/shared/config-fields';
 import type { Logger } from 'pino';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { Circuit, ProofSystem } from '../ledger/proof-system.ts';
+import type { Meter } from '../util/meter.ts';
 import {
   CIRCUITS,
   CIRCUITS_ENV,
@@ -48,13 +50,14 @@ const CIRCUITS_SOURCE_LABEL: Readonly<Record<CircuitsSource, string>> = {
  * The proof backend: the caller's, else one on the chosen circuits folder (a bad folder stops the
  * node); the roles it leaves off are said at once.
  */
-export function openProofSystem(opts: ProofsOptions, log: Logger): ProofSystem {
+export function openProofSystem(opts: ProofsOptions, log: Logger, meter?: Meter): ProofSystem {
   const proofs =
     opts.proofs ??
     createProofSystem(opts.deployment, {
       circuits: loadCircuits(opts, log),
       backend: opts.config.proofs.backend,
       logger: log,
+      ...(meter ? { meter } : {}),
     });
   log.info(
     { backend: proofs.name, ...(proofs instanceof Groth16ProofSystem ? { prover: proofs.backend } : {}) },

@@ -4,6 +4,7 @@
  * join and channel deposits. Each builds its ops, has the wallet fund and sign them and adds the
  * transaction to the mempool; nothing is reserved or stored when a request is refused.
  */
+
 import type { Logger } from 'pino';
 import type { IChain } from '../chain/index.ts';
 import { bytesToHex, hexToBytes } from '../codec/hex.ts';
@@ -18,6 +19,7 @@ import type { Locator } from '../mantle/locator.ts';
 import { type ActivityMetadata, type Op, Opcode, type SDPDeclareOp } from '../mantle/ops.ts';
 import { declarationId } from '../mantle/sdp.ts';
 import { type SignedMantleTx, txHash, txHashToFr } from '../mantle/tx.ts';
+import type { Meter } from '../util/meter.ts';
 import { Semaphore } from '../util/semaphore.ts';
 import type { FundedTx, IWallet } from '../wallet/index.ts';
 import type { BlendKeysSection, KmsKeys, SdpSection } from './config.ts';
@@ -75,6 +77,8 @@ export interface OpsDeps {
   readonly vouchers: VoucherStore;
   readonly declarations: DeclarationStore;
   readonly logger: Logger;
+  /** Counts SDP declarations and activity messages, and aged-note reads (absent: not counted). */
+  readonly meter?: Meter;
 }
 
 const hex = (b: Uint8Array) => bytesToHex(b);
@@ -197,6 +201,7 @@ export class OpsService implements IOps {
   }
 
   agedNotes(tip?: Uint8Array): AgedNotes {
+    this.deps.meter?.count('wallet_requests_total', 1, { kind: 'get_leader_aged_notes' });
     const at = this.#stateAt(tip);
     // inferred: "cannot win at tip" = no voucher master key (a won slot is passed over, leader-service.ts);
     // the notes are those the leader plays (docs/design/fidelity.md)
@@ -338,6 +343,7 @@ export class OpsService implements IOps {
   // inferred: the SDP messages answer {declaration_id, tx_id} once submitted and fail with a 500 (spec);
   // F answers activity and withdrawal at once with null and only logs their failures (docs/design/fidelity.md)
   declare(op: SDPDeclareOp): Promise<SdpSubmission> {
+    this.deps.meter?.count('sdp_declarations_total');
     return serially(this.#sdp, async () => {
       const r = await this.#submitSdp('declaration', declarationId(op), {
         opcode: Opcode.SDPDeclare,
@@ -350,6 +356,7 @@ export class OpsService implements IOps {
   }
 
   activity(metadata: ActivityMetadata): Promise<SdpSubmission> {
+    this.deps.meter?.count('sdp_activity_posts_total');
     return serially(this.#sdp, () => {
       const id = this.#declaration;
       if (id === undefined)

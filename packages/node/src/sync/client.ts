@@ -15,6 +15,7 @@
  * (a request to it fails at once), so that a slow peer holds at most one of this node's waits.
  * inferred: these bounds are this node's own (docs/design/fidelity.md "Chain-sync download bounds")
  */
+
 import type { Logger } from 'pino';
 import { type Block, decodeBlock, MAX_BLOCK_BYTES } from '../block/block.ts';
 import { headerId } from '../block/header.ts';
@@ -30,6 +31,7 @@ import {
   reasonText,
   WireError,
 } from '../network/index.ts';
+import { type Meter, NO_METER, secondsSince } from '../util/meter.ts';
 import { SyncError } from './errors.ts';
 
 /** A block response frame: the largest valid block, its u32 tag and u64 length. */
@@ -81,6 +83,7 @@ export class SyncClient {
     private readonly network: Pick<INetwork, 'request' | 'penalize' | 'connectedPeers' | 'discoveredPeers'>,
     private readonly opts: SyncClientOptions,
     private readonly logger: Logger,
+    private readonly meter: Meter = NO_METER,
   ) {}
 
   /** Whether a request to the peer is under way. */
@@ -117,10 +120,13 @@ export class SyncClient {
         break;
       }
     } catch (e) {
+      this.meter.count('chainsync_requests_total', 1, { kind: 'tip', result: 'err' });
       throw this.peerFailure(peer, 'tip request', e);
     } finally {
       this.busy.delete(peer);
     }
+    const ok = answer?.kind === 'Tip';
+    this.meter.count('chainsync_requests_total', 1, { kind: 'tip', result: ok ? 'ok' : 'err' });
     if (!answer)
       throw new SyncError('SYNC_PEER', `peer ${peer} closed the tip stream without an answer`, {
         meta: { peer },
@@ -207,6 +213,7 @@ export class SyncClient {
       throw this.peerFailure(peer, 'block download', e);
     } finally {
       this.busy.delete(peer);
+      this.meter.observe('chainsync_download_blocks_seconds', secondsSince(started));
     }
     // F's downloader reads a frame after each block: a stream that ends before `NoMoreBlocks` is an error.
     if (!ended)

@@ -34,6 +34,14 @@ export interface IbdDeps {
   readonly random?: () => number;
 }
 
+/** What IBD has done so far, read by the progress line and the metrics. */
+export interface IbdProgressState {
+  /** The highest tip height the peers announced. */
+  targetHeight: number;
+  /** Downloaded blocks the chain took. */
+  applied: number;
+}
+
 export type IbdSettings = SyncConfig['ibd'] & {
   readonly max_connected_peers_to_sample: number;
   readonly max_rejected_cache_size: number;
@@ -48,7 +56,11 @@ export function ibdEnabled(cfg: Pick<IbdSettings, 'peers' | 'discover_connected_
  * Runs IBD to completion (false: skipped); throws `SyncError('SYNC_ALL_PEERS_FAILED')` when no peer
  * gives a tip.
  */
-export async function runIbd(cfg: IbdSettings, deps: IbdDeps): Promise<boolean> {
+export async function runIbd(
+  cfg: IbdSettings,
+  deps: IbdDeps,
+  progress: IbdProgressState = { targetHeight: 0, applied: 0 },
+): Promise<boolean> {
   const log = deps.logger;
   if (!ibdEnabled(cfg)) {
     log.warn('Skipping IBD as no peers are configured');
@@ -58,7 +70,13 @@ export async function runIbd(cfg: IbdSettings, deps: IbdDeps): Promise<boolean> 
   else log.info(`Starting Initial Block Download with ${cfg.peers.length} peers`);
 
   const downloader = new OrphanDownloader(
-    { maxPending: Math.max(1, cfg.peers.length), retryRecoverable: true },
+    {
+      maxPending: Math.max(1, cfg.peers.length),
+      retryRecoverable: true,
+      onApplied: () => {
+        progress.applied++;
+      },
+    },
     {
       chain: deps.chain,
       source: deps.source,
@@ -69,7 +87,7 @@ export async function runIbd(cfg: IbdSettings, deps: IbdDeps): Promise<boolean> 
   );
   for (;;) {
     deps.signal.throwIfAborted();
-    const tips = await fetchTipsWithRetry(cfg, deps);
+    const tips = await fetchTipsWithRetry(cfg, deps, progress);
     // inferred: a tip stored here (in the tree or below the LIB) is synced; F asks for its ledger state,
     // which it keeps for the tree only, so a peer behind the LIB would be downloaded from forever (docs/design/fidelity.md)
     const unsynced = [...tips].filter((t) => deps.chain.blockRef(hexToBytes(t)) === undefined);
@@ -90,18 +108,22 @@ export async function runIbd(cfg: IbdSettings, deps: IbdDeps): Promise<boolean> 
 }
 
 /** One attempt: the tips (hex) the peers gave; empty when none did. */
-async function fetchTips(cfg: IbdSettings, deps: IbdDeps): Promise<Set<string>> {
+async function fetchTips(cfg: IbdSettings, deps: IbdDeps, progress: IbdProgressState): Promise<Set<string>> {
   const tips = new Set<string>();
+  const seen = (t: { tip: Uint8Array; height: bigint }) => {
+    tips.add(bytesToHex(t.tip));
+    progress.targetHeight = Math.max(progress.targetHeight, Number(t.height));
+  };
   if (cfg.peers.length === 0) {
     for (const { tip } of await deps.sampleTips(Math.max(1, cfg.max_connected_peers_to_sample), deps.signal))
-      tips.add(bytesToHex(tip.tip));
+      seen(tip);
     return tips;
   }
   await Promise.all(
     cfg.peers.map(async (peer) => {
       try {
         const r = await deps.requestTip(peer, deps.signal);
-        if (r.kind === 'Tip') tips.add(bytesToHex(r.tip));
+        if (r.kind === 'Tip') seen(r);
         else deps.logger.warn({ peer, reason: r.reason }, `failed to fetch tip from ${peer}: ${r.reason}`);
       } catch (e) {
         deps.logger.warn({ peer, err: (e as Error).message }, `failed to fetch tip from ${peer}`);
@@ -116,11 +138,15 @@ async function fetchTips(cfg: IbdSettings, deps: IbdDeps): Promise<Set<string>> 
  * `tips_fetch_max_delay`, with jitter) at most `tips_fetch_max_attempts` more times (F: backon's
  * `ExponentialBuilder` with `with_max_times`).
  */
-async function fetchTipsWithRetry(cfg: IbdSettings, deps: IbdDeps): Promise<Set<string>> {
+async function fetchTipsWithRetry(
+  cfg: IbdSettings,
+  deps: IbdDeps,
+  progress: IbdProgressState,
+): Promise<Set<string>> {
   const random = deps.random ?? Math.random;
   let delay = cfg.tips_fetch_min_delay;
   for (let attempt = 0; ; attempt++) {
-    const tips = await fetchTips(cfg, deps);
+    const tips = await fetchTips(cfg, deps, progress);
     if (tips.size > 0) return tips;
     if (attempt >= cfg.tips_fetch_max_attempts) break;
     // inferred: backon's jitter adds a random part of the delay, up to the delay itself (docs/design/fidelity.md)

@@ -15,4 +15,9 @@ export {
   type Phase,
   type PhaseSource,
 } from './phases.ts';
-export { SyncService, type SyncServiceDeps, type SyncServiceOptions } from './sync-service.ts';
+export {
+  type IbdProgress,
+  SyncService,
+  type SyncServiceDeps,
+  type SyncServiceOptions,
+} from './sync-service.ts';

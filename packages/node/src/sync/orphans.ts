@@ -71,6 +71,8 @@ export interface OrphanDownloaderOptions {
    * (IBD) instead of dropping it.
    */
   readonly retryRecoverable: boolean;
+  /** Called for each downloaded block the chain took (applied, or known already). */
+  readonly onApplied?: () => void;
 }
 
 export interface OrphanDownloaderDeps {
@@ -110,6 +112,8 @@ export class OrphanDownloader implements IBlockSync {
   private running: Promise<void> | undefined;
   /** Orphans kept for a later round after a recoverable failure. */
   private readonly retries: OrphanInfo[] = [];
+  /** Orphans queued, and orphans the downloader is done with (downloaded, failed, replaced, rejected). */
+  readonly counts = { enqueued: 0, removed: 0 };
 
   constructor(
     private readonly opts: OrphanDownloaderOptions,
@@ -144,6 +148,7 @@ export class OrphanDownloader implements IBlockSync {
     if (this.active && bytesEqual(this.active.id, blockId)) return false;
     if (this.pending.has(id)) return false;
     if (parentId && this.pending.delete(bytesToHex(parentId))) {
+      this.counts.removed++;
       log.debug(
         { block: id, parent: bytesToHex(parentId) },
         'replacing queued parent orphan with descendant',
@@ -163,6 +168,7 @@ export class OrphanDownloader implements IBlockSync {
       lib: this.deps.chain.lib().id,
     };
     this.pending.set(id, info);
+    this.counts.enqueued++;
     log.debug({ block: id, queue_size: this.pending.size }, 'Orphan block enqueued for sync');
     this.kick();
     return true;
@@ -205,6 +211,7 @@ export class OrphanDownloader implements IBlockSync {
         await this.download(next);
       } finally {
         this.active = undefined;
+        this.counts.removed++;
       }
     }
   }
@@ -215,6 +222,7 @@ export class OrphanDownloader implements IBlockSync {
       this.pending.delete(k);
       if (this.deps.rejected.containsBlockOrParent(info.id, info.parent)) {
         this.deps.rejected.insert(info.id);
+        this.counts.removed++;
         continue;
       }
       return info;
@@ -238,6 +246,7 @@ export class OrphanDownloader implements IBlockSync {
         if (this.opts.retryRecoverable) this.retries.push(o);
         return true;
       }
+      this.opts.onApplied?.();
       if (bytesEqual(s.id, o.id)) {
         log.debug(
           { block: bytesToHex(s.id), total_blocks_received: total },

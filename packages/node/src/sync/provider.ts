@@ -9,6 +9,7 @@
  * storage; otherwise genesis when it is known; otherwise `StartBlockNotFound`. A target in neither the
  * tree nor the immutable chain is `BlockNotFound`.
  */
+
 import type { Logger } from 'pino';
 import type { BlockRef, IChain } from '../chain/index.ts';
 import { bytesEqual, bytesToHex } from '../codec/hex.ts';

@@ -3,13 +3,17 @@
  * initial block download, downloads the chain of orphan blocks gossip hands it (`OrphanSink`) and, after
  * IBD, the tip-poll watchdog. It talks to peers through `INetwork` only.
  */
+
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { IChain, SlotClock } from '../chain/index.ts';
 import { type INetwork, MAX_REQUEST_BYTES } from '../network/index.ts';
 import { deferred } from '../util/deferred.ts';
+import type { Meter } from '../util/meter.ts';
 import { SyncClient } from './client.ts';
 import type { SyncConfig } from './config.ts';
-import { ibdEnabled, runIbd } from './ibd.ts';
+import { SyncError } from './errors.ts';
+import { type IbdProgressState, ibdEnabled, runIbd } from './ibd.ts';
 import type { IBlockSync } from './interface.ts';
 import { OrphanDownloader, RejectedBlocks } from './orphans.ts';
 import type { PhaseSource } from './phases.ts';
@@ -20,7 +24,30 @@ export interface SyncServiceOptions {
   /** The deployment's `network.chain_sync_protocol_name`. */
   readonly protocol: string;
   readonly config: SyncConfig;
+  /**
+   * The wait before IBD starts again after no peer gave a tip, doubling from `min` up to `max` ms
+   * (default 5 s to 60 s).
+   */
+  readonly ibdRetryMs?: { readonly min: number; readonly max: number };
+  /** How often IBD logs its progress (default 10 s). */
+  readonly progressEveryMs?: number;
 }
+
+/** IBD's progress: blocks done, the height the peers announced, and since when. */
+export interface IbdProgress {
+  /** Downloaded blocks the chain took since IBD started. */
+  readonly applied: number;
+  /** The highest tip height the peers announced (0 before any answered). */
+  readonly targetHeight: number;
+  /** The local tip's height. */
+  readonly height: number;
+  /** Blocks per second since IBD started. */
+  readonly rate: number;
+  /** Seconds left at that rate; null while unknown. */
+  readonly etaS: number | null;
+}
+
+const DEFAULT_IBD_RETRY = { min: 5_000, max: 60_000 };
 
 export interface SyncServiceDeps {
   readonly chain: IChain;
@@ -30,6 +57,8 @@ export interface SyncServiceDeps {
   readonly phases: () => PhaseSource | undefined;
   readonly logger: Logger;
   readonly signal: AbortSignal;
+  /** Counts chain sync requests and times downloads (absent: not counted). */
+  readonly meter?: Meter;
 }
 
 export class SyncService implements IBlockSync {
@@ -40,6 +69,8 @@ export class SyncService implements IBlockSync {
   private readonly controller = new AbortController();
   private readonly signal: AbortSignal;
   private readonly ibd = deferred<void>();
+  /** IBD's progress (undefined before it starts); `running` while it runs. */
+  private progress: (IbdProgressState & { readonly startedAt: number; running: boolean }) | undefined;
 
   private constructor(
     private readonly opts: SyncServiceOptions,
@@ -58,6 +89,7 @@ export class SyncService implements IBlockSync {
         maxDiscoveredPeers: cfg.network.max_discovered_peers_to_try_download,
       },
       deps.logger,
+      deps.meter,
     );
     this.rejected = new RejectedBlocks(cfg.orphan.max_rejected_cache_size);
     this.orphans = new OrphanDownloader(
@@ -104,6 +136,11 @@ export class SyncService implements IBlockSync {
     return this.orphans.pendingOrphans;
   }
 
+  /** Orphans the downloader queued and was done with since start. */
+  get orphanCounts(): { readonly enqueued: number; readonly removed: number } {
+    return this.orphans.counts;
+  }
+
   /** Whether IBD has peers to run with. */
   get ibdEnabled(): boolean {
     return ibdEnabled(this.opts.config.ibd);
@@ -126,22 +163,85 @@ export class SyncService implements IBlockSync {
     return this.orphans.whenIdle();
   }
 
+  /** Blocks initial block download applied (0 before it ran). */
+  get ibdBlocksApplied(): number {
+    return this.progress?.applied ?? 0;
+  }
+
+  /** IBD's progress while it runs; null outside it. */
+  ibdProgress(): IbdProgress | null {
+    const p = this.progress;
+    if (p === undefined || !p.running) return null;
+    const elapsedS = (performance.now() - p.startedAt) / 1000;
+    const rate = elapsedS > 0 ? p.applied / elapsedS : 0;
+    const height = this.deps.chain.tip().height;
+    const left = Math.max(0, p.targetHeight - height);
+    return {
+      applied: p.applied,
+      targetHeight: p.targetHeight,
+      height,
+      rate,
+      etaS: p.targetHeight === 0 ? null : left === 0 ? 0 : rate > 0 ? left / rate : null,
+    };
+  }
+
   /**
-   * Runs IBD (false: skipped; throws `SYNC_ALL_PEERS_FAILED`), then starts the tip-poll watchdog;
-   * settles `ibdDone` either way.
+   * Runs IBD (false: skipped), then starts the tip-poll watchdog; settles `ibdDone` either way. When no
+   * peer gives a tip (F's `AllPeersFailed`, after which F's chain network stops), IBD starts again
+   * after a wait that doubles up to a minute: a node on a bad link or started before its peers keeps
+   * trying instead of stopping. What it applied stays applied: each round starts from the local tip.
+   * inferred: F stops its chain network on AllPeersFailed (docs/design/fidelity.md, "IBD that fails")
    */
   async initialBlockDownload(): Promise<boolean> {
+    const retry = this.opts.ibdRetryMs ?? DEFAULT_IBD_RETRY;
+    let wait = retry.min;
+    const progress = { targetHeight: 0, applied: 0, startedAt: performance.now(), running: true };
+    this.progress = progress;
+    const every = this.opts.progressEveryMs ?? 10_000;
+    const timer = setInterval(() => this.logProgress(), every);
+    timer.unref();
     try {
-      const ran = await this.runIbd();
-      this.ibd.resolve();
-      return ran;
+      for (;;) {
+        try {
+          const ran = await this.runIbd(progress);
+          this.ibd.resolve();
+          return ran;
+        } catch (e) {
+          if (!(e instanceof SyncError) || e.code !== 'SYNC_ALL_PEERS_FAILED' || this.signal.aborted) throw e;
+          this.deps.logger.warn(
+            { retry_in_s: wait / 1000, height: this.deps.chain.tip().height },
+            'Initial Block Download: no peer gave its tip; trying again',
+          );
+          await sleep(wait, undefined, { signal: this.signal });
+          wait = Math.min(wait * 2, retry.max);
+        }
+      }
     } catch (e) {
       this.ibd.reject(e);
       throw e;
+    } finally {
+      clearInterval(timer);
+      progress.running = false;
     }
   }
 
-  private async runIbd(): Promise<boolean> {
+  /** The progress line of IBD: blocks done, the height known from the peers, the rate, the time left. */
+  private logProgress(): void {
+    const p = this.ibdProgress();
+    if (p === null) return;
+    this.deps.logger.info(
+      {
+        applied: p.applied,
+        height: p.height,
+        target_height: p.targetHeight,
+        blocks_per_s: Math.round(p.rate * 10) / 10,
+        eta_s: p.etaS === null ? null : Math.round(p.etaS),
+      },
+      'Initial Block Download progress',
+    );
+  }
+
+  private async runIbd(progress: IbdProgressState): Promise<boolean> {
     const cfg = this.opts.config;
     const ran = await runIbd(
       {
@@ -157,6 +257,7 @@ export class SyncService implements IBlockSync {
         logger: this.deps.logger,
         signal: this.signal,
       },
+      progress,
     );
     this.startTipPoll();
     return ran;

@@ -69,6 +69,13 @@ export class OwnedNotes {
     return byPk === this.byPk ? this : new OwnedNotes(byPk);
   }
 
+  /** These notes without those of `pks` (keys the wallet stopped tracking); this object when it has none. */
+  without(pks: readonly Fr[]): OwnedNotes {
+    let byPk = this.byPk;
+    for (const pk of pks) if (byPk.has(pk)) byPk = byPk.delete(pk);
+    return byPk === this.byPk ? this : new OwnedNotes(byPk);
+  }
+
   /** The notes of one key; undefined when it holds none (F: the key leaves the index with its last note). */
   notesOf(pk: Fr): NotesOfKey | undefined {
     return this.byPk.get(pk);

@@ -15,6 +15,11 @@
  * the transaction is included (its notes are spent then), not when the mempool refuses it, not when
  * `/wallet/fund` fails to sign its transfer proof (F funds with `FundTx`, then signs with
  * `SignTxWithZk`, which releases nothing). They are not persisted (as F).
+ *
+ * Known keys while running (`track`, beyond F, whose keys are fixed at start): a key that stops being
+ * known leaves every state with its notes; a new key's notes are picked up from the next block
+ * processed, its earlier notes are not looked for. The persisted notes are then tagged as incomplete,
+ * so the next start reads them all from the LIB's ledger state.
  */
 
 import { ConfigError } from '@logos-ts/shared/config-fields';
@@ -29,6 +34,7 @@ import type { LedgerState, NoteRecord } from '../ledger/state.ts';
 import { type MantleTx, type SignedMantleTx, txHash, txHashToFr } from '../mantle/tx.ts';
 import type { IMempool } from '../mempool/index.ts';
 import type { WalletStore } from '../storage/wallet-store.ts';
+import type { Meter } from '../util/meter.ts';
 import { addLedgerOutputs, buildTx, consumedOrLockedNotes, newBuilder, txFee } from './builder.ts';
 import type { WalletSection } from './config.ts';
 import { WalletError } from './errors.ts';
@@ -51,6 +57,8 @@ export interface WalletDeps {
   readonly store: WalletStore;
   readonly logger: Logger;
   readonly signal: AbortSignal;
+  /** Counts balance reads and funded transactions (absent: not counted). */
+  readonly meter?: Meter;
 }
 
 interface BlockNotes {
@@ -68,11 +76,14 @@ export class Wallet implements IWallet {
   readonly #chain: IChain;
   readonly #mempool: IMempool;
   readonly #kms: IKms;
+  readonly #meter: Meter | undefined;
   readonly #store: WalletStore;
   readonly #log: Logger;
-  readonly #known: ReadonlySet<Fr>;
+  #known: ReadonlySet<Fr>;
   /** Blake2b-256 of the known keys, sorted: persisted notes tracked for other keys are not reused. */
-  readonly #keysTag: Uint8Array;
+  #keysTag: Uint8Array;
+  /** False once a key was added while running: the notes then lack that key's earlier notes. */
+  #complete = true;
   readonly #expiry: number;
   /** Hex block id → the wallet's notes after that block. */
   readonly #states = new Map<string, BlockNotes>();
@@ -90,12 +101,11 @@ export class Wallet implements IWallet {
     this.#chain = deps.chain;
     this.#mempool = deps.mempool;
     this.#kms = deps.kms;
+    this.#meter = deps.meter;
     this.#store = deps.store;
     this.#log = deps.logger;
-    this.#known = new Set(Object.entries(config.known_keys).map(([id, hex]) => frOfHex(hex, id)));
-    this.#keysTag = blake2b256(
-      ...[...this.#known].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(frToBytes),
-    );
+    this.#known = Wallet.knownKeysOf(config);
+    this.#keysTag = keysTag(this.#known, true);
     this.#expiry = config.pending_note_expiry_blocks;
     this.#lib = deps.chain.lib();
   }
@@ -139,6 +149,28 @@ export class Wallet implements IWallet {
     // Blocks above the LIB processed before the wallet started are derived on demand.
     w.#stateAt(deps.chain.tip().id);
     return w;
+  }
+
+  /** The public keys of `wallet.known_keys`; a value that is not a field element is a `ConfigError`. */
+  static knownKeysOf(config: Pick<WalletSection, 'known_keys'>): ReadonlySet<Fr> {
+    return new Set(Object.entries(config.known_keys).map(([id, hex]) => frOfHex(hex, id)));
+  }
+
+  /**
+   * Tracks the keys of `known` from now on (see the file's header): a key no longer in it leaves every
+   * state; a new one's notes are picked up from the next block processed. Returns what changed.
+   */
+  track(known: ReadonlySet<Fr>): { readonly added: Fr[]; readonly removed: Fr[] } {
+    const added = [...known].filter((pk) => !this.#known.has(pk));
+    const removed = [...this.#known].filter((pk) => !known.has(pk));
+    if (added.length === 0 && removed.length === 0) return { added, removed };
+    this.#known = new Set(known);
+    if (removed.length > 0)
+      for (const [hex, s] of this.#states)
+        this.#states.set(hex, { notes: s.notes.without(removed), height: s.height });
+    if (added.length > 0) this.#complete = false;
+    this.#keysTag = keysTag(this.#known, this.#complete);
+    return { added, removed };
   }
 
   async close(): Promise<void> {
@@ -218,6 +250,7 @@ export class Wallet implements IWallet {
   }
 
   balance(pk: Fr, tip?: Uint8Array): WalletBalance | undefined {
+    this.#meter?.count('wallet_requests_total', 1, { kind: 'get_balance' });
     const at = tip ?? this.#chain.tip().id;
     const notes = this.#notesAt(at).notesOf(pk);
     if (!notes) return undefined;
@@ -295,6 +328,7 @@ export class Wallet implements IWallet {
   }
 
   async fund(req: FundRequest): Promise<FundedTx> {
+    this.#meter?.count('wallet_requests_total', 1, { kind: 'fund_and_sign_tx' });
     // F: the notes stay reserved when the transfer proof cannot be signed (`fund` in
     // `nodes/node/binary/src/api/handlers.rs` signs it after `FundTx` reserved them).
     const { tip, builder } = this.#fundNow(req);
@@ -361,6 +395,18 @@ export class Wallet implements IWallet {
     return '[Wallet]';
   }
 }
+
+/**
+ * The tag of the persisted notes: Blake2b-256 of the known keys, sorted; notes that lack a key's
+ * earlier notes get a tag no set of keys has.
+ */
+function keysTag(known: ReadonlySet<Fr>, complete: boolean): Uint8Array {
+  const keys = [...known].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(frToBytes);
+  return complete ? blake2b256(...keys) : blake2b256(INCOMPLETE, ...keys);
+}
+
+/** Not 32 bytes long, so no list of keys hashes to what it prefixes. */
+const INCOMPLETE = new TextEncoder().encode('incomplete');
 
 /** A known key's public key from its configured hex; a bad value is a configuration error. */
 function frOfHex(hex: string, id: string): Fr {

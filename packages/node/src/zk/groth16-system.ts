@@ -40,6 +40,7 @@ import {
 } from '../ledger/proof-system.ts';
 import type { Groth16ProofParts } from '../mantle/ops.ts';
 import type { ZkSignature } from '../mantle/proofs.ts';
+import type { Meter } from '../util/meter.ts';
 import {
   ArtifactError,
   CIRCUITS,
@@ -120,6 +121,8 @@ export interface Groth16Options {
   readonly proverThreads?: number;
   /** Where dropped proof requests are logged (debug). */
   readonly logger?: Logger;
+  /** Times the proofs made, by circuit (absent: not timed). */
+  readonly meter?: Meter;
 }
 
 export class Groth16ProofSystem implements ProofSystem {
@@ -148,7 +151,7 @@ export class Groth16ProofSystem implements ProofSystem {
     const provers = opts.provers ?? 1;
     this.backend = opts.backend ?? 'wasm';
     const threads = opts.proverThreads ?? Math.max(1, Math.floor(availableParallelism() / provers));
-    this.pool = new ProverPool(provers, this.backend, threads, opts.logger);
+    this.pool = new ProverPool(provers, this.backend, threads, opts.logger, opts.meter);
   }
 
   /** The verification key of each circuit, as snarkjs wrote it (for verifier threads). */
@@ -211,6 +214,11 @@ export class Groth16ProofSystem implements ProofSystem {
   /** Proving time spent on proofs used and on proofs dropped or made for nothing. */
   get proverStats(): ProverStats {
     return this.pool.stats;
+  }
+
+  /** Proof requests waiting for a free prover. */
+  get proverQueue(): number {
+    return this.pool.waiting;
   }
 
   async proveZkSign(msg: bigint, secretKeys: readonly bigint[], opts?: ProveOptions): Promise<ZkSignature> {

@@ -2,9 +2,11 @@
  * Choosing the proof backend of a node: Groth16 with the configured keys for every deployment; the
  * insecure test backend only when asked for and only on a test deployment.
  */
+
 import type { Logger } from 'pino';
 import { assertProofSystemAllowed, type Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
+import type { Meter } from '../util/meter.ts';
 import { type CircuitFolder, SHIPPED_CIRCUITS_DIR } from './circuit-folder.ts';
 import { Groth16ProofSystem } from './groth16-system.ts';
 import { INSECURE_TEST_PROOFS } from './insecure-test-proofs.ts';
@@ -38,6 +40,8 @@ export interface ProofSystemOptions {
   readonly backend?: ProverBackendName;
   /** Where the prover logs the requests it drops (debug). */
   readonly logger?: Logger;
+  /** Times the proofs made, by circuit. */
+  readonly meter?: Meter;
 }
 
 export function createProofSystem(d: Deployment, opts: ProofSystemOptions = {}): ProofSystem {
@@ -48,6 +52,7 @@ export function createProofSystem(d: Deployment, opts: ProofSystemOptions = {}):
         ...(opts.provers ? { provers: opts.provers } : {}),
         ...(opts.backend ? { backend: opts.backend } : {}),
         ...(opts.logger ? { logger: opts.logger } : {}),
+        ...(opts.meter ? { meter: opts.meter } : {}),
       });
   assertProofSystemAllowed(d, system);
   return system;

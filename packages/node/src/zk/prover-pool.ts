@@ -10,6 +10,7 @@
  * why it was dropped, and the proving time spent on dropped or unused proofs is counted (`stats`).
  * A prover that dies fails its request and is replaced by the next request.
  */
+
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { LogosError } from '@logos-ts/shared/errors';
@@ -17,6 +18,7 @@ import { childExecArgv, siblingModule } from '@logos-ts/shared/runtime';
 import type { Logger } from 'pino';
 import type { SnarkjsProof } from 'snarkjs';
 import type { ProveOptions } from '../ledger/proof-system.ts';
+import type { Meter } from '../util/meter.ts';
 import type { ProverBackendName } from './prover-backend.ts';
 
 export class ProverError extends LogosError {
@@ -91,6 +93,8 @@ export class ProverPool {
     /** Worker threads of each prover process (this project's prover). */
     private readonly threads = 1,
     private readonly logger?: Logger,
+    /** Times each proof used, by circuit. */
+    private readonly meter?: Meter,
   ) {}
 
   get stats(): ProverStats {
@@ -246,6 +250,7 @@ export class ProverPool {
       return;
     }
     this.usedMs += ms;
+    if (res.ok) this.meter?.observe('logos_proof_seconds', ms / 1000, { circuit: job.circuit });
     if (res.ok) job.resolve({ proof: res.proof, publicSignals: res.publicSignals });
     else job.reject(new ProverError(`proving failed: ${res.error}`));
   }

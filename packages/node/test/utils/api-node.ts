@@ -46,6 +46,10 @@ export interface FastNodeOptions {
   readonly logger?: Logger;
   /** The peer-to-peer network (default: the node's own libp2p service on a free loopback port). */
   readonly network?: NodeOptions['network'];
+  /** The file `config` was read from (the node reads its keys from it again on a reload). */
+  readonly configFile?: string;
+  /** The metrics listener (default: none, so that test nodes running at once never share a port). */
+  readonly metricsAddress?: string;
 }
 
 export async function startFastNode(opts: FastNodeOptions = {}): Promise<TestNode> {
@@ -61,6 +65,7 @@ export async function startFastNode(opts: FastNodeOptions = {}): Promise<TestNod
       config: {
         ...cfg,
         api: { backend: { ...cfg.api.backend, listen_address: '127.0.0.1:0' } },
+        metrics: { listen_address: opts.metricsAddress ?? null },
         cryptarchia: {
           ...cfg.cryptarchia,
           service: {
@@ -78,6 +83,7 @@ export async function startFastNode(opts: FastNodeOptions = {}): Promise<TestNod
       logger: opts.logger ?? pino({ level: 'silent' }),
       proofs: INSECURE_TEST_PROOFS,
       ...(opts.network && { network: opts.network }),
+      ...(opts.configFile !== undefined && { configFile: opts.configFile }),
     });
   } catch (e) {
     removeDir();

@@ -1,6 +1,9 @@
-/** Route definitions of the administration namespace: the log filter. */
+/**
+ * Route definitions of the administration namespace: the log filter, and (this node's own, under
+ * `/x/`) the reload of the node's keys from its config, answered to the loopback interface only.
+ */
 
-import { nullValue, object, record, type Schema, SchemaError, string } from '../json-schema.ts';
+import { array, nullValue, object, record, type Schema, SchemaError, string, uint } from '../json-schema.ts';
 import { def, type RouteDef } from '../route-def.ts';
 
 /** Log levels as the reference accepts them: names in any case, or 1 (error) to 5 (trace). */
@@ -38,6 +41,16 @@ export const TracingFilter = object({
   ),
 });
 
+/** What a key reload changed: key ids of the key store, ZK public keys (hex) of the wallet, the leader's key count. */
+export const KeysReloaded = object(
+  {
+    kms: object({ added: array(string), removed: array(string), changed: array(string) }),
+    wallet: object({ added: array(string), removed: array(string) }),
+    leader_keys: uint(),
+  },
+  'kms: key ids the key store gained, lost, or holds with another key; wallet: the ZK public keys it tracks from the next block on, or no longer; leader_keys: how many keys the leader plays with',
+);
+
 export const adminRoutes = {
   adminTracingFilter: def({
     method: 'PUT',
@@ -46,5 +59,15 @@ export const adminRoutes = {
     summary: 'Replaces the log filter while running',
     body: TracingFilter,
     response: { json: nullValue },
+  }),
+  adminKeysReload: def({
+    method: 'POST',
+    path: '/x/admin/keys/reload',
+    tag: 'Administration',
+    summary:
+      "Reads the node's keys from its config again (kms.backend.keys, wallet.known_keys) and applies them without a restart; only from the loopback interface (403 otherwise), 400 and nothing changed when the config or a key is refused",
+    response: { json: KeysReloaded },
+    errors: [400, 403, 500],
+    loopbackOnly: true,
   }),
 } as const satisfies Record<string, RouteDef>;

@@ -1,12 +1,15 @@
 /**
  * `logos-node start` (the default command): a node from a user config, or without one the local devnet
- * node (state in ./.devnet); every input is checked before the node touches its storage.
+ * node (state in ./.devnet); every input is checked before the node touches its storage, among them
+ * the key files (a config holding secret keys, the keystore.yaml beside it: private to their owner).
+ * The node reads its keys from that config again on `POST /x/admin/keys/reload` (node/keys.ts).
  */
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { bytesToHex } from '../../codec/hex.ts';
 import type { Deployment } from '../../ledger/deployment.ts';
 import { devnetConfig, fundedDevnetKeys } from '../../node/devnet.ts';
+import { checkKeyFiles } from '../../node/keys.ts';
 import { loadDeployment, readConfigFile } from '../../node/load.ts';
 import { createRootLogger, defaultLogFormat, type LogFormat } from '../../node/logger.ts';
 import { LogosNode } from '../../node/node.ts';
@@ -79,6 +82,7 @@ export function addStartCommand(program: Command): void {
       }) => {
         // Everything is checked before the node touches its storage.
         const config = o.config ? readConfigFile(o.config) : devnetConfig();
+        if (o.config) checkKeyFiles(o.config, config);
         const deployment = loadDeployment(o.deployment);
         const format = o.logFormat ?? defaultLogFormat();
         const logger = createRootLogger({ level: o.logLevel ?? config.tracing.level.toLowerCase(), format });
@@ -109,6 +113,7 @@ export function addStartCommand(program: Command): void {
           deployment,
           config,
           baseDir: o.config ? dirname(resolve(o.config)) : process.cwd(),
+          ...(o.config ? { configFile: resolve(o.config) } : {}),
           logger,
           ...(o.circuits ? { circuitsDir: resolve(o.circuits) } : {}),
           ...(o.newChain ? { newChain: true } : {}),

@@ -17,6 +17,7 @@
  * a forwarded message alone never gets a peer banned; only a peer that keeps delivering failing
  * transactions first is penalised as their source (`txFailed`). The node never penalises itself.
  */
+
 import type { Logger } from 'pino';
 import type { Block } from '../../block/block.ts';
 import { headerId } from '../../block/header.ts';
@@ -25,6 +26,7 @@ import { bytesToHex } from '../../codec/hex.ts';
 import { LedgerError } from '../../ledger/errors.ts';
 import type { SignedMantleTx } from '../../mantle/tx.ts';
 import { type IMempool, MempoolError, type MempoolEvents } from '../../mempool/index.ts';
+import type { Meter } from '../../util/meter.ts';
 import type { GossipVerdict, INetwork } from '../interface.ts';
 import { WireError } from '../wire/errors.ts';
 import {
@@ -61,6 +63,8 @@ export interface GossipDeps {
   readonly now?: () => number;
   /** The current slot (the proposal window); without it every slot is in the window. */
   readonly clock?: Pick<SlotClock, 'currentSlot'>;
+  /** Counts the proposals ignored (absent: not counted). */
+  readonly meter?: Meter;
 }
 
 type Added = MempoolEvents['added'][0];
@@ -71,7 +75,9 @@ export class GossipService implements IGossip {
     proposalsApplied: 0,
     proposalsMissingTxs: 0,
     proposalsRejected: 0,
+    orphansReceived: 0,
     orphansEnqueued: 0,
+    proposalsIgnored: 0,
     proposalsLimited: 0,
     txsAdded: 0,
     txsRejected: 0,
@@ -315,6 +321,7 @@ export class GossipService implements IGossip {
             'handling a proposal failed',
           );
         } finally {
+          if (verdict === 'ignore') this.counters.proposalsIgnored++;
           next.verdict(verdict);
         }
       }
@@ -332,9 +339,19 @@ export class GossipService implements IGossip {
     if (slot <= this.deps.chain.lib().slot) {
       this.deps.orphans.markRejected(id);
       log.trace({ block: hex, slot: Number(slot) }, 'proposal at or before the LIB ignored');
+      this.deps.meter?.count('consensus_proposals_ignored_total', 1, {
+        reason: 'older_than_lib',
+        origin: 'network',
+      });
       return 'ignore';
     }
-    if (this.deps.chain.has(id)) return 'ignore';
+    if (this.deps.chain.has(id)) {
+      this.deps.meter?.count('consensus_proposals_ignored_total', 1, {
+        reason: 'already_processed',
+        origin: 'network',
+      });
+      return 'ignore';
+    }
     // The cheapest check first: the slot window.
     const current = this.deps.clock?.currentSlot();
     if (current !== undefined && !this.gate.inWindow(slot, current)) {
@@ -423,6 +440,7 @@ export class GossipService implements IGossip {
     const hex = bytesToHex(id);
     switch (e.code) {
       case 'BLOCK_PARENT_MISSING': {
+        this.counters.orphansReceived++;
         if (!this.gate.takeOrphan(from, this.now())) {
           return this.limited(hex, from, 'the sender is out of its budget of orphans');
         }

@@ -31,8 +31,12 @@ export interface GossipCounters {
   proposalsMissingTxs: number;
   /** Proposals or blocks refused as invalid (signature, reconstruction, ledger). */
   proposalsRejected: number;
+  /** Proposals whose parent is unknown (handed to chain sync unless over the sender's budget). */
+  orphansReceived: number;
   /** Blocks handed to chain sync because their parent is unknown. */
   orphansEnqueued: number;
+  /** Proposals processed and not applied nor refused as invalid (duplicates, too old, over a budget). */
+  proposalsIgnored: number;
   /**
    * Proposals dropped by the cheap checks or a peer's budget, before any proof was verified: a slot
    * too far ahead, a leader key verified already for the slot, the sender out of budget.

@@ -13,8 +13,8 @@ import { devnetConfig } from '../../../src/node/devnet.ts';
 import { apiContext } from '../../mocks/api-context.ts';
 
 const PINNED = {
-  bytes: 62703,
-  sha256: 'ab43e2092f852d000c36514aec8455a62c845c71f32dde4db98b5bcc81f45c0b',
+  bytes: 64534,
+  sha256: '941044d5088ad5f5f16345e30322786030e6d98e76df599be46fb98a79df1d25',
 };
 
 test('the served OpenAPI document is byte for byte the pinned one', async () => {
