@@ -20,6 +20,7 @@ import {
 import { join } from 'node:path';
 import { DevnetError } from './errors.ts';
 import {
+  checkPortBase,
   devnetDeploymentYaml,
   genesisDeclarations,
   HOST,
@@ -88,6 +89,8 @@ export interface DevnetFolderOptions {
   readonly nowMs: number;
   /** Run on the nodes this run starts before anything is deleted or written (the port check). */
   readonly check?: (plans: readonly NodePlan[]) => Promise<void>;
+  /** `--metrics`: node i serves its metrics on 127.0.0.1:(base + i); absent: no metrics listener. */
+  readonly metricsPortBase?: number;
 }
 
 export interface PreparedDevnet {
@@ -100,6 +103,8 @@ export interface PreparedDevnet {
   readonly created: boolean;
   /** The indices of the nodes this run starts, in order. */
   readonly start: readonly number[];
+  /** Node i's metrics are on 127.0.0.1:(base + i); absent: no metrics listener. */
+  readonly metricsPortBase?: number;
 }
 
 export function readMeta(dir: string): DevnetMeta | undefined {
@@ -159,6 +164,7 @@ export async function prepareDevnetFolder(o: DevnetFolderOptions): Promise<Prepa
   const p2pHost = o.p2pHost ?? previous?.p2p_host ?? HOST;
   // Checked before anything is deleted or written.
   const plans = await planDevnet({ nodes, apiPortBase, p2pPortBase, p2pHost });
+  if (o.metricsPortBase !== undefined) checkPortBase(o.metricsPortBase, plans.length, '--metrics');
   // Checked before anything is written (the declarations are only written with a new genesis).
   genesisDeclarations(plans, o.coreNodes ?? nodes);
   const kept = o.reset ? undefined : previous;
@@ -242,13 +248,23 @@ export async function prepareDevnetFolder(o: DevnetFolderOptions): Promise<Prepa
         ibd,
         ...(bootstrapS !== undefined ? { prolongedBootstrapS: bootstrapS } : {}),
         accounts: accounts.filter((a) => a.node === p.index),
+        ...(o.metricsPortBase !== undefined ? { metricsPort: o.metricsPortBase + p.index } : {}),
       }),
       { mode: 0o600 },
     );
     chmodSync(path, 0o600);
     return path;
   });
-  return { dir: o.dir, meta: newMeta, plans, deploymentPath, configPaths, created, start };
+  return {
+    dir: o.dir,
+    meta: newMeta,
+    plans,
+    deploymentPath,
+    configPaths,
+    created,
+    start,
+    ...(o.metricsPortBase !== undefined ? { metricsPortBase: o.metricsPortBase } : {}),
+  };
 }
 
 /** Parses a `--copy-state` value, `<from>:<to>` (two distinct nodes of the devnet). */

@@ -69,6 +69,8 @@ export interface DevnetOptions {
   /** Every node's `--log-level`. */
   readonly logLevel?: string;
   readonly out?: NodeJS.WritableStream;
+  /** `--metrics`: node i serves /metrics on 127.0.0.1:(base + i). */
+  readonly metricsPortBase?: number;
 }
 
 /** What the devnet runs: folder, genesis, and per node its API, P2P address and funded keys. */
@@ -102,11 +104,27 @@ export function devnetTable(d: PreparedDevnet): string {
         (k) => `  ${String(k.index).padEnd(4)}${p.name.padEnd(wn)}${k.publicKey}  ${k.secretKey}`,
       ),
     ),
+    ...metricsLines(d),
     '',
     '  Ctrl-C stops every node.',
     '',
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** Where to scrape each node, and a Prometheus scrape job for all of them (with `--metrics`). */
+function metricsLines(d: PreparedDevnet): string[] {
+  const base = d.metricsPortBase;
+  if (base === undefined) return [];
+  const targets = d.plans.map((p) => `127.0.0.1:${base + p.index}`);
+  return [
+    '',
+    '  Metrics (Prometheus text format):',
+    ...d.plans.map((p) => `  ${p.name}  http://${targets[p.index]}/metrics`),
+    '  A Prometheus scrape job for them (the Grafana dashboard: deployments/grafana/):',
+    "    - job_name: 'logos-devnet'",
+    `      static_configs: [{ targets: [${targets.map((t) => `'${t}'`).join(', ')}] }]`,
+  ];
 }
 
 /** Prepares the folder, checks the ports, prints the table and runs the nodes; resolves with the exit code. */
@@ -145,6 +163,7 @@ export async function runDevnet(o: DevnetOptions): Promise<number> {
     baseDeployment,
     nowMs: Date.now(),
     check: checkPortsFree,
+    ...(o.metricsPortBase !== undefined ? { metricsPortBase: o.metricsPortBase } : {}),
   });
   out.write(devnetTable(devnet));
   return superviseDevnet({

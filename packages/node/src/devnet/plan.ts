@@ -331,6 +331,8 @@ export interface NodeConfigOptions {
   readonly prolongedBootstrapS?: number;
   /** The genesis accounts this node's wallet holds (their keys in its key store and wallet). */
   readonly accounts?: readonly GenesisAccount[];
+  /** Its metrics port on 127.0.0.1 (absent: no metrics listener). */
+  readonly metricsPort?: number;
 }
 
 /** The default prolonged bootstrap period of a devnet node, in seconds. */
@@ -356,6 +358,8 @@ export function nodeConfigYaml(plan: NodePlan, all: readonly NodePlan[], o: Node
     'api:',
     '  backend:',
     `    listen_address: ${q(`${HOST}:${plan.apiPort}`)}`,
+    'metrics:',
+    `  listen_address: ${o.metricsPort === undefined ? 'null' : q(`${HOST}:${o.metricsPort}`)}`,
     'state:',
     "  base_folder: './state'",
     'network:',

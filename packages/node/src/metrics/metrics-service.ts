@@ -97,8 +97,19 @@ export class MetricsService implements IMetrics {
    * bound is a `ConfigError` naming the key, so the node stops before it writes anything), or off.
    */
   static async init(config: MetricsSection, deps: MetricsDeps): Promise<MetricsService> {
-    const svc = new MetricsService(config.listen_address !== null, deps.logger);
-    if (config.listen_address !== null) await svc.listen(config.listen_address);
+    const address = config.listen_address;
+    if (address === null) return new MetricsService(false, deps.logger);
+    const svc = new MetricsService(true, deps.logger);
+    try {
+      await svc.listen(address);
+    } catch (e) {
+      if (config.configured || !(e instanceof ConfigError)) throw e;
+      deps.logger.warn(
+        { err: e.message },
+        'metrics not served: the default address is taken (set metrics.listen_address, or null to say none)',
+      );
+      return new MetricsService(false, deps.logger);
+    }
     return svc;
   }
 

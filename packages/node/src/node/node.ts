@@ -53,6 +53,8 @@ export class LogosNode {
     /** The winning PoW tickets (mined, or claimed and waiting to settle). */
     readonly powWinners: WinnerStore,
     readonly api: ApiServer,
+    /** The Prometheus endpoint (`listening` is undefined when the node has none). */
+    readonly metrics: MetricsService,
     readonly clock: SlotClock,
     readonly dataDir: string,
     private readonly phases: BootstrapPhases,
@@ -282,7 +284,20 @@ export class LogosNode {
     );
     own(Notifier.init({ ...on('node'), phases }));
 
-    const parts = [chain, mempool, network, leader, gossip, sync, pow, winners, api, clock, dataDir] as const;
+    const parts = [
+      chain,
+      mempool,
+      network,
+      leader,
+      gossip,
+      sync,
+      pow,
+      winners,
+      api,
+      metrics,
+      clock,
+      dataDir,
+    ] as const;
     return new LogosNode(...parts, phases, loggers, controller, stops);
   }
 

@@ -65,7 +65,7 @@ export async function startFastNode(opts: FastNodeOptions = {}): Promise<TestNod
       config: {
         ...cfg,
         api: { backend: { ...cfg.api.backend, listen_address: '127.0.0.1:0' } },
-        metrics: { listen_address: opts.metricsAddress ?? null },
+        metrics: { listen_address: opts.metricsAddress ?? null, configured: true },
         cryptarchia: {
           ...cfg.cryptarchia,
           service: {

@@ -71,6 +71,11 @@ export function addDevnetCommand(program: Command): void {
       "start node <to> from a copy of stopped node <from>'s state folder (repeatable)",
       repeatable,
     )
+    .option(
+      '--metrics [port]',
+      "serve each node's Prometheus metrics: node i on 127.0.0.1:(port + i) (default 9400); prints where to scrape",
+      intOption,
+    )
     .option('--insecure-test-proofs', 'run every node with the insecure test proofs (test deployments only)')
     .option('--reset', 'delete the devnet folder first and start a new chain')
     .option('--stop-on-exit', 'stop every node when one exits (default: the others keep running)')
@@ -110,6 +115,7 @@ export function addDevnetCommand(program: Command): void {
         stopOnExit?: boolean;
         circuits?: string;
         logFormat?: LogFormat;
+        metrics?: number | true;
       }) => {
         const pretty = (o.logFormat ?? defaultLogFormat()) === 'pretty';
         const code = await runDevnet({
@@ -118,6 +124,7 @@ export function addDevnetCommand(program: Command): void {
           ...(o.apiPortBase !== undefined ? { apiPortBase: o.apiPortBase } : {}),
           ...(o.p2pPortBase !== undefined ? { p2pPortBase: o.p2pPortBase } : {}),
           ...(o.p2pHost !== undefined ? { p2pHost: o.p2pHost } : {}),
+          ...(o.metrics !== undefined ? { metricsPortBase: o.metrics === true ? 9400 : o.metrics } : {}),
           ...(o.coreNodes !== undefined ? { coreNodes: o.coreNodes } : {}),
           ...(o.genesisDelay !== undefined ? { genesisDelayS: o.genesisDelay } : {}),
           ...(o.genesisAccount !== undefined ? { genesisAccounts: o.genesisAccount } : {}),

@@ -2,9 +2,11 @@
  * Chain sync test fixtures: in-process chains (the devnet, k = 10, insecure test proofs) fed with empty
  * blocks, and sync services joined by the in-memory network.
  */
+
 import { pino } from 'pino';
 import type { ChainService } from '../../../src/chain/index.ts';
 import { SlotClock } from '../../../src/chain/index.ts';
+import type { SyncServiceOptions } from '../../../src/sync/index.ts';
 import { DEFAULT_SYNC, type SyncConfig, SyncService } from '../../../src/sync/index.ts';
 import { blockOn } from '../../mocks/chain-feed.ts';
 import { DEVNET } from '../../mocks/ledger.ts';
@@ -37,9 +39,10 @@ export function syncService(
   config: SyncConfig,
   phase: { phase: 'Following' | 'InitialBlockDownload' } = { phase: 'Following' },
   signal: AbortSignal = new AbortController().signal,
+  opts: Pick<SyncServiceOptions, 'ibdRetryMs' | 'progressEveryMs'> = {},
 ): SyncService {
   return SyncService.init(
-    { protocol: PROTOCOL, config },
+    { protocol: PROTOCOL, config, ...opts },
     {
       chain,
       network,

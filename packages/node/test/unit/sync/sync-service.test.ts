@@ -113,17 +113,36 @@ describe('sync between two nodes', () => {
     }
   });
 
-  test('IBD by discovering connected peers; AllPeersFailed when none answers', async () => {
+  test('IBD by discovering connected peers: when none answers it starts again until one does', async () => {
     const B = await chainService();
     const bus = new FakeNetworkBus();
     const [na, nb] = bus.mesh(2);
-    const sa = syncService(A.chain, na!, syncConfig(), { phase: 'InitialBlockDownload' });
+    const phaseA: { phase: 'Following' | 'InitialBlockDownload' } = { phase: 'InitialBlockDownload' };
+    const sa = syncService(A.chain, na!, syncConfig(), phaseA);
     const fast = { tips_fetch_min_delay: 1, tips_fetch_max_delay: 2, round_delay: 1 };
-    const sb = syncService(B.chain, nb!, syncConfig({}, { discover_connected_peers: true, ...fast }));
+    const sb = syncService(
+      B.chain,
+      nb!,
+      syncConfig({}, { discover_connected_peers: true, ...fast }),
+      { phase: 'Following' },
+      new AbortController().signal,
+      { ibdRetryMs: { min: 20, max: 40 }, progressEveryMs: 10 },
+    );
     try {
-      // A is not Following: it refuses tips, so no peer gives one.
-      await assert.rejects(sb.initialBlockDownload(), { code: 'SYNC_ALL_PEERS_FAILED' });
+      // A is not Following: it refuses tips, so no peer gives one; B waits and tries again (F stops).
+      let settled = false;
+      const ibd = sb.initialBlockDownload().finally(() => {
+        settled = true;
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(settled, false, 'IBD is still trying');
       assert.equal(B.chain.tip().height, 0);
+      assert.equal(sb.ibdProgress()?.targetHeight, 0);
+      phaseA.phase = 'Following';
+      assert.equal(await ibd, true);
+      assert.equal(hex(B.chain.tip().id), hex(A.chain.tip().id));
+      assert.equal(sb.ibdBlocksApplied, A.chain.tip().height);
+      assert.equal(sb.ibdProgress(), null);
     } finally {
       sa.close();
       sb.close();
