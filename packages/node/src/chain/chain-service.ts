@@ -23,7 +23,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Block } from '../block/block.ts';
 import { headerId, type SignedHeader } from '../block/header.ts';
-import { bytesToHex, hexToBytes } from '../codec/hex.ts';
+import { bytesEqual, bytesToHex, hexToBytes } from '../codec/hex.ts';
 import {
   type BlockNode,
   type ConsensusState,
@@ -35,11 +35,19 @@ import type { Deployment } from '../ledger/deployment.ts';
 import { buildGenesis, type Genesis } from '../ledger/genesis.ts';
 import { epochSchedule } from '../ledger/parameters.ts';
 import { PROOFS_ALREADY_VERIFIED, type ProofSystem } from '../ledger/proof-system.ts';
+import { encodeLedgerState } from '../ledger/snapshot.ts';
 import type { LedgerState } from '../ledger/state.ts';
 import type { ChainStore, ChainUpdate } from '../storage/chain-store.ts';
 import { type Meter, NO_METER, secondsSince } from '../util/meter.ts';
-import { blockUpdate, genesisUpdate, processedBlock, SnapshotSchedule } from './blocks/import-block.ts';
+import {
+  blockUpdate,
+  checkpointUpdate,
+  genesisUpdate,
+  processedBlock,
+  SnapshotSchedule,
+} from './blocks/import-block.ts';
 import { checkBlockTime, type PreparedBlock, prepareBlock } from './blocks/verify-block.ts';
+import { type Checkpoint, encodeCheckpoint } from './checkpoint.ts';
 import type { SlotClock } from './clock.ts';
 import { alreadyApplied, BlockRejected, headerIdText, parentMissing, parentRejected } from './errors.ts';
 import type { BlockRef, ChainEvents, ChainTip, IChain, ProcessedBlock } from './interface.ts';
@@ -56,6 +64,11 @@ export interface ChainServiceOptions {
   readonly genesisTimeMs: number;
   /** Start Online right away (a node that knows it is caught up); otherwise Bootstrapping. */
   readonly online: boolean;
+  /**
+   * A new node starts from this checkpoint (decoded and checked, chain/checkpoint.ts): its block is the
+   * LIB and tip, its state the LIB's. Refused when the data folder holds a chain.
+   */
+  readonly checkpoint?: Checkpoint & { readonly decodedBlock: Block };
   /** A ledger snapshot is stored each time the LIB has advanced this many blocks (default 1000). */
   readonly snapshotInterval?: number;
   /**
@@ -137,6 +150,12 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
   private head!: { readonly tip: BlockNode; readonly state: LedgerState; readonly lib: BlockNode };
 
   private readonly meter: Meter;
+  /** The last checkpoint encoded (a block id and its bytes). */
+  private checkpointCache: { readonly id: string; readonly bytes: Uint8Array } | undefined;
+  /** The latest LIBs with their states, oldest first (checkpoints are served of them). */
+  private readonly recentLibs = new Map<string, { readonly node: BlockNode; readonly state: LedgerState }>();
+  /** How many LIBs `recentLibs` keeps. */
+  static readonly RECENT_LIBS = 64;
 
   private constructor(
     private readonly opts: ChainServiceOptions,
@@ -173,6 +192,43 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
 
   get config() {
     return this.opts.deployment.ledger;
+  }
+
+  /**
+   * The checkpoint of the LIB, or of `id` when it is the LIB or one of the last `RECENT_LIBS` LIBs: its
+   * block and the ledger state after it; undefined for another block. The last one encoded is kept.
+   */
+  checkpoint(id?: Uint8Array): Uint8Array | undefined {
+    const lib = this.engine.lib;
+    const hex = id === undefined ? lib.id : bytesToHex(id);
+    if (this.checkpointCache?.id === hex) return this.checkpointCache.bytes;
+    const node = hex === lib.id ? { node: lib, state: this.states.get(lib.id) } : this.recentLibs.get(hex);
+    if (node?.state === undefined) return undefined;
+    const blockId = hexToBytes(hex);
+    const block = this.deps.store.block(blockId);
+    if (block === undefined) return undefined;
+    const bytes = encodeCheckpoint({
+      genesis: this.genesis.id,
+      id: blockId,
+      slot: node.node.slot,
+      height: BigInt(node.node.length),
+      block,
+      state: encodeLedgerState(node.state),
+    });
+    this.checkpointCache = { id: hex, bytes };
+    return bytes;
+  }
+
+  /**
+   * Keeps the state of a new LIB among the recent ones (immutable, so it never changes), so that a
+   * checkpoint asked for by id is still served a few blocks after its block stopped being the LIB.
+   */
+  private rememberLib(lib: BlockNode): void {
+    const state = this.states.get(lib.id);
+    if (state === undefined) return;
+    this.recentLibs.set(lib.id, { node: lib, state });
+    if (this.recentLibs.size > ChainService.RECENT_LIBS)
+      this.recentLibs.delete(this.recentLibs.keys().next().value!);
   }
 
   /** Fork tips other than the tip's (forks above the LIB beside the canonical chain). */
@@ -215,12 +271,24 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     await this.drain();
   }
 
-  /** Loads the stored chain (or stores the genesis block of a fresh one). */
+  /** Loads the stored chain (or stores the genesis block of a fresh one, and its checkpoint). */
   private async load(): Promise<void> {
     const { store, logger } = this.deps;
     const gid = bytesToHex(this.genesis.id);
     const meta = store.meta();
-    if (!store.info(this.genesis.id)) {
+    const cp = this.opts.checkpoint;
+    if (cp && !bytesEqual(cp.genesis, this.genesis.id))
+      throw new BlockRejected(
+        'BLOCK_GENESIS_MISMATCH',
+        `the checkpoint is of another chain (genesis ${bytesToHex(cp.genesis)}, this deployment's ${gid})`,
+      );
+    if (cp && meta.tip)
+      throw new BlockRejected(
+        'BLOCK_CHECKPOINT_ON_CHAIN',
+        'a checkpoint starts a new node: the data folder holds a chain already (start without the checkpoint, or from an empty data folder)',
+      );
+    const fresh = !store.info(this.genesis.id);
+    if (fresh) {
       if (meta.tip)
         throw new BlockRejected(
           'BLOCK_GENESIS_MISMATCH',
@@ -228,7 +296,16 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
         );
       await store.commit(genesisUpdate(this.genesis, this.opts.genesisTimeMs));
       logger.info({ genesis: gid }, 'new chain: genesis block stored');
-    } else {
+      if (cp) {
+        await store.commit(checkpointUpdate(cp));
+        await store.saveSnapshot(cp.id, cp.state);
+        logger.info(
+          { block: bytesToHex(cp.id), slot: Number(cp.slot), height: Number(cp.height) },
+          'started from a checkpoint: its state is the LIB; the blocks after it are verified in full',
+        );
+      }
+    }
+    if (!fresh || cp) {
       await restoreChain(store, this.config, logger, {
         engine: () => this.engine,
         resetTo: (lib, state, libUncleSlots) => {
@@ -243,6 +320,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
       });
     }
     this.publishHead();
+    this.rememberLib(this.engine.lib);
     if (this.opts.online) this.setOnline();
   }
 
@@ -323,11 +401,18 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     const prepared = this.prepQueue.then(() => this.prepare(block, opts.own === true));
     this.prepQueue = prepared.catch(() => {});
     const done = prepared.then((p) => p.done);
-    done.catch((e: { code?: string }) => {
+    done.catch((e: { code?: string; message?: string }) => {
       const code = e.code ?? '';
       if (NOT_FAILURES.has(code)) return;
       const reason = code === 'BLOCK_PARENT_MISSING' ? 'parent_missing' : 'other';
       this.meter.count('consensus_apply_block_failed_total', 1, { reason });
+      if (reason === 'other')
+        this.emit('refused', {
+          id: headerId(block.header),
+          parent: block.header.parent_block,
+          code,
+          message: e.message ?? String(e),
+        });
     });
     return done;
   }
@@ -573,6 +658,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
       this.emit('lib', processed.lib);
       // A snapshot only shortens restarts; failing to store one loses nothing.
       const lib = this.engine.lib;
+      this.rememberLib(lib);
       await this.snapshots
         .maybeStore(lib, this.states.get(lib.id))
         .catch((e: Error) => this.deps.logger.warn({ err: e.message }, 'storing a ledger snapshot failed'));

@@ -40,6 +40,8 @@ export type BlockRejectedCode =
   | 'BLOCK_STORAGE'
   /** The stored chain starts at another genesis block than the deployment's. */
   | 'BLOCK_GENESIS_MISMATCH'
+  /** A checkpoint was given for a data folder that holds a chain already. */
+  | 'BLOCK_CHECKPOINT_ON_CHAIN'
   /** The chain service is stopping and takes no more blocks. */
   | 'BLOCK_CHAIN_CLOSED';
 
@@ -59,6 +61,7 @@ const ACTIONS: Record<BlockRejectedCode, BlockAction> = {
   BLOCK_LEDGER: 'reject',
   BLOCK_STORAGE: 'internal',
   BLOCK_GENESIS_MISMATCH: 'internal',
+  BLOCK_CHECKPOINT_ON_CHAIN: 'internal',
   BLOCK_CHAIN_CLOSED: 'internal',
 };
 

@@ -5,6 +5,13 @@
  */
 export { type BootstrapSettings, chooseEngineState, type LastEngineState } from './bootstrap-state.ts';
 export { ChainService, type ChainServiceDeps, type ChainServiceOptions } from './chain-service.ts';
+export {
+  type Checkpoint,
+  type CheckpointSummary,
+  checkpointSummary,
+  decodeCheckpoint,
+  encodeCheckpoint,
+} from './checkpoint.ts';
 export { SlotClock } from './clock.ts';
 export {
   type CryptarchiaSection,
@@ -19,5 +26,5 @@ export {
   headerIdText,
 } from './errors.ts';
 export { chooseInitState } from './init-state.ts';
-export type { BlockRef, ChainEvents, ChainTip, IChain, ProcessedBlock } from './interface.ts';
+export type { BlockRef, ChainEvents, ChainTip, IChain, ProcessedBlock, RefusedBlock } from './interface.ts';
 export { type GossipBlockContext, SeenBlocks, validateGossipBlock } from './validation/gossip-block.ts';

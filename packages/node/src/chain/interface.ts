@@ -43,8 +43,18 @@ export interface ProcessedBlock {
   readonly lib: BlockRef;
 }
 
+/** A block the chain refused for what it is (not a duplicate, nor a block waiting for its parent). */
+export interface RefusedBlock {
+  readonly id: Uint8Array;
+  readonly parent: Uint8Array;
+  readonly code: string;
+  readonly message: string;
+}
+
 export interface ChainEvents {
   block: [ProcessedBlock];
+  /** A block refused as invalid (or not stored). */
+  refused: [RefusedBlock];
   fatal: [Error];
   lib: [BlockRef];
   /** Consensus switched from Bootstrapping to Online. */

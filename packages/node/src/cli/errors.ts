@@ -6,7 +6,11 @@ export type CliErrorCode =
   | 'CLI_SELF_CHECK_FAILED'
   | 'CLI_BAD_INPUT'
   /** The files were changed, but the running node refused to read its keys again. */
-  | 'CLI_RELOAD_REFUSED';
+  | 'CLI_RELOAD_REFUSED'
+  /** No node answers at the API address a command talks to. */
+  | 'CLI_NODE_UNREACHABLE'
+  /** The running node refused what a command asked of it. */
+  | 'CLI_NODE_REFUSED';
 
 export class CliError extends LogosError<{ readonly path?: string }> {
   constructor(code: CliErrorCode, message: string, meta: { readonly path?: string } = {}) {

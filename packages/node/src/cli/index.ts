@@ -13,6 +13,7 @@ import { addDevnetCommand } from './cmds/devnet.ts';
 import { addInitCommand } from './cmds/init.ts';
 import { addKeysCommand } from './cmds/keys.ts';
 import { addSdpCommand } from './cmds/sdp.ts';
+import { addSnapshotCommand } from './cmds/snapshot.ts';
 import { addStartCommand, banner } from './cmds/start.ts';
 import { addVersionCommand } from './cmds/version.ts';
 
@@ -43,6 +44,7 @@ export function buildCli(): Command {
   addVersionCommand(program);
   addConfigCommand(program);
   addKeysCommand(program);
+  addSnapshotCommand(program);
   addAuthCommand(program);
   return program;
 }

@@ -1,7 +1,12 @@
-/** Errors of the node's own operations on a running node (its key reload). */
+/** Errors of the node's own operations: its key reload, its start from a checkpoint. */
 import { LogosError } from '@logos-ts/shared/errors';
 
-export type NodeErrorCode = 'NODE_NO_CONFIG_FILE';
+export type NodeErrorCode =
+  | 'NODE_NO_CONFIG_FILE'
+  /** A checkpoint that cannot be read, fetched, verified or written. */
+  | 'NODE_CHECKPOINT'
+  /** The chain has no checkpoint to give now (its LIB's state is not held). */
+  | 'NODE_CHECKPOINT_UNAVAILABLE';
 
 export class NodeError extends LogosError {
   declare readonly code: NodeErrorCode;

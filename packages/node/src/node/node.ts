@@ -9,12 +9,16 @@
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
  */
 import { resolve } from 'node:path';
+import type { Logger } from 'pino';
 import { ApiServer } from '../api/server.ts';
 import { BlendService } from '../blend/index.ts';
 import { ChainService, chooseInitState, SlotClock } from '../chain/index.ts';
+import { bytesEqual } from '../codec/hex.ts';
 import { zkPublicKey } from '../crypto/zk-keys.ts';
 import { KeyStore } from '../kms/index.ts';
 import { LeaderService, leaderOptions } from '../leader/index.ts';
+import { buildGenesis } from '../ledger/genesis.ts';
+import { PROOFS_ALREADY_VERIFIED } from '../ledger/proof-system.ts';
 import { Mempool, mempoolConfig, verifierThreads } from '../mempool/index.ts';
 import { MetricsService } from '../metrics/index.ts';
 import {
@@ -30,6 +34,13 @@ import { openStore } from '../storage/open.ts';
 import { BootstrapPhases, type Phase, SyncService } from '../sync/index.ts';
 import { leaderKeys, Wallet } from '../wallet/index.ts';
 import { buildInfo } from './build-info.ts';
+import {
+  checkpointFromFile,
+  checkpointFromPeers,
+  type LoadedCheckpoint,
+  watchCheckpoint,
+  writeCheckpointFile,
+} from './checkpoint.ts';
 import { reloadKeys as reloadKeyFiles } from './keys.ts';
 import { type LogModule, ModuleLoggers } from './logger.ts';
 import { metricsSources } from './metrics-sources.ts';
@@ -134,6 +145,14 @@ export class LogosNode {
       gracePeriod: boot.offline_grace_period.grace_period,
     });
     const clock = new SlotClock(init.genesisTimeMs, deployment.slot_duration_ms);
+    const checkpoint = await startingCheckpoint(
+      opts,
+      init.genesisTimeMs,
+      store.chain,
+      network,
+      log('chain'),
+      signal,
+    );
     // Blocks and transactions are verified off the event loop, on worker threads (Groth16).
     const verifier = own(await openVerifier(proofs, verifierThreads(config.mempool), log('proofs')));
     const chain = own(
@@ -143,12 +162,14 @@ export class LogosNode {
           genesisTimeMs: init.genesisTimeMs,
           online: init.online,
           stateRecordingIntervalMs: boot.offline_grace_period.state_recording_interval * 1000,
+          ...(checkpoint ? { checkpoint } : {}),
           ...(opts.snapshotInterval ? { snapshotInterval: opts.snapshotInterval } : {}),
         },
         { store: store.chain, proofs: verifier, clock, logger: log('chain'), signal, meter },
       ),
     );
     chain.on('fatal', fatal('node', 'fatal chain error; the node stops'));
+    watchStartingCheckpoint(chain, log('chain'), fatal('node', 'the checkpoint is refused; the node stops'));
     // What most services take: the chain, the clock, their logger and the node's abort signal.
     const on = (m: LogModule) => ({ chain, clock, logger: log(m), signal, meter });
     log('node').info({ ...chain.summary(), data_dir: dataDir, api: api.listening }, 'chain ready');
@@ -156,7 +177,7 @@ export class LogosNode {
     const sync: SyncService = own(
       SyncService.init(
         { protocol: deployment.network.chain_sync_protocol_name, config: config.sync },
-        { ...on('sync'), network, phases: () => phases },
+        { ...on('sync'), network, phases: () => phases, checkpoints: chain },
       ),
     );
     const phases: BootstrapPhases = own(
@@ -251,7 +272,15 @@ export class LogosNode {
     const running: { leader?: LeaderService } = {};
     const reloadKeys = () =>
       reloadKeyFiles(opts.configFile, { kms, wallet, proofs, leader: running.leader, logger: log('node') });
-    await api.serve({ ...services, build: buildInfo(), phase: () => phases.phase, setLogFilter, reloadKeys });
+    const exportCheckpoint = (path: string) => writeCheckpointFile(path, chain.checkpoint());
+    await api.serve({
+      ...services,
+      build: buildInfo(),
+      phase: () => phases.phase,
+      setLogFilter,
+      reloadKeys,
+      exportCheckpoint,
+    });
     // Serving stops before the services it reads close (the first close, of the bound socket, is then a no-op).
     stops.push(() => api.close());
     const leader = own(
@@ -311,4 +340,39 @@ export class LogosNode {
     this.controller.abort();
     await this.stops.unwind(this.loggers.get('node'));
   }
+}
+
+/**
+ * The checkpoint a new node starts from (`--checkpoint`): read from its file, or fetched from peers;
+ * none when the data folder holds a chain already (a restart of a node started from one).
+ */
+async function startingCheckpoint(
+  opts: NodeOptions,
+  genesisTimeMs: number,
+  store: { meta(): { tip?: Uint8Array | undefined } },
+  network: INetwork,
+  log: Logger,
+  signal: AbortSignal,
+): Promise<LoadedCheckpoint | undefined> {
+  const from = opts.checkpoint;
+  if (from === undefined) return undefined;
+  if (store.meta().tip !== undefined) {
+    log.info('the data folder holds a chain: it continues, the checkpoint is not used');
+    return undefined;
+  }
+  if ('file' in from) return checkpointFromFile(from.file);
+  const d = opts.deployment;
+  const ctx = { config: d.ledger, proofs: PROOFS_ALREADY_VERIFIED };
+  const genesis = buildGenesis(d, ctx, Math.floor(genesisTimeMs / 1000)).id;
+  const initialPeers = opts.config.network.backend.initial_peers.length;
+  return checkpointFromPeers(network, initialPeers, from.blockId, genesis, log, signal);
+}
+
+/** A chain whose LIB is a checkpoint nothing was applied on yet: the blocks on it confirm or refuse it. */
+function watchStartingCheckpoint(chain: ChainService, log: Logger, refuse: (e: Error) => void): void {
+  const lib = chain.lib();
+  const ref = chain.blockRef(lib.id);
+  if (lib.height === 0 || ref === undefined || chain.blockRef(ref.parent) !== undefined) return;
+  if (!bytesEqual(chain.tip().id, lib.id)) return;
+  watchCheckpoint(chain, lib, log, refuse);
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Deployment } from '../ledger/deployment.ts';
 import type { ProofSystem } from '../ledger/proof-system.ts';
 import type { INetwork } from '../network/index.ts';
+import type { CheckpointStart } from './checkpoint.ts';
 import type { UserConfig } from './config.ts';
 
 export interface NodeOptions {
@@ -27,4 +28,6 @@ export interface NodeOptions {
   readonly onFatal?: (e: Error) => void;
   /** Overrides the peer-to-peer network (tests: an in-memory one). */
   readonly network?: INetwork;
+  /** `--checkpoint`: a new node starts from this checkpoint (a file, or a block's from peers). */
+  readonly checkpoint?: CheckpointStart;
 }

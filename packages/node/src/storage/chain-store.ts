@@ -60,6 +60,11 @@ export interface ChainUpdate {
   meta: ChainMeta;
   /** Blocks pruned from forks (deleted). They must not be canonical after the update. */
   prune?: Uint8Array[];
+  /**
+   * The update stores a checkpoint's block on a chain of its genesis alone: its one canonical block
+   * sits above a gap (the blocks between genesis and it are never stored) and its parent is not stored.
+   */
+  checkpoint?: true;
 }
 
 export interface ChainRangeOptions {
@@ -370,8 +375,12 @@ export class ChainStore {
       entries.set(e.height, e);
       if (e.height > newTop) newTop = e.height;
     }
-    if (newTop - keptTop > BigInt(entries.size)) throw inconsistent('the canonical chain would have a gap');
-    for (let h = keptTop + 1n; h <= newTop; h++)
+    const checkpoint = update.checkpoint === true;
+    if (checkpoint && (oldTop !== 0n || entries.size !== 1 || update.blocks.length !== 1))
+      throw inconsistent('a checkpoint is one block stored on a chain of its genesis alone');
+    if (!checkpoint && newTop - keptTop > BigInt(entries.size))
+      throw inconsistent('the canonical chain would have a gap');
+    for (let h = keptTop + 1n; h <= newTop && !checkpoint; h++)
       if (!entries.has(h)) throw inconsistent(`the canonical chain would have a gap at height ${h}`);
     const oldCache = new Map<bigint, Uint8Array | undefined>();
     const oldAt = (h: bigint): Uint8Array | undefined => {
@@ -420,7 +429,7 @@ export class ChainStore {
         );
     };
     for (const j of joining) {
-      if (j.height > 0n) linkCheck(j.info, j.height);
+      if (j.height > 0n && !checkpoint) linkCheck(j.info, j.height);
       const above = j.height + 1n;
       if (above <= newTop && !joiningHeights.has(above)) {
         const childId = newAt(above)!;

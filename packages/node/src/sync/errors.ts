@@ -4,7 +4,12 @@
  */
 import { LogosError } from '@logos-ts/shared/errors';
 
-export type SyncErrorCode = 'SYNC_PEER' | 'SYNC_UNAVAILABLE' | 'SYNC_ALL_PEERS_FAILED';
+export type SyncErrorCode =
+  | 'SYNC_PEER'
+  | 'SYNC_UNAVAILABLE'
+  | 'SYNC_ALL_PEERS_FAILED'
+  /** No checkpoint the peers agree on could be fetched (checkpoint-protocol.ts). */
+  | 'SYNC_CHECKPOINT';
 
 export interface SyncErrorMeta {
   readonly peer?: string;

@@ -3,6 +3,14 @@
  * sync server and client, IBD, orphan downloads, tip polling), its settings, the bootstrap phases and the
  * interface gossip hands orphan blocks to.
  */
+
+export {
+  CHECKPOINT_PROTOCOL,
+  type CheckpointSource,
+  fetchCheckpoint,
+  MAX_CHECKPOINT_BYTES,
+  serveCheckpoints,
+} from './checkpoint-protocol.ts';
 export { DEFAULT_SYNC, parseSyncConfig, type SyncConfig } from './config.ts';
 export { SyncError, type SyncErrorCode } from './errors.ts';
 export { IBD_FAILED_MESSAGE } from './ibd.ts';

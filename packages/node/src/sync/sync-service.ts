@@ -10,6 +10,7 @@ import type { IChain, SlotClock } from '../chain/index.ts';
 import { type INetwork, MAX_REQUEST_BYTES } from '../network/index.ts';
 import { deferred } from '../util/deferred.ts';
 import type { Meter } from '../util/meter.ts';
+import { type CheckpointSource, serveCheckpoints } from './checkpoint-protocol.ts';
 import { SyncClient } from './client.ts';
 import type { SyncConfig } from './config.ts';
 import { SyncError } from './errors.ts';
@@ -59,6 +60,8 @@ export interface SyncServiceDeps {
   readonly signal: AbortSignal;
   /** Counts chain sync requests and times downloads (absent: not counted). */
   readonly meter?: Meter;
+  /** Serves the checkpoint protocol from it (the chain service; absent: not served). */
+  readonly checkpoints?: CheckpointSource;
 }
 
 export class SyncService implements IBlockSync {
@@ -106,6 +109,8 @@ export class SyncService implements IBlockSync {
 
   static init(opts: SyncServiceOptions, deps: SyncServiceDeps): SyncService {
     const s = new SyncService(opts, deps);
+    // This node's own protocol beside chain sync: the checkpoint of its LIB, for nodes starting from one.
+    if (deps.checkpoints) serveCheckpoints(deps.network, deps.checkpoints, deps.logger);
     serveChainSync(
       {
         protocol: opts.protocol,

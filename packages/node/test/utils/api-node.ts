@@ -50,6 +50,10 @@ export interface FastNodeOptions {
   readonly configFile?: string;
   /** The metrics listener (default: none, so that test nodes running at once never share a port). */
   readonly metricsAddress?: string;
+  /** Start from this checkpoint (`--checkpoint`). */
+  readonly checkpoint?: NodeOptions['checkpoint'];
+  /** Called when the node stops on a fatal error. */
+  readonly onFatal?: NodeOptions['onFatal'];
 }
 
 export async function startFastNode(opts: FastNodeOptions = {}): Promise<TestNode> {
@@ -84,6 +88,8 @@ export async function startFastNode(opts: FastNodeOptions = {}): Promise<TestNod
       proofs: INSECURE_TEST_PROOFS,
       ...(opts.network && { network: opts.network }),
       ...(opts.configFile !== undefined && { configFile: opts.configFile }),
+      ...(opts.checkpoint !== undefined && { checkpoint: opts.checkpoint }),
+      ...(opts.onFatal !== undefined && { onFatal: opts.onFatal }),
     });
   } catch (e) {
     removeDir();

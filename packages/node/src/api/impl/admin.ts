@@ -1,11 +1,14 @@
-/** Handlers of the administration namespace (routes/admin.ts): the log filter, the key reload. */
+/** Handlers of the administration namespace (routes/admin.ts): the log filter, the key reload, the checkpoint export. */
 import { LogosError } from '@logos-ts/shared/errors';
 import { stringifyJson } from '@logos-ts/shared/json';
 import { ApiError } from '../errors.ts';
 import type { adminRoutes } from '../routes/admin.ts';
 import type { ApiContext, Handlers } from '../types.ts';
 
-export const adminHandlers: Handlers<typeof adminRoutes, Pick<ApiContext, 'setLogFilter' | 'reloadKeys'>> = {
+export const adminHandlers: Handlers<
+  typeof adminRoutes,
+  Pick<ApiContext, 'setLogFilter' | 'reloadKeys' | 'exportCheckpoint'>
+> = {
   adminTracingFilter(ctx, { body }) {
     // The levels are checked and named by the body's schema (routes/admin.ts).
     ctx.setLogFilter(body.filters);
@@ -19,6 +22,16 @@ export const adminHandlers: Handlers<typeof adminRoutes, Pick<ApiContext, 'setLo
     } catch (e) {
       // A refused file, config or key: nothing changed; the message names the file or key id, never a secret.
       if (e instanceof LogosError) throw new ApiError(400, e.message);
+      throw e;
+    }
+  },
+  adminCheckpointExport(ctx, { body }) {
+    if (ctx.exportCheckpoint === undefined) throw new ApiError(400, 'this node cannot export a checkpoint');
+    try {
+      return { body: stringifyJson(ctx.exportCheckpoint(body.path)) };
+    } catch (e) {
+      if (e instanceof LogosError)
+        throw new ApiError(e.code === 'NODE_CHECKPOINT_UNAVAILABLE' ? 503 : 400, e.message);
       throw e;
     }
   },

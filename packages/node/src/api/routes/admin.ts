@@ -1,6 +1,7 @@
 /**
  * Route definitions of the administration namespace: the log filter, and (this node's own, under
- * `/x/`) the reload of the node's keys from its config, answered to the loopback interface only.
+ * `/x/`) the reload of the node's keys from its config and the export of a checkpoint, answered to the
+ * loopback interface only.
  */
 
 import { array, nullValue, object, record, type Schema, SchemaError, string, uint } from '../json-schema.ts';
@@ -41,6 +42,19 @@ export const TracingFilter = object({
   ),
 });
 
+/** Where the node writes a checkpoint: an absolute path of a file that does not exist yet. */
+export const CheckpointExport = object({ path: string });
+
+/** The checkpoint written: its file, block, slot, height, content hash and size. */
+export const CheckpointWritten = object({
+  path: string,
+  block: string,
+  slot: uint(),
+  height: uint(),
+  hash: string,
+  bytes: uint(),
+});
+
 /** What a key reload changed: key ids of the key store, ZK public keys (hex) of the wallet, the leader's key count. */
 export const KeysReloaded = object(
   {
@@ -68,6 +82,17 @@ export const adminRoutes = {
       "Reads the node's keys from its config again (kms.backend.keys, wallet.known_keys) and applies them without a restart; only from the loopback interface (403 otherwise), 400 and nothing changed when the config or a key is refused",
     response: { json: KeysReloaded },
     errors: [400, 403, 500],
+    loopbackOnly: true,
+  }),
+  adminCheckpointExport: def({
+    method: 'POST',
+    path: '/x/admin/checkpoint',
+    tag: 'Administration',
+    summary:
+      'Writes the checkpoint of the LIB (its block and the ledger state after it) to a new file on this machine; only from the loopback interface (403 otherwise), 400 when the path is not absolute or the file exists',
+    body: CheckpointExport,
+    response: { json: CheckpointWritten },
+    errors: [400, 403, 500, 503],
     loopbackOnly: true,
   }),
 } as const satisfies Record<string, RouteDef>;

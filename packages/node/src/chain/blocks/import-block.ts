@@ -35,6 +35,32 @@ export function genesisUpdate(genesis: Genesis, genesisTimeMs: number): ChainUpd
   };
 }
 
+/**
+ * The storage update of a checkpoint on a new chain (after its genesis): the checkpoint's block,
+ * canonical at its height, as tip and LIB; the blocks between genesis and it are not stored.
+ */
+export function checkpointUpdate(c: {
+  readonly id: Uint8Array;
+  readonly slot: bigint;
+  readonly height: bigint;
+  readonly block: Uint8Array;
+  readonly decodedBlock: Block;
+}): ChainUpdate {
+  return {
+    blocks: [
+      {
+        info: { id: c.id, parent: c.decodedBlock.header.parent_block, slot: c.slot, height: c.height },
+        block: c.block,
+        events: new TextEncoder().encode('[]'),
+        txHashes: c.decodedBlock.transactions.map((t) => txHash(t.mantle_tx)),
+      },
+    ],
+    canonical: [{ height: c.height, id: c.id, slot: c.slot }],
+    meta: { tip: c.id, lib: c.id },
+    checkpoint: true,
+  };
+}
+
 /** The block tree after a block was added to it. */
 export interface TreeAfterBlock {
   /** What adding the block changed (engine `receive`). */

@@ -66,7 +66,7 @@ function checkedFiles(o: FilesOptions): { config: string; keystore: string } {
 }
 
 /** The secret key's hex from a private file (`-`: stdin), surrounding white space dropped. */
-function readSecret(path: string): string {
+export function readSecret(path: string): string {
   if (path !== '-') checkPrivateFile(path);
   try {
     return readFileSync(path === '-' ? 0 : path, 'utf8').trim();

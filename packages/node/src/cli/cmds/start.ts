@@ -4,10 +4,12 @@
  * the key files (a config holding secret keys, the keystore.yaml beside it: private to their owner).
  * The node reads its keys from that config again on `POST /x/admin/keys/reload` (node/keys.ts).
  */
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { bytesToHex } from '../../codec/hex.ts';
+import { bytesToHex, hexToBytes } from '../../codec/hex.ts';
 import type { Deployment } from '../../ledger/deployment.ts';
+import type { CheckpointStart } from '../../node/checkpoint.ts';
 import { devnetConfig, fundedDevnetKeys } from '../../node/devnet.ts';
 import { checkKeyFiles } from '../../node/keys.ts';
 import { loadDeployment, readConfigFile } from '../../node/load.ts';
@@ -39,6 +41,20 @@ export function banner(node: LogosNode, deployment: Deployment, devnet: boolean)
   return `${lines.join('\n')}\n\n`;
 }
 
+/** `--checkpoint`: 64 hex digits are a block id (fetched from peers), anything else a file. */
+function checkpointOption(v: string): CheckpointStart {
+  if (/^[0-9a-fA-F]{64}$/.test(v)) return { blockId: hexToBytes(v) };
+  if (!existsSync(v))
+    throw new CliError(
+      'CLI_BAD_INPUT',
+      `--checkpoint: ${v} is neither a file nor a block id (64 hex digits)`,
+      {
+        path: v,
+      },
+    );
+  return { file: resolve(v) };
+}
+
 export function addStartCommand(program: Command): void {
   program
     .command('start', { isDefault: true })
@@ -66,6 +82,10 @@ export function addStartCommand(program: Command): void {
     )
     .option('--new-chain', 'start a new chain in a data folder that was used before but lost its chain file')
     .option(
+      '--checkpoint <file|block id>',
+      'a new node starts from this checkpoint instead of genesis: a file (snapshot export), or the id of a block whose checkpoint two peers confirm',
+    )
+    .option(
       '--insecure-api-binding',
       'serve the API without authentication on an address other machines can reach (refused otherwise; see api.backend.auth)',
     )
@@ -79,8 +99,10 @@ export function addStartCommand(program: Command): void {
         logLevel?: string;
         newChain?: boolean;
         insecureApiBinding?: boolean;
+        checkpoint?: string;
       }) => {
         // Everything is checked before the node touches its storage.
+        const checkpoint = o.checkpoint === undefined ? undefined : checkpointOption(o.checkpoint);
         const config = o.config ? readConfigFile(o.config) : devnetConfig();
         if (o.config) checkKeyFiles(o.config, config);
         const deployment = loadDeployment(o.deployment);
@@ -117,6 +139,7 @@ export function addStartCommand(program: Command): void {
           logger,
           ...(o.circuits ? { circuitsDir: resolve(o.circuits) } : {}),
           ...(o.newChain ? { newChain: true } : {}),
+          ...(checkpoint ? { checkpoint } : {}),
           ...(o.insecureApiBinding ? { insecureApiBinding: true } : {}),
           ...(o.insecureTestProofs
             ? { proofs: createProofSystem(deployment, { insecureTestProofs: true }) }
