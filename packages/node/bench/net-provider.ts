@@ -8,7 +8,7 @@
  *
  *   net-provider.ts <dir> <blocks> <txs per block> <genesis unix s> <slot ms> <k>
  *
- * Messages: child → parent `{type:'ready', peerId, addrs, tip, height, txs, buildMs}` or
+ * Messages: child → parent `{type:'ready', peerId, addrs, api, tip, height, txs, buildMs}` or
  * `{type:'error', message}`; parent → child `{type:'stop'}` (the node stops cleanly, so its data folder
  * can be opened next, and the process exits). The child stops too when the parent goes away.
  */
@@ -59,6 +59,7 @@ async function main(): Promise<void> {
     type: 'ready',
     peerId: node.network.peerId,
     addrs: node.network.info().listen_addresses,
+    api: node.api.listening,
     tip: bytesToHex(tip.id),
     height: tip.height,
     txs: txs.length,

@@ -97,7 +97,7 @@ function spread(ms: readonly number[]): string {
 type Msg = { type: string; [k: string]: unknown };
 
 /** The provider child process (bench/net-provider.ts). */
-class Provider {
+export class Provider {
   private readonly proc: ChildProcess;
   private readonly exited: Promise<void>;
 
@@ -138,7 +138,7 @@ class Provider {
 }
 
 /** The provider's configuration, for the nodes of this process: no leader keys, API and QUIC on free ports. */
-function nodeConfig(dir: string, ibdPeer?: { peerId: string; addr: string }): UserConfig {
+export function nodeConfig(dir: string, ibdPeer?: { peerId: string; addr: string }): UserConfig {
   const cfg = followerConfig();
   return {
     ...cfg,
@@ -154,7 +154,7 @@ function nodeConfig(dir: string, ibdPeer?: { peerId: string; addr: string }): Us
 }
 
 /** A logger that keeps the lines (parsed) with the time they were written, and shows warnings on stderr. */
-function capturingLogger() {
+export function capturingLogger() {
   const lines: { at: number; msg: string; level: number }[] = [];
   const logger = pino(
     { level: 'info' },
