@@ -4,6 +4,7 @@
  * the key files (a config holding secret keys, the keystore.yaml beside it: private to their owner).
  * The node reads its keys from that config again on `POST /x/admin/keys/reload` (node/keys.ts).
  */
+
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -20,6 +21,7 @@ import { API_VERSION, IMPLEMENTATION } from '../../version.ts';
 import { createProofSystem } from '../../zk/index.ts';
 import { CliError } from '../errors.ts';
 import { logFormatOption, logLevelOption } from '../options.ts';
+import { showIbdProgress } from '../progress.ts';
 
 /** The start-up banner for a person at a terminal: where the API is, which chain, the devnet keys. */
 export function banner(node: LogosNode, deployment: Deployment, devnet: boolean): string {
@@ -159,6 +161,8 @@ export function addStartCommand(program: Command): void {
             );
           }
         }
+        // On a terminal, a progress bar while initial block download runs (its log lines say the same).
+        if (format === 'pretty') showIbdProgress(() => node?.sync.ibdProgress() ?? null);
         process.on('SIGINT', () => shutdown('SIGINT'));
         process.on('SIGTERM', () => shutdown('SIGTERM'));
       },
