@@ -29,6 +29,7 @@
  *   the meaning the dashboards give them.
  * F sets no help texts nor buckets (OpenTelemetry's defaults, 0 to 10,000, coarse for seconds); the
  * help texts and buckets here are this node's (docs/design/fidelity.md, "Metrics").
+ * inferred: the names F no longer records keep the meaning the dashboards give them (docs/design/fidelity.md)
  */
 import type { CounterName, HistogramName } from '../util/meter.ts';
 

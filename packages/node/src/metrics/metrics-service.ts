@@ -132,6 +132,7 @@ export class MetricsService implements IMetrics {
 
   // As F's API middleware: every request counted; those not answered 200 as failed, with their status;
   // the duration of those answered 200 (nodes/api-common/src/metrics.rs).
+  // inferred: counted when answered, `unmatched` for a path no route matches (docs/design/fidelity.md "Metrics")
   httpAnswered(method: string, endpoint: string, status: number, seconds: number): void {
     if (!this.enabled) return;
     const m = METHODS.has(method) ? method : 'other';

@@ -74,7 +74,10 @@ export async function checkpointFromPeers(
   }
 }
 
-/** Refusals of blocks on the checkpoint after which the checkpoint is refused. */
+/**
+ * Refusals of blocks on the checkpoint after which the checkpoint is refused.
+ * inferred: three, as one refused block may be a forgery (docs/design/fidelity.md "Checkpoints")
+ */
 const REFUSALS = 3;
 
 /**

@@ -19,6 +19,7 @@ import { blake2b256 } from '../crypto/blake2b.ts';
 import type { INetwork } from '../network/index.ts';
 import { SyncError } from './errors.ts';
 
+// inferred: a protocol of this node's own; the reference has no checkpoints (docs/design/fidelity.md "Checkpoints")
 export const CHECKPOINT_PROTOCOL = '/logos-ts/checkpoint/1.0.0';
 const CHUNK = 1 << 20;
 /** The largest checkpoint fetched: a block and a ledger state of up to 512 MiB. */

@@ -12,7 +12,7 @@ import { parse } from 'yaml';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import { frToBytes } from '../../../src/crypto/field.ts';
 import { parseCopy, prepareDevnetFolder } from '../../../src/devnet/folder.ts';
-import { runDevnet } from '../../../src/devnet/index.ts';
+import { devnetTable, runDevnet } from '../../../src/devnet/index.ts';
 import {
   genesisNotes,
   nodeConfigYaml,
@@ -244,5 +244,25 @@ test('--genesis-account: notes of their own keys after the stake notes, in the w
   await assert.rejects(
     prepareDevnetFolder({ ...base(dir), genesisAccounts: ['0:1x5'] }),
     /--genesis-account: .* holds a chain whose genesis is fixed/,
+  );
+});
+
+test('--metrics: node i serves its metrics on base + i, the table says where to scrape; without it none', async () => {
+  const plans = await planDevnet({ nodes: 3, apiPortBase: 8080, p2pPortBase: 3000 });
+  const on = parseUserConfig(nodeConfigYaml(plans[2]!, plans, { metricsPort: 9402 }));
+  assert.deepEqual(on.metrics, { listen_address: '127.0.0.1:9402', configured: true });
+  const off = parseUserConfig(nodeConfigYaml(plans[2]!, plans));
+  assert.deepEqual(off.metrics, { listen_address: null, configured: true });
+
+  const dir = join(tmp, 'metrics');
+  const d = await prepareDevnetFolder({ ...base(dir), nodes: 3, metricsPortBase: 9500 });
+  const cfg = parseUserConfig(readFileSync(d.configPaths[1]!, 'utf8'));
+  assert.equal(cfg.metrics.listen_address, '127.0.0.1:9501');
+  const table = devnetTable(d);
+  assert.match(table, /node-2 {2}http:\/\/127\.0\.0\.1:9502\/metrics/);
+  assert.match(table, /targets: \['127\.0\.0\.1:9500', '127\.0\.0\.1:9501', '127\.0\.0\.1:9502'\]/);
+  await assert.rejects(
+    prepareDevnetFolder({ ...base(join(tmp, 'metrics-bad')), nodes: 3, metricsPortBase: 65534 }),
+    /--metrics: expected a port from 1 to 65533/,
   );
 });
