@@ -13,8 +13,8 @@ import { devnetConfig } from '../../../src/node/devnet.ts';
 import { apiContext } from '../../mocks/api-context.ts';
 
 const PINNED = {
-  bytes: 64534,
-  sha256: '941044d5088ad5f5f16345e30322786030e6d98e76df599be46fb98a79df1d25',
+  bytes: 66424,
+  sha256: 'acdd9b1de2e85f4df53dc871ace2af3a245a2b38da641088fd671940e04137de',
 };
 
 test('the served OpenAPI document is byte for byte the pinned one', async () => {
