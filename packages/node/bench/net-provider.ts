@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     config: {
       ...cfg,
       api: { backend: { ...cfg.api.backend, listen_address: '127.0.0.1:0' } },
+      metrics: { listen_address: null, configured: true },
       state: { base_folder: dir },
     },
     baseDir: dir,

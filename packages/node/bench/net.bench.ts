@@ -143,6 +143,7 @@ export function nodeConfig(dir: string, ibdPeer?: { peerId: string; addr: string
   return {
     ...cfg,
     api: { backend: { ...cfg.api.backend, listen_address: '127.0.0.1:0' } },
+    metrics: { listen_address: null, configured: true },
     state: { base_folder: dir },
     ...(ibdPeer
       ? {
