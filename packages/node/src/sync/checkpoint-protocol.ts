@@ -48,7 +48,8 @@ function encodeRequest(kind: 0 | 1, id: Uint8Array | undefined): Uint8Array {
   return w.finish();
 }
 
-function encodeOffer(o: CheckpointOffer): Uint8Array {
+/** The summary frame of a checkpoint (status 0, then its fields). */
+export function encodeOffer(o: CheckpointOffer): Uint8Array {
   const w = new Writer(SUMMARY_BYTES);
   w.u8(0);
   w.bytes(o.genesis);
@@ -74,7 +75,8 @@ function decodeOffer(frame: Uint8Array): CheckpointOffer | undefined {
   return { ...o, length: Number(length) };
 }
 
-function offerOf(bytes: Uint8Array): CheckpointOffer {
+/** The summary of a checkpoint's bytes, as the summary frame carries it. */
+export function offerOf(bytes: Uint8Array): CheckpointOffer {
   const r = new Reader(bytes.subarray(20, 20 + 80));
   const genesis = r.bytes(32);
   const id = r.bytes(32);

@@ -10,12 +10,13 @@ import { pino } from 'pino';
 import { encodeBlock } from '../../../src/block/block.ts';
 import { headerId } from '../../../src/block/header.ts';
 import { checkpointSummary, decodeCheckpoint, encodeCheckpoint } from '../../../src/chain/checkpoint.ts';
-import { Writer } from '../../../src/codec/binary.ts';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import { encodeLedgerState } from '../../../src/ledger/snapshot.ts';
 import {
   CHECKPOINT_PROTOCOL,
+  encodeOffer,
   fetchCheckpoint,
+  offerOf,
   serveCheckpoints,
 } from '../../../src/sync/checkpoint-protocol.ts';
 import { FakeNetworkBus } from '../../mocks/network.ts';
@@ -111,7 +112,7 @@ test('a peer whose bytes do not match the announced hash is penalised and the ne
   liar!.handle(
     CHECKPOINT_PROTOCOL,
     async function* (req) {
-      yield* summaryOf(good);
+      yield encodeOffer(offerOf(good));
       if (req[0] === 0) return;
       const bad = good.slice();
       bad[300]! ^= 1;
@@ -131,20 +132,6 @@ test('a peer whose bytes do not match the announced hash is penalised and the ne
   bus.close();
 });
 
-/** The summary frame a server sends for `bytes` (the protocol's encoding, for a lying peer). */
-function summaryOf(bytes: Uint8Array): Uint8Array[] {
-  const s = checkpointSummary(bytes);
-  const w = new Writer(150);
-  w.u8(0);
-  w.bytes(s.genesis);
-  w.bytes(s.id);
-  w.u64(s.slot);
-  w.u64(s.height);
-  w.bytes(s.hash);
-  w.u64(BigInt(s.bytes));
-  return [w.finish()];
-}
-
 test('an announced length beyond the largest checkpoint is refused before anything is allocated', async () => {
   const c = await sample();
   const bus = new FakeNetworkBus();
@@ -152,15 +139,7 @@ test('an announced length beyond the largest checkpoint is refused before anythi
   big!.handle(
     CHECKPOINT_PROTOCOL,
     async function* () {
-      const w = new Writer(150);
-      w.u8(0);
-      w.bytes(c.genesis);
-      w.bytes(c.id);
-      w.u64(c.slot);
-      w.u64(c.height);
-      w.bytes(new Uint8Array(32));
-      w.u64(1n << 40n);
-      yield w.finish();
+      yield encodeOffer({ ...offerOf(encodeCheckpoint(c)), length: 2 ** 40 });
     },
     { maxRequestBytes: 64, maxInbound: 8 },
   );
