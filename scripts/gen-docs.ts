@@ -50,7 +50,7 @@ export function renderEndpoints(): string {
     const query = Object.entries(def.query ?? {})
       .map(([name, p]) => `\`${name}\`${p.required ? '' : '?'}`)
       .join(', ');
-    const kind = 'ndjson' in def.response ? 'NDJSON stream' : 'JSON';
+    const kind = 'ndjson' in def.response ? 'NDJSON stream' : 'bytes' in def.response ? 'bytes' : 'JSON';
     const row = [
       def.method,
       `\`${def.path}\``,

@@ -51,12 +51,14 @@ type BodyArgs<D extends RouteDef> =
 /** What a method takes: path params, query, body, and an optional abort signal. */
 export type Args<D extends RouteDef> = PathArgs<D> & QueryArgs<D> & BodyArgs<D> & { signal?: AbortSignal };
 
-/** What a method resolves to: the decoded JSON body, or an async iterable of decoded NDJSON lines. */
+/** What a method resolves to: the decoded JSON body, an async iterable of decoded NDJSON lines, or bytes. */
 export type Result<D extends RouteDef> = D['response'] extends { json: Schema<infer R> }
   ? R
   : D['response'] extends { ndjson: Schema<infer L> }
     ? NdjsonStream<L>
-    : never;
+    : D['response'] extends { bytes: string }
+      ? Uint8Array
+      : never;
 
 type Method<D extends RouteDef> =
   HasRequired<Args<D>> extends true
@@ -177,6 +179,7 @@ async function call(
     throw new ApiResponseError(op, res.status, text, code);
   }
   if ('json' in def.response) return def.response.json.decode(parseJson(await res.text()));
+  if ('bytes' in def.response) return new Uint8Array(await res.arrayBuffer());
   return ndjson(res, def.response.ndjson);
 }
 

@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { packageFile } from '../util/package-files.ts';
 
 /** The URL prefix of the explorer. */
+// inferred: the reference serves no page (docs/design/fidelity.md "Explorer")
 export const EXPLORER_PREFIX = '/explorer';
 
 /** The served files and their content types; any other name under the prefix is a 404. */

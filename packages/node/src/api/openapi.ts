@@ -43,13 +43,16 @@ export function openApiDocument(
         schema: p.jsonSchema,
       });
     }
+    const r = def.response;
     const success =
-      'json' in def.response
-        ? { 'application/json': { schema: def.response.json.jsonSchema } }
-        : { 'application/x-ndjson': { schema: def.response.ndjson.jsonSchema } };
+      'json' in r
+        ? { 'application/json': { schema: r.json.jsonSchema } }
+        : 'ndjson' in r
+          ? { 'application/x-ndjson': { schema: r.ndjson.jsonSchema } }
+          : { [r.bytes]: { schema: { type: 'string', format: 'binary' } } };
     const responses: Record<string, object> = {
       [String(def.status ?? 200)]: {
-        description: 'ndjson' in def.response ? 'one JSON value per line' : 'success',
+        description: 'ndjson' in r ? 'one JSON value per line' : 'bytes' in r ? 'the bytes' : 'success',
         content: success,
       },
     };

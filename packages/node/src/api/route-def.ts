@@ -49,8 +49,11 @@ export interface RouteDef {
    * none (whatever its content type): the handler then receives `undefined`.
    */
   readonly optionalBody?: boolean;
-  /** A JSON body, or an NDJSON stream of lines of this schema. */
-  readonly response: { readonly json: Schema<unknown> } | { readonly ndjson: Schema<unknown> };
+  /** A JSON body, an NDJSON stream of lines of this schema, or bytes of this media type. */
+  readonly response:
+    | { readonly json: Schema<unknown> }
+    | { readonly ndjson: Schema<unknown> }
+    | { readonly bytes: string };
   /** Status of a success (200 unless given). */
   readonly status?: number;
   /** Handled failures (`{code, message}` JSON) the endpoint can answer. */

@@ -13,7 +13,7 @@ import type { IPow } from '../pow/index.ts';
 import type { IWallet } from '../wallet/index.ts';
 import type { Infer, Schema } from './json-schema.ts';
 import type { PathParam, QueryParam, RouteDef } from './route-def.ts';
-import type { CheckpointWritten, KeysReloaded } from './routes/admin.ts';
+import type { KeysReloaded } from './routes/admin.ts';
 import type { ChainPhase } from './routes/cryptarchia.ts';
 
 export type Phase = Infer<typeof ChainPhase>;
@@ -25,8 +25,8 @@ export interface ApiContext {
   setLogFilter(filters: Readonly<Record<string, string>>): void;
   /** Reads the node's keys from its config again and applies them (absent: the node cannot). */
   reloadKeys?(): Infer<typeof KeysReloaded>;
-  /** Writes the checkpoint of the LIB to a new file (absent: the node cannot). */
-  exportCheckpoint?(path: string): Infer<typeof CheckpointWritten>;
+  /** The encoded checkpoint of the LIB; undefined while the node holds no state of it (absent: the node cannot). */
+  checkpoint?(): Uint8Array | undefined;
   readonly chain: IChain;
   readonly clock: SlotClock;
   readonly deployment: Deployment;

@@ -91,6 +91,7 @@ export interface ChainServiceDeps {
 }
 
 /** Refusals of a block already known or of a chain that stops: not counted as failed applications. */
+// inferred: duplicates are not failed applications (docs/design/fidelity.md "Metrics")
 const NOT_FAILURES = new Set(['BLOCK_ALREADY_APPLIED', 'BLOCK_ALREADY_SEEN', 'BLOCK_CHAIN_CLOSED']);
 
 /** A block between the prepare and the finish stages. */
@@ -219,6 +220,11 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     return bytes;
   }
 
+  /** Whether the checkpoint of the LIB (or of `id`) is encoded already (the last one asked for is). */
+  checkpointEncoded(id?: Uint8Array): boolean {
+    return this.checkpointCache?.id === (id === undefined ? this.engine.lib.id : bytesToHex(id));
+  }
+
   /**
    * Keeps the state of a new LIB among the recent ones (immutable, so it never changes), so that a
    * checkpoint asked for by id is still served a few blocks after its block stopped being the LIB.
@@ -282,28 +288,28 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
         'BLOCK_GENESIS_MISMATCH',
         `the checkpoint is of another chain (genesis ${bytesToHex(cp.genesis)}, this deployment's ${gid})`,
       );
-    if (cp && meta.tip)
+    if (cp && (store.tipHeight() ?? 0n) > 0n)
       throw new BlockRejected(
         'BLOCK_CHECKPOINT_ON_CHAIN',
         'a checkpoint starts a new node: the data folder holds a chain already (start without the checkpoint, or from an empty data folder)',
       );
     const fresh = !store.info(this.genesis.id);
-    if (fresh) {
-      if (meta.tip)
-        throw new BlockRejected(
-          'BLOCK_GENESIS_MISMATCH',
-          'the stored chain has another genesis block than this deployment',
-        );
+    if (fresh && meta.tip)
+      throw new BlockRejected(
+        'BLOCK_GENESIS_MISMATCH',
+        'the stored chain has another genesis block than this deployment',
+      );
+    if (cp) {
+      // Genesis (when new), the checkpoint's block and its state: one transaction, all or nothing.
+      const genesis = fresh ? { genesis: this.genesis, genesisTimeMs: this.opts.genesisTimeMs } : undefined;
+      await store.commit(checkpointUpdate(cp, genesis));
+      logger.info(
+        { block: bytesToHex(cp.id), slot: Number(cp.slot), height: Number(cp.height) },
+        'started from a checkpoint: its state is the LIB; the blocks after it are verified in full',
+      );
+    } else if (fresh) {
       await store.commit(genesisUpdate(this.genesis, this.opts.genesisTimeMs));
       logger.info({ genesis: gid }, 'new chain: genesis block stored');
-      if (cp) {
-        await store.commit(checkpointUpdate(cp));
-        await store.saveSnapshot(cp.id, cp.state);
-        logger.info(
-          { block: bytesToHex(cp.id), slot: Number(cp.slot), height: Number(cp.height) },
-          'started from a checkpoint: its state is the LIB; the blocks after it are verified in full',
-        );
-      }
     }
     if (!fresh || cp) {
       await restoreChain(store, this.config, logger, {
@@ -406,7 +412,7 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
       if (NOT_FAILURES.has(code)) return;
       const reason = code === 'BLOCK_PARENT_MISSING' ? 'parent_missing' : 'other';
       this.meter.count('consensus_apply_block_failed_total', 1, { reason });
-      if (reason === 'other')
+      if (reason === 'other' && (e as { action?: string }).action === 'reject')
         this.emit('refused', {
           id: headerId(block.header),
           parent: block.header.parent_block,

@@ -57,6 +57,7 @@ export interface CheckpointSummary {
   readonly bytes: number;
 }
 
+// inferred: this node's own format; the reference has none (docs/design/fidelity.md "Checkpoints")
 export function encodeCheckpoint(c: Checkpoint): Uint8Array {
   const w = new Writer(c.state.length + c.block.length + 256);
   w.bytes(MAGIC);

@@ -43,7 +43,7 @@ export interface ProcessedBlock {
   readonly lib: BlockRef;
 }
 
-/** A block the chain refused for what it is (not a duplicate, nor a block waiting for its parent). */
+/** A block the chain refused as invalid (`BlockRejected` with the action `reject`). */
 export interface RefusedBlock {
   readonly id: Uint8Array;
   readonly parent: Uint8Array;
@@ -53,7 +53,7 @@ export interface RefusedBlock {
 
 export interface ChainEvents {
   block: [ProcessedBlock];
-  /** A block refused as invalid (or not stored). */
+  /** A block refused as invalid. */
   refused: [RefusedBlock];
   fatal: [Error];
   lib: [BlockRef];

@@ -19,6 +19,7 @@ import { PROOFS_ALREADY_VERIFIED } from '../ledger/proof-system.ts';
 import { decodeLedgerState } from '../ledger/snapshot.ts';
 import type { LedgerState } from '../ledger/state.ts';
 import type { ChainStore, StoredBlockInfo } from '../storage/chain-store.ts';
+import { BlockRejected } from './errors.ts';
 
 /** What a restore rebuilds: the chain service's block tree and its states. */
 export interface RestoredTree {
@@ -56,6 +57,17 @@ export async function restoreChain(
       );
       snap = undefined;
     }
+  }
+  if (!snap || !snapState) {
+    // A chain started from a checkpoint holds no block below it: without its snapshot there is
+    // nothing to replay from.
+    const libId = store.meta().lib;
+    const lib = libId && store.info(libId);
+    if (lib && lib.height > 0n && !store.info(lib.parent))
+      throw new BlockRejected(
+        'BLOCK_STORAGE',
+        `this data folder was started from a checkpoint (block ${bytesToHex(lib.id)}) and holds no usable snapshot of it: delete it and start again from a checkpoint or from genesis`,
+      );
   }
   if (snap && snapState) {
     const lib: BlockNode = {

@@ -16,6 +16,7 @@ export interface MetricsSection {
 
 /** Loopback only by default: the figures tell an outsider what the node holds and whom it talks to. */
 const DEFAULT_LISTEN = '127.0.0.1:9400';
+// inferred: a pull endpoint of this node's own; F pushes OTLP (docs/design/fidelity.md "Metrics")
 export const DEFAULT_METRICS: MetricsSection = { listen_address: DEFAULT_LISTEN, configured: false };
 
 /** Parses the `metrics` section (absent: the default listener; `listen_address: null`: none). */

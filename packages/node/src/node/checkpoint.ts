@@ -3,14 +3,13 @@
  * from peers over the checkpoint protocol (src/sync/checkpoint-protocol.ts), confirmed by two of them;
  * and the watch that refuses a checkpoint whose state the chain after it does not verify on.
  */
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Block } from '../block/block.ts';
-import { type Checkpoint, checkpointSummary, decodeCheckpoint, type IChain } from '../chain/index.ts';
+import { type Checkpoint, decodeCheckpoint, type IChain } from '../chain/index.ts';
 import { DecodeError } from '../codec/errors.ts';
-import { bytesToHex } from '../codec/hex.ts';
+import { bytesEqual, bytesToHex } from '../codec/hex.ts';
 import type { INetwork } from '../network/index.ts';
 import { fetchCheckpoint } from '../sync/index.ts';
 import { NodeError } from './errors.ts';
@@ -67,7 +66,13 @@ export async function checkpointFromPeers(
   logger.info({ block: bytesToHex(blockId), peers: peers.length }, 'fetching the checkpoint from peers');
   try {
     const bytes = await fetchCheckpoint(network, peers, { id: blockId, genesis, signal }, logger);
-    return decode(bytes, `the checkpoint of block ${bytesToHex(blockId)} from peers`);
+    const c = decode(bytes, `the checkpoint of block ${bytesToHex(blockId)} from peers`);
+    if (!bytesEqual(c.id, blockId) || !bytesEqual(c.genesis, genesis))
+      throw new NodeError(
+        'NODE_CHECKPOINT',
+        `the peers' checkpoint is of block ${bytesToHex(c.id)}, not ${bytesToHex(blockId)}`,
+      );
+    return c;
   } catch (e) {
     if (e instanceof NodeError || signal.aborted) throw e;
     throw new NodeError('NODE_CHECKPOINT', (e as Error).message);
@@ -82,16 +87,19 @@ const REFUSALS = 3;
 
 /**
  * Watches the blocks on a checkpoint the node started from (its LIB, whose parent is not stored):
- * the first block applied on it confirms it; blocks on it refused as invalid `REFUSALS` times (IBD
- * asks again each round) with none applied mean the state is not the one the chain's proofs of
- * leadership commit to (their `aged_root` and `latest_root` are the UTXO roots of the state they
- * extend): the node says so and stops.
+ * the first block applied on it confirms it; blocks on it refused as invalid `REFUSALS` times during
+ * initial block download (IBD asks its peers again each round; gossip is not taken before IBD ends,
+ * so a stranger's forged proposals do not count) with none applied mean the state is not the one the
+ * chain's proofs of leadership commit to (their `aged_root` and `latest_root` are the UTXO roots of
+ * the state they extend): the node says so and stops.
  */
 export function watchCheckpoint(
   chain: IChain,
   base: { readonly id: Uint8Array; readonly height: number },
   logger: Logger,
   onRefused: (e: Error) => void,
+  /** Whether refusals count now (during initial block download). */
+  counting: () => boolean,
 ): () => void {
   const baseHex = bytesToHex(base.id);
   let refusals = 0;
@@ -112,7 +120,7 @@ export function watchCheckpoint(
     readonly id: Uint8Array;
     readonly message: string;
   }) => {
-    if (bytesToHex(r.parent) !== baseHex) return;
+    if (bytesToHex(r.parent) !== baseHex || !counting()) return;
     refusals++;
     logger.warn(
       { checkpoint: baseHex, block: bytesToHex(r.id), err: r.message, refusals },
@@ -131,53 +139,4 @@ export function watchCheckpoint(
   chain.on('block', onBlock);
   chain.on('refused', onRefusedBlock);
   return stop;
-}
-
-/** What `exportCheckpoint` wrote. */
-export interface CheckpointWritten {
-  readonly path: string;
-  readonly block: string;
-  readonly slot: number;
-  readonly height: number;
-  readonly hash: string;
-  readonly bytes: number;
-}
-
-/**
- * Writes a checkpoint to a new file at an absolute path: whole or not at all (a temporary file linked
- * to its name, which fails if the name exists), never over an existing file. No secret is in it.
- */
-export function writeCheckpointFile(path: string, bytes: Uint8Array | undefined): CheckpointWritten {
-  if (!isAbsolute(path))
-    throw new NodeError('NODE_CHECKPOINT', `the checkpoint path must be absolute, got ${path}`);
-  if (bytes === undefined)
-    throw new NodeError('NODE_CHECKPOINT_UNAVAILABLE', 'the chain holds no state of its LIB now; try again');
-  const temp = `${path}.partial-${process.pid}`;
-  try {
-    writeFileSync(temp, bytes, { flag: 'wx', mode: 0o644 });
-    linkSync(temp, path);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new NodeError(
-      'NODE_CHECKPOINT',
-      code === 'EEXIST'
-        ? `${path} exists: the checkpoint is written to a new file only`
-        : `cannot write ${path}: ${code ?? (e as Error).message}`,
-    );
-  } finally {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // not created
-    }
-  }
-  const s = checkpointSummary(bytes);
-  return {
-    path,
-    block: bytesToHex(s.id),
-    slot: Number(s.slot),
-    height: Number(s.height),
-    hash: bytesToHex(s.hash),
-    bytes: s.bytes,
-  };
 }

@@ -3,10 +3,8 @@ import { LogosError } from '@logos-ts/shared/errors';
 
 export type NodeErrorCode =
   | 'NODE_NO_CONFIG_FILE'
-  /** A checkpoint that cannot be read, fetched, verified or written. */
-  | 'NODE_CHECKPOINT'
-  /** The chain has no checkpoint to give now (its LIB's state is not held). */
-  | 'NODE_CHECKPOINT_UNAVAILABLE';
+  /** A checkpoint that cannot be read, fetched or verified. */
+  | 'NODE_CHECKPOINT';
 
 export class NodeError extends LogosError {
   declare readonly code: NodeErrorCode;

@@ -33,6 +33,7 @@ export function metricsSources(n: NodeParts): MetricsSources {
   const prover = n.proofs instanceof Groth16ProofSystem ? n.proofs : undefined;
   return {
     tipHeight: () => n.chain.tip().height,
+    // inferred: the tip's slot, as F's chain service records it (docs/design/fidelity.md "Metrics")
     tipSlot: () => n.chain.tip().slot,
     libHeight: () => n.chain.lib().height,
     online: () => n.chain.consensusState === 'Online',

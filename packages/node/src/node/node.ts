@@ -1,9 +1,10 @@
 /**
  * The node: the one place where services are built, in order, each with its settings and its
  * dependencies (a child logger and the node's abort signal among them), and closed in reverse.
- * API socket (bound, not serving yet) → metrics listener (bound, read once the services exist) → proof backend (circuits folder checked) → key store (keys
- * checked) → storage (locked data directory) → network (listening, dialling its initial peers) →
- * verifier threads → chain (genesis or replay) → chain sync and bootstrap phases (IBD) → mempool (the
+ * Metrics listener (bound, read once the services exist) → API socket (bound, not serving yet) → proof
+ * backend (circuits folder checked) → key store (keys checked) → storage (locked data directory) →
+ * network (listening, dialling its initial peers) → verifier threads → the checkpoint a new node starts
+ * from (read, or fetched from peers) → chain (genesis, checkpoint or replay) → chain sync and bootstrap phases (IBD) → mempool (the
  * stored pending transactions) → gossip → wallet → transaction-building operations → Blend → proof of
  * work (miner, claims) → API (serving) → leader → the metrics' readings → status line.
  * Binding first means a taken port stops the node before it creates a data folder or a genesis.
@@ -39,7 +40,6 @@ import {
   checkpointFromPeers,
   type LoadedCheckpoint,
   watchCheckpoint,
-  writeCheckpointFile,
 } from './checkpoint.ts';
 import { reloadKeys as reloadKeyFiles } from './keys.ts';
 import { type LogModule, ModuleLoggers } from './logger.ts';
@@ -169,7 +169,12 @@ export class LogosNode {
       ),
     );
     chain.on('fatal', fatal('node', 'fatal chain error; the node stops'));
-    watchStartingCheckpoint(chain, log('chain'), fatal('node', 'the checkpoint is refused; the node stops'));
+    watchStartingCheckpoint(
+      chain,
+      log('chain'),
+      fatal('node', 'the checkpoint is refused; the node stops'),
+      () => phases.phase === 'InitialBlockDownload',
+    );
     // What most services take: the chain, the clock, their logger and the node's abort signal.
     const on = (m: LogModule) => ({ chain, clock, logger: log(m), signal, meter });
     log('node').info({ ...chain.summary(), data_dir: dataDir, api: api.listening }, 'chain ready');
@@ -272,14 +277,13 @@ export class LogosNode {
     const running: { leader?: LeaderService } = {};
     const reloadKeys = () =>
       reloadKeyFiles(opts.configFile, { kms, wallet, proofs, leader: running.leader, logger: log('node') });
-    const exportCheckpoint = (path: string) => writeCheckpointFile(path, chain.checkpoint());
     await api.serve({
       ...services,
       build: buildInfo(),
       phase: () => phases.phase,
       setLogFilter,
       reloadKeys,
-      exportCheckpoint,
+      checkpoint: () => chain.checkpoint(),
     });
     // Serving stops before the services it reads close (the first close, of the bound socket, is then a no-op).
     stops.push(() => api.close());
@@ -349,14 +353,14 @@ export class LogosNode {
 async function startingCheckpoint(
   opts: NodeOptions,
   genesisTimeMs: number,
-  store: { meta(): { tip?: Uint8Array | undefined } },
+  store: { tipHeight(): bigint | undefined },
   network: INetwork,
   log: Logger,
   signal: AbortSignal,
 ): Promise<LoadedCheckpoint | undefined> {
   const from = opts.checkpoint;
   if (from === undefined) return undefined;
-  if (store.meta().tip !== undefined) {
+  if ((store.tipHeight() ?? 0n) > 0n) {
     log.info('the data folder holds a chain: it continues, the checkpoint is not used');
     return undefined;
   }
@@ -369,10 +373,15 @@ async function startingCheckpoint(
 }
 
 /** A chain whose LIB is a checkpoint nothing was applied on yet: the blocks on it confirm or refuse it. */
-function watchStartingCheckpoint(chain: ChainService, log: Logger, refuse: (e: Error) => void): void {
+function watchStartingCheckpoint(
+  chain: ChainService,
+  log: Logger,
+  refuse: (e: Error) => void,
+  duringIbd: () => boolean,
+): void {
   const lib = chain.lib();
   const ref = chain.blockRef(lib.id);
   if (lib.height === 0 || ref === undefined || chain.blockRef(ref.parent) !== undefined) return;
   if (!bytesEqual(chain.tip().id, lib.id)) return;
-  watchCheckpoint(chain, lib, log, refuse);
+  watchCheckpoint(chain, lib, log, refuse, duringIbd);
 }

@@ -61,10 +61,14 @@ export interface ChainUpdate {
   /** Blocks pruned from forks (deleted). They must not be canonical after the update. */
   prune?: Uint8Array[];
   /**
-   * The update stores a checkpoint's block on a chain of its genesis alone: its one canonical block
-   * sits above a gap (the blocks between genesis and it are never stored) and its parent is not stored.
+   * The update starts a chain at a checkpoint: the checkpoint's block sits above a gap (the blocks
+   * between genesis and it are never stored, its parent neither) on an empty store (the update holds
+   * the genesis block too) or on a store of its genesis alone.
+   * inferred: the reference has no checkpoints (docs/design/fidelity.md "Checkpoints")
    */
   checkpoint?: true;
+  /** With `checkpoint`: the ledger state after the checkpoint's block, stored as the snapshot. */
+  snapshot?: Uint8Array;
 }
 
 export interface ChainRangeOptions {
@@ -376,8 +380,12 @@ export class ChainStore {
       if (e.height > newTop) newTop = e.height;
     }
     const checkpoint = update.checkpoint === true;
-    if (checkpoint && (oldTop !== 0n || entries.size !== 1 || update.blocks.length !== 1))
-      throw inconsistent('a checkpoint is one block stored on a chain of its genesis alone');
+    const onGenesis = oldTop === 0n && entries.size === 1 && update.blocks.length === 1;
+    const onEmpty = oldTop === -1n && entries.size === 2 && entries.has(0n) && update.blocks.length === 2;
+    if (checkpoint && !(onGenesis || onEmpty))
+      throw inconsistent('a checkpoint starts a chain that holds its genesis block alone, or nothing');
+    if (update.snapshot !== undefined && !checkpoint)
+      throw inconsistent('a snapshot goes with a checkpoint only (saveSnapshot stores the others)');
     if (!checkpoint && newTop - keptTop > BigInt(entries.size))
       throw inconsistent('the canonical chain would have a gap');
     for (let h = keptTop + 1n; h <= newTop && !checkpoint; h++)
@@ -429,7 +437,9 @@ export class ChainStore {
         );
     };
     for (const j of joining) {
-      if (j.height > 0n && !checkpoint) linkCheck(j.info, j.height);
+      // A checkpoint's block has no stored parent, and nothing lies between genesis and it.
+      if (checkpoint) continue;
+      if (j.height > 0n) linkCheck(j.info, j.height);
       const above = j.height + 1n;
       if (above <= newTop && !joiningHeights.has(above)) {
         const childId = newAt(above)!;
@@ -517,6 +527,11 @@ export class ChainStore {
       if (m.state !== undefined) tx.put(Bucket.Meta, metaKey.state, enc.encode(m.state));
       if (m.lastOnlineMs !== undefined) tx.put(Bucket.Meta, metaKey.lastOnlineMs, u64Key(m.lastOnlineMs));
       if (m.genesisTimeMs !== undefined) tx.put(Bucket.Meta, metaKey.genesisTimeMs, u64Key(m.genesisTimeMs));
+      if (update.snapshot !== undefined) {
+        const cp = update.blocks[update.blocks.length - 1]!.info.id;
+        tx.put(Bucket.LedgerSnapshots, cp, update.snapshot);
+        tx.put(Bucket.Meta, metaKey.snapshot, cp);
+      }
       if (writeSchema) tx.put(Bucket.Meta, metaKey.schema, u64Key(BigInt(CHAIN_SCHEMA_VERSION)));
       for (const info of prunedInfos) {
         tx.del(Bucket.Blocks, info.id);

@@ -35,10 +35,17 @@ export interface CheckpointOffer {
   readonly length: number;
 }
 
-/** What serves checkpoints: the chain's encoded checkpoint of its LIB (or of `id`, when it is the LIB). */
+/**
+ * What serves checkpoints: the chain's encoded checkpoint of its LIB (or of `id`, a recent LIB), and
+ * whether one is encoded already (the last one asked for is kept).
+ */
 export interface CheckpointSource {
   checkpoint(id?: Uint8Array): Uint8Array | undefined;
+  checkpointEncoded(id?: Uint8Array): boolean;
 }
+
+/** Encoding a checkpoint costs a pass over the whole state: peers get a new one at most this often. */
+const ENCODE_EVERY_MS = 10_000;
 
 function encodeRequest(kind: 0 | 1, id: Uint8Array | undefined): Uint8Array {
   const w = new Writer(34);
@@ -95,7 +102,9 @@ export function serveCheckpoints(
   network: Pick<INetwork, 'handle' | 'penalize'>,
   source: CheckpointSource,
   logger: Logger,
+  now: () => number = Date.now,
 ): void {
+  let lastEncodeAt = Number.NEGATIVE_INFINITY;
   network.handle(
     CHECKPOINT_PROTOCOL,
     async function* serve(request, peer) {
@@ -111,6 +120,14 @@ export function serveCheckpoints(
       } catch (e) {
         network.penalize(peer, 'minor', `checkpoint request: ${(e as Error).message}`);
         return;
+      }
+      // One already encoded is served at once; another only when the last encoding is old enough.
+      if (!source.checkpointEncoded(id)) {
+        if (now() - lastEncodeAt < ENCODE_EVERY_MS) {
+          yield Uint8Array.of(1);
+          return;
+        }
+        lastEncodeAt = now();
       }
       const bytes = source.checkpoint(id);
       if (bytes === undefined) {
@@ -204,8 +221,12 @@ async function download(
 ): Promise<Uint8Array> {
   let out: Uint8Array | undefined;
   let at = 0;
+  // The whole transfer within 30 s plus 256 KiB/s of its length; every frame but the last a full chunk.
+  const deadline = AbortSignal.timeout(30_000 + Math.ceil((offer.length / (256 * 1024)) * 1000));
+  const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
   for await (const frame of network.request(peer, CHECKPOINT_PROTOCOL, encodeRequest(1, id), {
-    ...opts,
+    frameTimeoutMs: opts.frameTimeoutMs,
+    signal,
     maxFrameBytes: Math.max(SUMMARY_BYTES, CHUNK),
   })) {
     if (out === undefined) {
@@ -219,6 +240,10 @@ async function download(
       network.penalize(peer, 'minor', 'checkpoint: more bytes than announced');
       throw new SyncError('SYNC_PEER', 'more checkpoint bytes than announced');
     }
+    if (frame.length !== CHUNK && at + frame.length !== out.length) {
+      network.penalize(peer, 'minor', 'checkpoint: a frame shorter than a chunk before the last');
+      throw new SyncError('SYNC_PEER', `a checkpoint frame of ${frame.length} bytes before the last`);
+    }
     out.set(frame, at);
     at += frame.length;
   }
@@ -227,6 +252,14 @@ async function download(
   if (!bytesEqual(blake2b256(out.subarray(0, out.length - 32)), offer.hash)) {
     network.penalize(peer, 'major', 'checkpoint: content does not match its hash');
     throw new SyncError('SYNC_PEER', 'the checkpoint does not match its content hash');
+  }
+  const inside = offerOf(out);
+  if (!bytesEqual(inside.id, id) || !bytesEqual(inside.genesis, offer.genesis)) {
+    network.penalize(peer, 'major', 'checkpoint: of another block than announced');
+    throw new SyncError(
+      'SYNC_PEER',
+      `the checkpoint is of block ${bytesToHex(inside.id)}, not the one asked for`,
+    );
   }
   return out;
 }

@@ -65,6 +65,13 @@ export class BlockProvider {
     const stored = this.chain.canonicalBySlot(start.slot, upTo, limit).map((b) => b.id);
     if (stored.length === 0 || !bytesEqual(stored[0]!, start.id))
       return { kind: 'Unknown', text: 'Invalid state: the start block is not in the immutable chain' };
+    // A node started from a checkpoint holds no block between genesis and the checkpoint's: a path
+    // across that gap cannot be served (its next block would not be the child of the one before).
+    // inferred: F has no checkpoints (docs/design/fidelity.md "Checkpoints")
+    for (let i = 1; i < stored.length; i++) {
+      const parent = this.chain.blockRef(stored[i]!)?.parent;
+      if (parent === undefined || !bytesEqual(parent, stored[i - 1]!)) return { kind: 'StartBlockNotFound' };
+    }
     const last = stored[stored.length - 1]!;
     if (bytesEqual(last, target) || stored.length >= limit) return stored.slice(1);
     // inferred: F appends the tree path from the LIB with the LIB itself again (sent twice); here once (docs/design/fidelity.md)

@@ -231,6 +231,7 @@ export class SyncService implements IBlockSync {
   }
 
   /** The progress line of IBD: blocks done, the height known from the peers, the rate, the time left. */
+  // inferred: F logs no progress of the whole download (docs/design/fidelity.md "IBD progress")
   private logProgress(): void {
     const p = this.ibdProgress();
     if (p === null) return;

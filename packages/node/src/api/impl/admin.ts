@@ -1,4 +1,4 @@
-/** Handlers of the administration namespace (routes/admin.ts): the log filter, the key reload, the checkpoint export. */
+/** Handlers of the administration namespace (routes/admin.ts): the log filter, the key reload, the checkpoint. */
 import { LogosError } from '@logos-ts/shared/errors';
 import { stringifyJson } from '@logos-ts/shared/json';
 import { ApiError } from '../errors.ts';
@@ -7,7 +7,7 @@ import type { ApiContext, Handlers } from '../types.ts';
 
 export const adminHandlers: Handlers<
   typeof adminRoutes,
-  Pick<ApiContext, 'setLogFilter' | 'reloadKeys' | 'exportCheckpoint'>
+  Pick<ApiContext, 'setLogFilter' | 'reloadKeys' | 'checkpoint'>
 > = {
   adminTracingFilter(ctx, { body }) {
     // The levels are checked and named by the body's schema (routes/admin.ts).
@@ -25,14 +25,10 @@ export const adminHandlers: Handlers<
       throw e;
     }
   },
-  adminCheckpointExport(ctx, { body }) {
-    if (ctx.exportCheckpoint === undefined) throw new ApiError(400, 'this node cannot export a checkpoint');
-    try {
-      return { body: stringifyJson(ctx.exportCheckpoint(body.path)) };
-    } catch (e) {
-      if (e instanceof LogosError)
-        throw new ApiError(e.code === 'NODE_CHECKPOINT_UNAVAILABLE' ? 503 : 400, e.message);
-      throw e;
-    }
+  adminCheckpoint(ctx) {
+    const bytes = ctx.checkpoint?.();
+    if (bytes === undefined)
+      throw new ApiError(503, 'the node holds no state of its LIB to make a checkpoint of; try again');
+    return { body: bytes, contentType: 'application/octet-stream' };
   },
 };

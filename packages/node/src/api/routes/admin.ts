@@ -1,6 +1,6 @@
 /**
  * Route definitions of the administration namespace: the log filter, and (this node's own, under
- * `/x/`) the reload of the node's keys from its config and the export of a checkpoint, answered to the
+ * `/x/`) the reload of the node's keys from its config and the checkpoint of the LIB, answered to the
  * loopback interface only.
  */
 
@@ -42,19 +42,6 @@ export const TracingFilter = object({
   ),
 });
 
-/** Where the node writes a checkpoint: an absolute path of a file that does not exist yet. */
-export const CheckpointExport = object({ path: string });
-
-/** The checkpoint written: its file, block, slot, height, content hash and size. */
-export const CheckpointWritten = object({
-  path: string,
-  block: string,
-  slot: uint(),
-  height: uint(),
-  hash: string,
-  bytes: uint(),
-});
-
 /** What a key reload changed: key ids of the key store, ZK public keys (hex) of the wallet, the leader's key count. */
 export const KeysReloaded = object(
   {
@@ -84,15 +71,15 @@ export const adminRoutes = {
     errors: [400, 403, 500],
     loopbackOnly: true,
   }),
-  adminCheckpointExport: def({
-    method: 'POST',
+  // inferred: this node's own route (docs/design/fidelity.md "Checkpoints")
+  adminCheckpoint: def({
+    method: 'GET',
     path: '/x/admin/checkpoint',
     tag: 'Administration',
     summary:
-      'Writes the checkpoint of the LIB (its block and the ledger state after it) to a new file on this machine; only from the loopback interface (403 otherwise), 400 when the path is not absolute or the file exists',
-    body: CheckpointExport,
-    response: { json: CheckpointWritten },
-    errors: [400, 403, 500, 503],
+      'The checkpoint of the LIB (its block and the ledger state after it, docs/running/checkpoints.md) as bytes; only from the loopback interface (403 otherwise), 503 while the node holds no state of its LIB',
+    response: { bytes: 'application/octet-stream' },
+    errors: [403, 503],
     loopbackOnly: true,
   }),
 } as const satisfies Record<string, RouteDef>;

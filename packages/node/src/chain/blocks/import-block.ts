@@ -36,18 +36,25 @@ export function genesisUpdate(genesis: Genesis, genesisTimeMs: number): ChainUpd
 }
 
 /**
- * The storage update of a checkpoint on a new chain (after its genesis): the checkpoint's block,
- * canonical at its height, as tip and LIB; the blocks between genesis and it are not stored.
+ * The storage update of a checkpoint on a new chain, in one transaction: the genesis block (unless
+ * stored already, `genesis` absent), the checkpoint's block canonical at its height as tip and LIB,
+ * and its ledger state as the stored snapshot; the blocks between genesis and it are not stored.
  */
-export function checkpointUpdate(c: {
-  readonly id: Uint8Array;
-  readonly slot: bigint;
-  readonly height: bigint;
-  readonly block: Uint8Array;
-  readonly decodedBlock: Block;
-}): ChainUpdate {
+export function checkpointUpdate(
+  c: {
+    readonly id: Uint8Array;
+    readonly slot: bigint;
+    readonly height: bigint;
+    readonly block: Uint8Array;
+    readonly state: Uint8Array;
+    readonly decodedBlock: Block;
+  },
+  genesis?: { readonly genesis: Genesis; readonly genesisTimeMs: number },
+): ChainUpdate {
+  const g = genesis ? genesisUpdate(genesis.genesis, genesis.genesisTimeMs) : undefined;
   return {
     blocks: [
+      ...(g?.blocks ?? []),
       {
         info: { id: c.id, parent: c.decodedBlock.header.parent_block, slot: c.slot, height: c.height },
         block: c.block,
@@ -55,9 +62,10 @@ export function checkpointUpdate(c: {
         txHashes: c.decodedBlock.transactions.map((t) => txHash(t.mantle_tx)),
       },
     ],
-    canonical: [{ height: c.height, id: c.id, slot: c.slot }],
-    meta: { tip: c.id, lib: c.id },
+    canonical: [...(g?.canonical ?? []), { height: c.height, id: c.id, slot: c.slot }],
+    meta: { ...g?.meta, tip: c.id, lib: c.id },
     checkpoint: true,
+    snapshot: c.state,
   };
 }
 

@@ -1,11 +1,17 @@
 /**
- * `logos-node snapshot export`: has the running node write the checkpoint of its LIB (its block and
- * the ledger state after it, chain/checkpoint.ts) to a new file, through the loopback-only
- * `POST /x/admin/checkpoint` of its API; `start --checkpoint <file>` starts another node from it.
+ * `logos-node snapshot export`: reads the checkpoint of a running node's LIB (its block and the ledger
+ * state after it, chain/checkpoint.ts) from the loopback-only `GET /x/admin/checkpoint` of its API,
+ * checks it, and writes it to a new file (whole or not at all, never over an existing file);
+ * `start --checkpoint <file>` starts another node from it. The file is written by this command, as its
+ * user: the node never writes a path a client names.
  */
 import { resolve } from 'node:path';
+import { FileWriteError, writeFileAtomic } from '@logos-ts/shared/atomic-file';
 import { checkPrivateFile } from '@logos-ts/shared/private-file';
 import type { Command } from 'commander';
+import { decodeCheckpoint } from '../../chain/index.ts';
+import { DecodeError } from '../../codec/errors.ts';
+import { bytesToHex } from '../../codec/hex.ts';
 import { readConfigFile } from '../../node/load.ts';
 import { CliError } from '../errors.ts';
 import { loopbackUrl, readSecret } from './keys.ts';
@@ -34,7 +40,7 @@ export function addSnapshotCommand(program: Command): void {
       const base = o.nodeAddress ?? loopbackUrl(listen);
       if (base === undefined)
         throw new CliError('CLI_BAD_INPUT', `the config's API listens on ${listen}: give --node-address`);
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      const headers: Record<string, string> = {};
       if (o.tokenFile !== undefined) {
         checkPrivateFile(o.tokenFile);
         headers.authorization = `Bearer ${readSecret(o.tokenFile)}`;
@@ -43,16 +49,14 @@ export function addSnapshotCommand(program: Command): void {
       let res: Response;
       try {
         res = await fetch(`${base.replace(/\/+$/, '')}/x/admin/checkpoint`, {
-          method: 'POST',
           headers,
-          body: JSON.stringify({ path }),
           signal: AbortSignal.timeout(EXPORT_TIMEOUT_MS),
         });
       } catch (e) {
         throw new CliError('CLI_NODE_UNREACHABLE', `no node answers at ${base}: ${(e as Error).message}`);
       }
-      const text = await res.text();
       if (res.status !== 200) {
+        const text = await res.text();
         let message = text;
         try {
           message = (JSON.parse(text) as { message?: string }).message ?? text;
@@ -61,19 +65,36 @@ export function addSnapshotCommand(program: Command): void {
         }
         throw new CliError(
           'CLI_NODE_REFUSED',
-          `the node at ${base} did not write the checkpoint (${res.status}): ${message}`,
+          `the node at ${base} gave no checkpoint (${res.status}): ${message}`,
         );
       }
-      const w = JSON.parse(text) as {
-        path: string;
-        block: string;
-        slot: number;
-        height: number;
-        hash: string;
-        bytes: number;
-      };
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      let c: ReturnType<typeof decodeCheckpoint>;
+      try {
+        c = decodeCheckpoint(bytes);
+      } catch (e) {
+        if (!(e instanceof DecodeError)) throw e;
+        throw new CliError(
+          'CLI_NODE_REFUSED',
+          `the node at ${base} sent a checkpoint that does not check: ${e.message}`,
+        );
+      }
+      try {
+        writeFileAtomic(path, bytes, true, 0o644);
+      } catch (e) {
+        if (e instanceof FileWriteError)
+          throw new CliError(
+            'CLI_FILE_EXISTS',
+            e.code === 'FILE_EXISTS'
+              ? `${path} exists: a checkpoint is written to a new file only`
+              : e.message,
+            { path },
+          );
+        throw e;
+      }
+      const hash = bytesToHex(bytes.subarray(bytes.length - 32));
       console.log(
-        `wrote ${w.path}: block ${w.block} (slot ${w.slot}, height ${w.height}), ${w.bytes} bytes, content hash ${w.hash}`,
+        `wrote ${path}: block ${bytesToHex(c.id)} (slot ${c.slot}, height ${c.height}), ${bytes.length} bytes, content hash ${hash}`,
       );
     });
 }

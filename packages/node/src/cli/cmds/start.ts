@@ -124,9 +124,11 @@ export function addStartCommand(program: Command): void {
         let node: LogosNode | undefined;
         let fatal = false;
         let stopping = false;
+        let hideProgress = () => {};
         const shutdown = (reason: string, code = 0) => {
           if (stopping || node === undefined) return;
           stopping = true;
+          hideProgress();
           logger.info({ reason }, 'stopping');
           void node.stop().then(() => {
             logger.info('stopped');
@@ -162,7 +164,7 @@ export function addStartCommand(program: Command): void {
           }
         }
         // On a terminal, a progress bar while initial block download runs (its log lines say the same).
-        if (format === 'pretty') showIbdProgress(() => node?.sync.ibdProgress() ?? null);
+        if (format === 'pretty') hideProgress = showIbdProgress(() => node?.sync.ibdProgress() ?? null);
         process.on('SIGINT', () => shutdown('SIGINT'));
         process.on('SIGTERM', () => shutdown('SIGTERM'));
       },

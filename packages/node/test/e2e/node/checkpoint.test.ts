@@ -1,6 +1,6 @@
 /**
- * Checkpoint sync: a node writes the checkpoint of its LIB (`POST /x/admin/checkpoint`, what
- * `logos-node snapshot export` calls); another node starts from that file and syncs the blocks after
+ * Checkpoint sync: a node gives the checkpoint of its LIB (`GET /x/admin/checkpoint`), which
+ * `logos-node snapshot export` writes to a new file ( * `logos-node snapshot export` calls); another node starts from that file and syncs the blocks after
  * it from its peer, verifying each, without ever holding the blocks before it; a third fetches the
  * checkpoint by block id from two peers that agree on it; one peer is not enough; a checkpoint whose
  * state was changed is refused once the blocks after it do not verify on it; a damaged file is
@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { decodeCheckpoint, encodeCheckpoint } from '../../../src/chain/index.ts';
+import { buildCli } from '../../../src/cli/index.ts';
 import { bytesToHex, hexToBytes } from '../../../src/codec/hex.ts';
 import { decodeLedgerState, encodeLedgerState } from '../../../src/ledger/snapshot.ts';
 import type { UserConfig } from '../../../src/node/config.ts';
@@ -40,12 +41,19 @@ function withPeers(peers: readonly TestNode[]): UserConfig {
   };
 }
 
-async function exportCheckpoint(t: TestNode, path: string): Promise<Response> {
-  return fetch(`${t.base}/x/admin/checkpoint`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ path }),
-  });
+/** Runs `logos-node snapshot export` against node `t`; resolves with what it printed. */
+async function exportCli(t: TestNode, out: string): Promise<string> {
+  const printed: string[] = [];
+  const log = console.log;
+  console.log = (...a: unknown[]) => printed.push(a.join(' '));
+  try {
+    await buildCli()
+      .exitOverride()
+      .parseAsync(['snapshot', 'export', '--out', out, '--node-address', t.base], { from: 'user' });
+  } finally {
+    console.log = log;
+  }
+  return printed.join('\n');
 }
 
 before(async () => {
@@ -59,23 +67,29 @@ after(async () => {
 });
 
 let file: string;
-let cp: { block: string; height: number; slot: number; hash: string; bytes: number };
+let cp: { block: string; height: number; slot: number };
 
-test('a running node writes the checkpoint of its LIB to a new file, never over one', async () => {
+test('snapshot export writes the checkpoint of the LIB to a new file, never over one', async () => {
   file = join(dir, 'lib.checkpoint');
-  const r = await exportCheckpoint(a, file);
-  assert.equal(r.status, 200);
-  cp = (await r.json()) as typeof cp;
+  const printed = await exportCli(a, file);
   const bytes = readFileSync(file);
-  assert.equal(cp.bytes, bytes.length);
   const decoded = decodeCheckpoint(bytes);
-  assert.equal(bytesToHex(decoded.id), cp.block);
-  assert.equal(Number(decoded.height), cp.height);
+  cp = { block: bytesToHex(decoded.id), height: Number(decoded.height), slot: Number(decoded.slot) };
+  assert.match(
+    printed,
+    new RegExp(
+      `wrote .*lib\\.checkpoint: block ${cp.block} \\(slot ${cp.slot}, height ${cp.height}\\), ${bytes.length} bytes`,
+    ),
+  );
   assert.ok(a.node.chain.blockRef(decoded.id), 'the block is the node’s');
   assert.equal(bytesToHex(decoded.genesis), bytesToHex(a.node.chain.genesis.id));
-  // Not over an existing file, and only at an absolute path.
-  assert.equal((await exportCheckpoint(a, file)).status, 400);
-  assert.equal((await exportCheckpoint(a, 'relative.checkpoint')).status, 400);
+  // Not over an existing file: the file is left as it was.
+  await assert.rejects(exportCli(a, file), /exists: a checkpoint is written to a new file only/);
+  assert.deepEqual(readFileSync(file), bytes);
+  // The route gives bytes, not JSON.
+  const r = await fetch(`${a.base}/x/admin/checkpoint`);
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get('content-type'), 'application/octet-stream');
 });
 
 test('a node started from the file syncs the blocks after it and holds none before it', async () => {
@@ -96,6 +110,13 @@ test('a node started from the file syncs the blocks after it and holds none befo
     cryptarchia_info: { height: number };
   };
   assert.ok(info.cryptarchia_info.height >= cp.height + 4);
+
+  // It cannot serve a node syncing from genesis: it holds nothing between genesis and its checkpoint,
+  // and never sends its checkpoint's block as the child of genesis.
+  const e = await start({ config: withPeers([b]) });
+  nodes.push(e);
+  await new Promise((r) => setTimeout(r, 3000));
+  assert.equal(e.node.chain.blockRef(cpId), undefined);
 });
 
 test('a node fetches a checkpoint by block id from two peers that agree on it; one peer is not enough', async () => {

@@ -13,8 +13,8 @@ import { devnetConfig } from '../../../src/node/devnet.ts';
 import { apiContext } from '../../mocks/api-context.ts';
 
 const PINNED = {
-  bytes: 66424,
-  sha256: 'acdd9b1de2e85f4df53dc871ace2af3a245a2b38da641088fd671940e04137de',
+  bytes: 65673,
+  sha256: 'd2bb3c5e9ff296b462cc34ac553fd3d5db3aaf203406fc84fbc1f424f5633d86',
 };
 
 test('the served OpenAPI document is byte for byte the pinned one', async () => {

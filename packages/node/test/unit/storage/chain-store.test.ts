@@ -372,3 +372,64 @@ test('a store of another schema version is refused', async () => {
       /Remove the data folder/.test(e.message),
   );
 });
+
+describe('a chain started at a checkpoint', () => {
+  const genesis = mkBlock(undefined, 0n, []);
+  // The checkpoint's block: height 500, its parent (height 499) never stored.
+  const cp: CommitBlock = {
+    ...mkBlock({ id: sha256('parent'), parent: ZERO, slot: 999n, height: 499n }, 1000n, ['cp-0']),
+  };
+  const state = enc.encode('the ledger state after the checkpoint');
+  const update = (withGenesis: boolean): ChainUpdate => ({
+    blocks: withGenesis ? [genesis, cp] : [cp],
+    canonical: withGenesis ? [canon(genesis), canon(cp)] : [canon(cp)],
+    meta: { tip: cp.info.id, lib: cp.info.id },
+    checkpoint: true,
+    snapshot: state,
+  });
+
+  test('on an empty store: genesis, the block above the gap and its snapshot in one commit', async () => {
+    const kv = new MemoryKv();
+    const chain = new ChainStore(kv);
+    await chain.commit(update(true));
+    assert.deepEqual(chain.canonicalAt(0n), genesis.info.id);
+    assert.deepEqual(chain.canonicalAt(500n), cp.info.id);
+    assert.equal(chain.canonicalAt(1n), undefined);
+    assert.deepEqual(chain.latestSnapshot()?.bytes, state);
+    assert.deepEqual(chain.latestSnapshot()?.info.id, cp.info.id);
+    // The next block extends it as any block does.
+    const next = mkBlock(cp.info, 1001n, []);
+    await chain.commit(extend(next));
+    assert.equal(chain.tipHeight(), 501n);
+  });
+
+  test('on a store of its genesis alone; refused on a longer chain, and a snapshot without a checkpoint', async () => {
+    const kv = new MemoryKv();
+    const chain = new ChainStore(kv);
+    await chain.commit({
+      blocks: [genesis],
+      canonical: [canon(genesis)],
+      meta: { tip: genesis.info.id, lib: genesis.info.id },
+    });
+    await chain.commit(update(false));
+    assert.deepEqual(chain.latestSnapshot()?.info.id, cp.info.id);
+
+    const longer = new MemoryKv();
+    const other = new ChainStore(longer);
+    await buildMain(other, longer);
+    await rejects(
+      other,
+      longer,
+      update(false),
+      /a checkpoint starts a chain that holds its genesis block alone/,
+    );
+    const b = mkBlock(undefined, 0n, [], 'x');
+    const emptyKv = new MemoryKv();
+    await rejects(
+      new ChainStore(emptyKv),
+      emptyKv,
+      { ...extend(b), snapshot: state },
+      /a snapshot goes with a checkpoint only/,
+    );
+  });
+});

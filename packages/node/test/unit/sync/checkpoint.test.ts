@@ -23,7 +23,13 @@ import { FakeNetworkBus } from '../../mocks/network.ts';
 import { chainService } from '../chain/helpers.ts';
 import { grow } from './helpers.ts';
 
-const logger = pino({ level: 'silent' });
+const logger = pino({ level: process.env.LOGOS_TEST_LOG ?? 'silent' });
+
+/** A source that has `bytes` encoded already. */
+const served = (bytes: Uint8Array | undefined) => ({
+  checkpoint: () => bytes,
+  checkpointEncoded: () => true,
+});
 
 /** A checkpoint of a real chain's block 3 (a service on the test deployment). */
 async function sample() {
@@ -78,9 +84,9 @@ test('fetching needs two peers agreeing; disagreement and a single peer are refu
   const other = encodeCheckpoint({ ...c, state: encodeLedgerState({ ...(await stateOf()), slot: c.slot }) });
   const bus = new FakeNetworkBus();
   const [me, p1, p2, p3] = bus.mesh(4);
-  serveCheckpoints(p1!, { checkpoint: () => good }, logger);
-  serveCheckpoints(p2!, { checkpoint: () => good }, logger);
-  serveCheckpoints(p3!, { checkpoint: () => other }, logger);
+  serveCheckpoints(p1!, served(good), logger);
+  serveCheckpoints(p2!, served(good), logger);
+  serveCheckpoints(p3!, served(other), logger);
   const o = { id: c.id, genesis: c.genesis };
   assert.deepEqual(await fetchCheckpoint(me!, [p1!.peerId, p2!.peerId], o, logger), good);
   await assert.rejects(fetchCheckpoint(me!, [p1!.peerId], o, logger), /1 of 1 peers have it; 2 must agree/);
@@ -90,7 +96,7 @@ test('fetching needs two peers agreeing; disagreement and a single peer are refu
   );
   // A peer that has nothing for that block does not count.
   const [q1] = bus.mesh(1);
-  serveCheckpoints(q1!, { checkpoint: () => undefined }, logger);
+  serveCheckpoints(q1!, served(undefined), logger);
   bus.connect(me!, q1!);
   await assert.rejects(fetchCheckpoint(me!, [p1!.peerId, q1!.peerId], o, logger), /1 of 2 peers/);
   bus.close();
@@ -120,7 +126,7 @@ test('a peer whose bytes do not match the announced hash is penalised and the ne
     },
     { maxRequestBytes: 64, maxInbound: 8 },
   );
-  serveCheckpoints(honest!, { checkpoint: () => good }, logger);
+  serveCheckpoints(honest!, served(good), logger);
   const got = await fetchCheckpoint(
     me!,
     [liar!.peerId, honest!.peerId],
@@ -147,5 +153,78 @@ test('an announced length beyond the largest checkpoint is refused before anythi
     fetchCheckpoint(me!, [big!.peerId], { id: c.id, genesis: c.genesis, quorum: 1 }, logger),
     /0 of 1 peers have it/,
   );
+  bus.close();
+});
+
+test('a new encoding is given to peers at most every 10 s; one already encoded at once', async () => {
+  const c = await sample();
+  const good = encodeCheckpoint(c);
+  const bus = new FakeNetworkBus();
+  const [me, p1, p2] = bus.mesh(3);
+  let now = 0;
+  let encodings = 0;
+  // Nothing stays encoded: each request would encode again.
+  const source = {
+    checkpoint: () => {
+      encodings++;
+      return good;
+    },
+    checkpointEncoded: () => false,
+  };
+  serveCheckpoints(p1!, source, logger, () => now);
+  serveCheckpoints(p2!, served(good), logger);
+  const o = { id: c.id, genesis: c.genesis };
+  assert.deepEqual(await fetchCheckpoint(me!, [p1!.peerId, p2!.peerId], o, logger), good);
+  const before = encodings;
+  now += 5_000;
+  await assert.rejects(fetchCheckpoint(me!, [p1!.peerId, p2!.peerId], o, logger), /1 of 2 peers have it/);
+  assert.equal(encodings, before, 'no encoding within 10 s of the last');
+  now += 10_000;
+  assert.deepEqual(await fetchCheckpoint(me!, [p1!.peerId, p2!.peerId], o, logger), good);
+  bus.close();
+});
+
+test('short frames before the last, and a checkpoint of another block, are refused and penalised', async () => {
+  const c = await sample();
+  const good = encodeCheckpoint(c);
+  const bus = new FakeNetworkBus();
+  const [me, dribbler, swapper, honest] = bus.mesh(4);
+  const o = { id: c.id, genesis: c.genesis };
+  // Announces the right summary, then sends its bytes 1,000 at a time.
+  dribbler!.handle(
+    CHECKPOINT_PROTOCOL,
+    async function* (req) {
+      yield encodeOffer(offerOf(good));
+      if (req[0] === 0) return;
+      for (let at = 0; at < good.length; at += 1000) yield good.subarray(at, at + 1000);
+    },
+    { maxRequestBytes: 64, maxInbound: 8 },
+  );
+  // Announces the asked-for block with the hash and length of a checkpoint of another block.
+  const another = encodeCheckpoint({ ...c, id: new Uint8Array(32).fill(7) });
+  swapper!.handle(
+    CHECKPOINT_PROTOCOL,
+    async function* (req) {
+      yield encodeOffer({ ...offerOf(another), id: c.id });
+      if (req[0] === 0) return;
+      yield another;
+    },
+    { maxRequestBytes: 64, maxInbound: 8 },
+  );
+  serveCheckpoints(honest!, served(good), logger);
+  // The swapper's summary differs from the others' (another hash): that is a disagreement.
+  await assert.rejects(fetchCheckpoint(me!, [swapper!.peerId, honest!.peerId], o, logger), /peers disagree/);
+  // With a quorum of one, the swapper's bytes are refused once downloaded.
+  await assert.rejects(
+    fetchCheckpoint(me!, [swapper!.peerId], { ...o, quorum: 1 }, logger),
+    /no peer delivered/,
+  );
+  assert.ok(bus.penalties().some((p) => p.peer === swapper!.peerId && /another block/.test(p.reason)));
+  const got = await fetchCheckpoint(me!, [dribbler!.peerId, honest!.peerId], o, logger);
+  assert.deepEqual(got, good);
+  if (good.length > 1000)
+    assert.ok(
+      bus.penalties().some((p) => p.peer === dribbler!.peerId && /shorter than a chunk/.test(p.reason)),
+    );
   bus.close();
 });

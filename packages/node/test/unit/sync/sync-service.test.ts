@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { encodeBlock } from '../../../src/block/block.ts';
 import { headerId } from '../../../src/block/header.ts';
+import type { ChainService } from '../../../src/chain/chain-service.ts';
 import { bytesToHex } from '../../../src/codec/hex.ts';
 import {
   decodeBlocksResponse,
@@ -39,6 +40,18 @@ const idsOf = (r: ReturnType<BlockProvider['findPath']>) => {
   return r.map(hex);
 };
 
+/** The chain reads a block provider uses, bound to `c`. */
+function pick(c: ChainService) {
+  return {
+    tip: () => c.tip(),
+    lib: () => c.lib(),
+    has: (id: Uint8Array) => c.has(id),
+    blockRef: (id: Uint8Array) => c.blockRef(id),
+    blockBytes: (id: Uint8Array) => c.blockBytes(id),
+    canonicalBySlot: (from: bigint, to: bigint, limit?: number) => c.canonicalBySlot(from, to, limit),
+  };
+}
+
 describe('block provider: start block and path', () => {
   test('the chain has an immutable part (k = 10)', () => {
     assert.equal(A.chain.lib().height, BLOCKS - 10);
@@ -65,6 +78,24 @@ describe('block provider: start block and path', () => {
   test('an immutable target: a storage-only path', () => {
     const p = new BlockProvider(A.chain, 1000);
     assert.deepEqual(idsOf(p.findPath(main[20]!, [main[9]!])), main.slice(10, 21).map(hex));
+  });
+
+  test('a chain started at a checkpoint: a path across its gap is not served', () => {
+    // The same chain without the blocks of heights 1..99, as a node started from block 100 holds it.
+    const hidden = new Set(main.slice(0, 99).map(hex));
+    const gapped = {
+      ...pick(A.chain),
+      blockRef: (id: Uint8Array) => (hidden.has(hex(id)) ? undefined : A.chain.blockRef(id)),
+      canonicalBySlot: (from: bigint, to: bigint, limit?: number) =>
+        A.chain
+          .canonicalBySlot(from, to, (limit ?? 1000) + 99)
+          .filter((b) => !hidden.has(hex(b.id)))
+          .slice(0, limit),
+    };
+    const p = new BlockProvider(gapped, 1000);
+    assert.deepEqual(p.findPath(main[BLOCKS - 1]!, [genesisId()]), { kind: 'StartBlockNotFound' });
+    // From a block above the gap it serves as before.
+    assert.deepEqual(idsOf(p.findPath(main[BLOCKS - 1]!, [main[149]!])), main.slice(150).map(hex));
   });
 
   test('nothing known: StartBlockNotFound; unknown target: BlockNotFound', () => {
