@@ -204,7 +204,8 @@ export class ChainService extends EventEmitter<ChainEvents> implements IChain {
     const hex = id === undefined ? lib.id : bytesToHex(id);
     if (this.checkpointCache?.id === hex) return this.checkpointCache.bytes;
     const node = hex === lib.id ? { node: lib, state: this.states.get(lib.id) } : this.recentLibs.get(hex);
-    if (node?.state === undefined) return undefined;
+    // Genesis needs no checkpoint: every node has it.
+    if (node?.state === undefined || node.node.length === 0) return undefined;
     const blockId = hexToBytes(hex);
     const block = this.deps.store.block(blockId);
     if (block === undefined) return undefined;

@@ -31,8 +31,11 @@ const MAGIC = new TextEncoder().encode('LOGOS-CHECKPOINT');
 const VERSION = 1;
 /** The largest block a checkpoint carries (a block's bincode form is far smaller). */
 const MAX_BLOCK_BYTES = 4 << 20;
-/** The largest state a checkpoint carries, checked before anything is allocated. */
-export const MAX_CHECKPOINT_STATE_BYTES = 1 << 30;
+/**
+ * The largest state a checkpoint carries, checked before anything is allocated (with its block, within
+ * the 512 MiB a node fetches from peers, sync/checkpoint-protocol.ts).
+ */
+export const MAX_CHECKPOINT_STATE_BYTES = (512 - 8) << 20;
 
 export interface Checkpoint {
   readonly genesis: Uint8Array;

@@ -53,7 +53,6 @@ export class MetricsService implements IMetrics {
       this.meter = NO_METER;
       return;
     }
-    collectDefaultMetrics({ register: this.registry });
     for (const [name, def] of [...Object.entries(COUNTERS), ...Object.entries(EVENT_COUNTERS)])
       this.counters.set(name, this.counter(name, def));
     for (const [name, def] of Object.entries(HISTOGRAMS))
@@ -62,21 +61,11 @@ export class MetricsService implements IMetrics {
       'http_request_duration_seconds',
       this.histogram('http_request_duration_seconds', HTTP_DURATION),
     );
-    // Every gauge is set from the node's state once per scrape, when the first of them is collected.
-    const read = () => this.read();
-    for (const [name, def] of Object.entries(GAUGES) as [GaugeName, MetricDef][]) {
-      const first = this.gauges.size === 0;
+    for (const [name, def] of Object.entries(GAUGES) as [GaugeName, MetricDef][])
       this.gauges.set(
         name,
-        new Gauge({
-          name,
-          help: def.help,
-          labelNames: def.labels ?? [],
-          registers: [this.registry],
-          ...(first ? { collect: read } : {}),
-        }),
+        new Gauge({ name, help: def.help, labelNames: def.labels ?? [], registers: [this.registry] }),
       );
-    }
     const counters = this.counters;
     this.meter = {
       count(name: CounterName, n = 1, labels?: Readonly<Record<string, string>>) {
@@ -147,6 +136,8 @@ export class MetricsService implements IMetrics {
 
   /** The text a scrape gets (Prometheus exposition format 0.0.4). */
   async scrape(): Promise<string> {
+    // The gauges and the kept counters first, so that a series seen for the first time is in this scrape.
+    this.read();
     return this.registry.metrics();
   }
 
@@ -265,6 +256,8 @@ export class MetricsService implements IMetrics {
     }
     server.on('error', (e) => this.logger.warn({ err: e.message }, 'the metrics listener failed'));
     this.server = server;
+    // The process's own figures (CPU, memory, event-loop delay, heap), once there is a listener.
+    collectDefaultMetrics({ register: this.registry });
     const a = server.address() as AddressInfo;
     this.address = a.family === 'IPv6' ? `[${a.address}]:${a.port}` : `${a.address}:${a.port}`;
     this.logger.info({ address: this.address }, 'metrics served at /metrics');

@@ -21,6 +21,8 @@ export type LoadedCheckpoint = Checkpoint & { readonly decodedBlock: Block };
 
 /** How long a node waits for enough peers to fetch a checkpoint from. */
 const PEERS_WAIT_MS = 60_000;
+/** Peers that must serve the same checkpoint. */
+const QUORUM = 2;
 
 /** Decodes a checkpoint, naming where it came from in the error. */
 function decode(bytes: Uint8Array, from: string): LoadedCheckpoint {
@@ -47,25 +49,28 @@ export function checkpointFromFile(path: string): LoadedCheckpoint {
 }
 
 /**
- * The checkpoint of `blockId` from the connected peers (waiting up to a minute for two of them, or
- * for every initial peer when fewer are configured), confirmed by two and checked.
+ * The checkpoint of `blockId` from the connected peers (waiting up to a minute for two of them),
+ * confirmed by two and checked.
  */
 export async function checkpointFromPeers(
   network: INetwork,
-  initialPeers: number,
   blockId: Uint8Array,
   genesis: Uint8Array,
   logger: Logger,
   signal: AbortSignal,
 ): Promise<LoadedCheckpoint> {
   const until = Date.now() + PEERS_WAIT_MS;
-  const enough = Math.max(1, Math.min(2, initialPeers));
-  while (network.connectedPeers().length < enough && Date.now() < until)
+  while (network.connectedPeers().length < QUORUM && Date.now() < until)
     await sleep(200, undefined, { signal });
   const peers = network.connectedPeers();
   logger.info({ block: bytesToHex(blockId), peers: peers.length }, 'fetching the checkpoint from peers');
   try {
-    const bytes = await fetchCheckpoint(network, peers, { id: blockId, genesis, signal }, logger);
+    const bytes = await fetchCheckpoint(
+      network,
+      peers,
+      { id: blockId, genesis, signal, quorum: QUORUM },
+      logger,
+    );
     const c = decode(bytes, `the checkpoint of block ${bytesToHex(blockId)} from peers`);
     if (!bytesEqual(c.id, blockId) || !bytesEqual(c.genesis, genesis))
       throw new NodeError(

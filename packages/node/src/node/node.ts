@@ -368,8 +368,7 @@ async function startingCheckpoint(
   const d = opts.deployment;
   const ctx = { config: d.ledger, proofs: PROOFS_ALREADY_VERIFIED };
   const genesis = buildGenesis(d, ctx, Math.floor(genesisTimeMs / 1000)).id;
-  const initialPeers = opts.config.network.backend.initial_peers.length;
-  return checkpointFromPeers(network, initialPeers, from.blockId, genesis, log, signal);
+  return checkpointFromPeers(network, from.blockId, genesis, log, signal);
 }
 
 /** A chain whose LIB is a checkpoint nothing was applied on yet: the blocks on it confirm or refuse it. */

@@ -25,6 +25,8 @@ const CHUNK = 1 << 20;
 /** The largest checkpoint fetched: a block and a ledger state of up to 512 MiB. */
 export const MAX_CHECKPOINT_BYTES = 512 << 20;
 const SUMMARY_BYTES = 1 + 32 + 32 + 8 + 8 + 32 + 8;
+/** The smallest checkpoint: its header (magic, version, ids, slot, height), two lengths, its hash. */
+const MIN_CHECKPOINT_BYTES = 16 + 4 + 80 + 4 + 4 + 32;
 
 export interface CheckpointOffer {
   readonly genesis: Uint8Array;
@@ -77,7 +79,7 @@ function decodeOffer(frame: Uint8Array): CheckpointOffer | undefined {
   const o = { genesis: r.bytes(32), id: r.bytes(32), slot: r.u64(), height: r.u64(), hash: r.bytes(32) };
   const length = r.u64();
   r.end();
-  if (length > BigInt(MAX_CHECKPOINT_BYTES) || length < 32n)
+  if (length > BigInt(MAX_CHECKPOINT_BYTES) || length < BigInt(MIN_CHECKPOINT_BYTES))
     throw new SyncError('SYNC_PEER', `a checkpoint of ${length} bytes is out of bounds`);
   return { ...o, length: Number(length) };
 }

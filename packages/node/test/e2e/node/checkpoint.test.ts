@@ -2,7 +2,7 @@
  * Checkpoint sync: a node gives the checkpoint of its LIB (`GET /x/admin/checkpoint`), which
  * `logos-node snapshot export` writes to a new file ( * `logos-node snapshot export` calls); another node starts from that file and syncs the blocks after
  * it from its peer, verifying each, without ever holding the blocks before it; a third fetches the
- * checkpoint by block id from two peers that agree on it; one peer is not enough; a checkpoint whose
+ * checkpoint by block id from peers that agree on it, and none having it is refused; a checkpoint whose
  * state was changed is refused once the blocks after it do not verify on it; a damaged file is
  * refused before anything is written.
  */
@@ -119,19 +119,23 @@ test('a node started from the file syncs the blocks after it and holds none befo
   assert.equal(e.node.chain.blockRef(cpId), undefined);
 });
 
-test('a node fetches a checkpoint by block id from two peers that agree on it; one peer is not enough', async () => {
+test('a node fetches a checkpoint by block id from peers that agree on it; none having it is refused', async () => {
   const b = nodes[0]!;
-  // The checkpoint's block: B's LIB (it is still downloading), and one of A's recent LIBs.
+  // A second node started from the same file: the checkpoint's block is the LIB of both (or, once
+  // they move on, one of their recent LIBs).
+  const b2 = await start({ config: withPeers([a]), checkpoint: { file } });
+  nodes.push(b2);
   const id = hexToBytes(cp.block);
-  const c = await start({ config: withPeers([a, b]), checkpoint: { blockId: id } });
+  // A too, to download the blocks after it (B and B2 serve chain sync once they follow).
+  const c = await start({ config: withPeers([a, b, b2]), checkpoint: { blockId: id } });
   nodes.push(c);
   assert.equal(bytesToHex(c.node.chain.lib().id), bytesToHex(id));
-  const height = b.node.chain.blockRef(id)!.height;
-  await waitUntil(() => c.node.chain.tip().height >= height + 2, 30_000, 'C syncing after its checkpoint');
+  await waitUntil(() => c.node.chain.tip().height >= cp.height + 2, 30_000, 'C syncing after its checkpoint');
 
+  // A block they do not have (a quorum of one is refused in test/unit/sync/checkpoint.test.ts).
   await assert.rejects(
-    start({ config: withPeers([a]), checkpoint: { blockId: a.node.chain.lib().id } }),
-    /1 of 1 peers have it; 2 must agree/,
+    start({ config: withPeers([b, b2]), checkpoint: { blockId: new Uint8Array(32).fill(9) } }),
+    /0 of 2 peers have it; 2 must agree/,
   );
 });
 
