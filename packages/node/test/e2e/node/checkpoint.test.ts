@@ -1,10 +1,10 @@
 /**
- * Checkpoint sync: a node gives the checkpoint of its LIB (`GET /x/admin/checkpoint`), which `logos-
- * node snapshot export` writes to a new file; another node starts from that file and syncs the blocks
- * after it from its peer, verifying each, without ever holding the blocks before it; a third fetches
- * the checkpoint by block id from peers that agree on it, and none having it is refused; a checkpoint
- * whose state was changed is refused once the blocks after it do not verify on it; a damaged file is
- * refused before anything is written.
+ * Checkpoint sync: a node gives the checkpoint of its LIB (`GET /x/admin/checkpoint`), which
+ * `logos-node snapshot export` writes to a new file; another node starts from that file and syncs the
+ * blocks after it from its peer, verifying each, without ever holding the blocks before it; a third
+ * fetches the checkpoint by block id from peers that agree on it, and none having it is refused; a
+ * checkpoint whose state was changed is refused once the blocks after it do not verify on it; a
+ * damaged file is refused before anything is written.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
