@@ -4,19 +4,20 @@
  *
  * A provider node in a child process (bench/net-provider.ts: no leader keys, the insecure test proof
  * backend on a fast test deployment, 100 ms slots, k = 10) is fed BENCH_CHECKPOINT_BLOCKS blocks
- * (default 5,000, each with two transfers) and serves them over QUIC on 127.0.0.1; it writes the
- * checkpoint of its LIB to a file (`POST /x/admin/checkpoint`, untimed). Then fresh nodes in this process,
- * whose IBD peer is the provider and whose prolonged bootstrap period is 0, run in the order genesis,
- * checkpoint, checkpoint, genesis (a drift of the machine's load weighs on both alike):
+ * (default 5,000, each with two transfers) and serves them over QUIC on 127.0.0.1; the checkpoint of
+ * its LIB is read (`GET /x/admin/checkpoint`) and written to a file (untimed). Then fresh nodes in this
+ * process, whose IBD peer is the provider and whose prolonged bootstrap period is 0, run in the order
+ * genesis, checkpoint, checkpoint, genesis (a drift of the machine's load weighs on both alike):
  * - `sync.genesis_to_following_s`: from `LogosNode.start` to the phase `Following` with the provider's
  *   tip, from genesis (every block downloaded and verified);
  * - `sync.checkpoint_to_following_s`: the same, started with `--checkpoint <file>` (the file read and
  *   checked, the blocks after it downloaded and verified);
  * - `sync.checkpoint_speedup`: the first over the second (means of the two runs of each).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { checkpointSummary } from '../src/chain/index.ts';
 import { bytesToHex } from '../src/codec/hex.ts';
 import type { Deployment } from '../src/ledger/deployment.ts';
 import type { UserConfig } from '../src/node/config.ts';
@@ -95,13 +96,11 @@ function measure(): Promise<{ genesis: number; checkpoint: number }> {
         tip: String(ready.tip),
       };
       const file = join(root, 'lib.checkpoint');
-      const r = await fetch(`http://${String(ready.api)}/x/admin/checkpoint`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ path: file }),
-      });
+      const r = await fetch(`http://${String(ready.api)}/x/admin/checkpoint`);
       if (r.status !== 200) throw new Error(`checkpoint export: ${r.status} ${await r.text()}`);
-      const cp = (await r.json()) as { height: number; bytes: number };
+      const bytes = new Uint8Array(await r.arrayBuffer());
+      writeFileSync(file, bytes);
+      const cp = { height: Number(checkpointSummary(bytes).height), bytes: bytes.length };
       const g1 = await toFollowing(root, 'genesis1', deployment, p);
       const c1 = await toFollowing(root, 'checkpoint1', deployment, p, file);
       const c2 = await toFollowing(root, 'checkpoint2', deployment, p, file);
