@@ -68,8 +68,8 @@ export function reloadKeys(configFile: string | undefined, t: ReloadTargets): Ke
       'NODE_NO_CONFIG_FILE',
       'the node was not started from a config file: there are no keys to read again',
     );
-  checkPrivateFile(configFile);
   const config = readConfigFile(configFile);
+  // The same check as at start: the config and keystore.yaml private when they hold keys.
   checkKeyFiles(configFile, config);
   const next = KeyStore.init(config.kms, { proofs: t.proofs });
   let known: ReadonlySet<bigint>;

@@ -136,6 +136,9 @@ export async function tellRunningNode(configPath: string, o: ReloadOptions): Pro
   try {
     message = (JSON.parse(text) as { message?: string }).message ?? text;
   } catch {}
+  // A node started without a config file (the devnet) has no file to read its keys from.
+  if (res.status === 400 && /not started from a config file/.test(message))
+    return `the node at ${base} was not started from this config: ${later}`;
   throw new CliError(
     'CLI_RELOAD_REFUSED',
     `the files are changed, but the node at ${base} refused to reload them and keeps its keys (${res.status}): ${message}`,
