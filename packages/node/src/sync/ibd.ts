@@ -92,7 +92,10 @@ export async function runIbd(
     // which it keeps for the tree only, so a peer behind the LIB would be downloaded from forever (docs/design/fidelity.md)
     const unsynced = [...tips].filter((t) => deps.chain.blockRef(hexToBytes(t)) === undefined);
     if (unsynced.length === 0) {
-      log.info('IBD complete: all configured peer tips are present in the local tree');
+      log.info(
+        { applied: progress.applied, height: deps.chain.tip().height },
+        'IBD complete: all configured peer tips are present in the local tree',
+      );
       return true;
     }
     for (const t of unsynced) {
