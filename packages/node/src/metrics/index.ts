@@ -4,5 +4,5 @@
  */
 export { COUNTERS, EVENT_COUNTERS, GAUGES, HISTOGRAMS } from './catalog.ts';
 export { DEFAULT_METRICS, type MetricsSection, parseMetricsSection } from './config.ts';
-export type { IbdProgress, IMetrics, KeptCount, MetricsEvents, MetricsSources } from './interface.ts';
+export type { IMetrics, KeptCount, MetricsEvents, MetricsSources } from './interface.ts';
 export { type MetricsDeps, MetricsService } from './metrics-service.ts';

@@ -2,15 +2,8 @@
  * What the metrics service reads of the node at each scrape, and what it gives the services: a
  * `Meter` (src/util/meter.ts) that counts into its registry, and the hook of the API's answers.
  */
+import type { IbdProgress } from '../sync/index.ts';
 import type { CounterName, Meter, MeterLabels } from '../util/meter.ts';
-
-/** Initial block download's progress, as the sync service reports it. */
-export interface IbdProgress {
-  /** The highest tip height announced by the peers it downloads from. */
-  readonly targetHeight: number;
-  /** Blocks per second since it started. */
-  readonly rate: number;
-}
 
 /** A counter a service keeps itself: its value since the node started. */
 export interface KeptCount {
@@ -40,7 +33,7 @@ export interface MetricsSources {
   readonly kept: () => readonly KeptCount[];
   readonly phase: () => string;
   /** Null outside initial block download. */
-  readonly ibd: () => IbdProgress | null;
+  readonly ibd: () => Pick<IbdProgress, 'targetHeight' | 'rate'> | null;
 }
 
 /** Events the metrics service counts: the chain's imported blocks and the mempool's admissions. */
